@@ -1,0 +1,328 @@
+// Package checkpoint reads and writes .checkpoint.json: leniently on read
+// (plugin-era stage names, inflight 0, missing fields), canonically on
+// write, preserving fields it does not know.
+package checkpoint
+
+import (
+	"encoding/json"
+	"os"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// Orchestrator states.
+const (
+	QuickStart     = "QUICK_START"
+	VolPlanning    = "VOL_PLANNING"
+	Writing        = "WRITING"
+	ChapterRewrite = "CHAPTER_REWRITE"
+	VolReview      = "VOL_REVIEW"
+	ErrorRetry     = "ERROR_RETRY"
+)
+
+// States lists the orchestrator states.
+var States = []string{QuickStart, VolPlanning, Writing, ChapterRewrite, VolReview, ErrorRetry}
+
+// Pipeline stages (the last completed stage of the inflight chapter).
+const (
+	Drafting  = "drafting"
+	Drafted   = "drafted"
+	Refined   = "refined"
+	Judged    = "judged"
+	Revising  = "revising"
+	Polishing = "polishing"
+	Committed = "committed"
+)
+
+// Stages lists the valid stage values.
+var Stages = []string{Drafting, Drafted, Refined, Judged, Revising, Polishing, Committed}
+
+// pluginStages maps the plugin's stage names onto ours (SPEC §2).
+var pluginStages = map[string]string{"refining": Drafted, "summarized": Judged, "direct_fixing": Revising}
+
+// Order ranks the ordered stages; side states and null rank 0.
+func Order(stage string) int {
+	switch stage {
+	case Drafting:
+		return 1
+	case Drafted:
+		return 2
+	case Refined:
+		return 3
+	case Judged:
+		return 4
+	}
+	return 0
+}
+
+// LastError is the record written by `novel-step fail`.
+type LastError struct {
+	Step          string `json:"step"`
+	Message       string `json:"message"`
+	At            string `json:"at"`
+	PreviousState string `json:"previous_state,omitempty"`
+}
+
+// Checkpoint is the parsed .checkpoint.json. Zero Inflight and empty
+// Stage mean null.
+type Checkpoint struct {
+	SchemaVersion      int
+	LastCompleted      int
+	CurrentVolume      int
+	State              string
+	Stage              string
+	Inflight           int
+	RevisionCount      int
+	LastCheckpointTime string
+	LastError          *LastError
+	// PluginStage is the original plugin-era stage value, when one was
+	// mapped (such chapters may lack a crossref).
+	PluginStage string
+
+	extra map[string]json.RawMessage
+}
+
+// Load reads the checkpoint of root.
+func Load(root *project.Root) (*Checkpoint, error) {
+	data, err := root.ReadFile(layout.Checkpoint)
+	if err != nil {
+		if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
+			e.Hint("这里不是小说项目，或检查点丢失；用 --project 指定正确的项目", "this is not a novel project or its checkpoint is lost; pass --project")
+		}
+		return nil, err
+	}
+	return Parse(data)
+}
+
+func bad(zh, en string, args ...any) *errs.Error {
+	return errs.Newf(errs.Checkpoint, layout.Checkpoint+" "+zh, layout.Checkpoint+" "+en, args...).
+		With("file", layout.Checkpoint).
+		Hint("修正 .checkpoint.json（字段见 SPEC §2）后重试", "fix .checkpoint.json (fields in SPEC §2) and retry")
+}
+
+// Parse decodes checkpoint bytes.
+func Parse(data []byte) (*Checkpoint, error) {
+	var raw map[string]json.RawMessage
+	if err := jsonio.Decode(data, layout.Checkpoint, &raw); err != nil {
+		e := errs.Coerce(err)
+		if e.Code == errs.Schema || raw == nil {
+			var probe any
+			if jsonio.Decode(data, layout.Checkpoint, &probe) == nil {
+				return nil, bad("必须是 JSON 对象，实际为 %s", "must be a JSON object, not %s", jsonio.TypeName(probe))
+			}
+		}
+		ne := errs.New(errs.Checkpoint, e.Zh, e.En).Hint("修正 .checkpoint.json 的 JSON 语法后重试", "fix the JSON syntax of .checkpoint.json and retry")
+		ne.Details = e.Details
+		return nil, ne
+	}
+	if raw == nil {
+		return nil, bad("必须是 JSON 对象，实际为 null", "must be a JSON object, not null")
+	}
+	cp := &Checkpoint{SchemaVersion: 2, State: Writing, extra: map[string]json.RawMessage{}}
+	for k, v := range raw {
+		cp.extra[k] = v
+	}
+	var err error
+	if cp.SchemaVersion, err = intField(raw, "schema_version", 2, false); err != nil {
+		return nil, err
+	}
+	if cp.LastCompleted, err = intField(raw, "last_completed_chapter", 0, false); err != nil {
+		return nil, err
+	}
+	if cp.LastCompleted < 0 {
+		return nil, bad("last_completed_chapter 不能为负数", "last_completed_chapter must not be negative")
+	}
+	if cp.CurrentVolume, err = intField(raw, "current_volume", 1, false); err != nil {
+		return nil, err
+	}
+	if cp.RevisionCount, err = intField(raw, "revision_count", 0, true); err != nil {
+		return nil, err
+	}
+	if cp.RevisionCount < 0 {
+		return nil, bad("revision_count 不能为负数", "revision_count must not be negative")
+	}
+	if cp.Inflight, err = intField(raw, "inflight_chapter", 0, true); err != nil {
+		return nil, err
+	}
+	if cp.Inflight < 0 {
+		return nil, bad("inflight_chapter 不能为负数", "inflight_chapter must not be negative")
+	}
+	if s, err := strField(raw, "orchestrator_state"); err != nil {
+		return nil, err
+	} else if s != "" {
+		if !contains(States, s) {
+			return nil, bad("orchestrator_state %q 未知（可选 %v）", "orchestrator_state %q is unknown (one of %v)", s, States)
+		}
+		cp.State = s
+	}
+	if s, err := strField(raw, "pipeline_stage"); err != nil {
+		return nil, err
+	} else if s != "" {
+		if m, ok := pluginStages[s]; ok {
+			cp.PluginStage, s = s, m
+		}
+		if !contains(Stages, s) {
+			return nil, bad("pipeline_stage %q 未知（可选 %v）", "pipeline_stage %q is unknown (one of %v)", s, Stages)
+		}
+		cp.Stage = s
+	}
+	if cp.CurrentVolume < 0 || (cp.CurrentVolume == 0 && cp.State != QuickStart && cp.State != VolPlanning) {
+		return nil, bad("current_volume 必须 ≥ 1（仅 QUICK_START/VOL_PLANNING 可为 0）", "current_volume must be ≥ 1 (0 only in QUICK_START/VOL_PLANNING)")
+	}
+	if s, err := strField(raw, "last_checkpoint_time"); err != nil {
+		return nil, err
+	} else {
+		cp.LastCheckpointTime = s
+	}
+	if v, ok := raw["last_error"]; ok && string(v) != "null" {
+		var le LastError
+		if json.Unmarshal(v, &le) != nil {
+			return nil, bad("last_error 必须是对象", "last_error must be an object")
+		}
+		cp.LastError = &le
+	}
+	return cp, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func intField(raw map[string]json.RawMessage, key string, def int, nullable bool) (int, error) {
+	v, ok := raw[key]
+	if !ok || string(v) == "null" {
+		return def, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(v, &n); err != nil {
+		return 0, bad("%s 必须是整数，实际为 %s", "%s must be an integer, got %s", key, string(v))
+	}
+	i, ok := jsonio.Int(n)
+	if !ok {
+		return 0, bad("%s 必须是整数，实际为 %s", "%s must be an integer, got %s", key, string(v))
+	}
+	return i, nil
+}
+
+func strField(raw map[string]json.RawMessage, key string) (string, error) {
+	v, ok := raw[key]
+	if !ok || string(v) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", bad("%s 必须是字符串，实际为 %s", "%s must be a string, got %s", key, string(v))
+	}
+	return s, nil
+}
+
+// Idle reports whether no chapter is in flight.
+func (cp *Checkpoint) Idle() bool {
+	return cp.Inflight == 0 || cp.Stage == "" || cp.Stage == Committed
+}
+
+// NextChapter is last_completed + 1.
+func (cp *Checkpoint) NextChapter() int { return cp.LastCompleted + 1 }
+
+// Writable reports whether the orchestrator state allows chapter work.
+func (cp *Checkpoint) Writable() bool { return cp.State == Writing || cp.State == ChapterRewrite }
+
+// Map renders the canonical JSON object (unknown fields preserved).
+func (cp *Checkpoint) Map() map[string]any {
+	m := map[string]any{}
+	for k, v := range cp.extra {
+		m[k] = v
+	}
+	m["schema_version"] = cp.SchemaVersion
+	m["last_completed_chapter"] = cp.LastCompleted
+	m["current_volume"] = cp.CurrentVolume
+	m["orchestrator_state"] = cp.State
+	m["pipeline_stage"] = nullStr(cp.Stage)
+	if cp.Inflight > 0 {
+		m["inflight_chapter"] = cp.Inflight
+	} else {
+		m["inflight_chapter"] = nil
+	}
+	m["revision_count"] = cp.RevisionCount
+	if cp.LastCheckpointTime != "" {
+		m["last_checkpoint_time"] = cp.LastCheckpointTime
+	}
+	if cp.LastError != nil {
+		m["last_error"] = cp.LastError
+	} else {
+		delete(m, "last_error")
+	}
+	return m
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Save writes the checkpoint atomically, stamping last_checkpoint_time.
+func (cp *Checkpoint) Save(root *project.Root, now string) error {
+	cp.LastCheckpointTime = now
+	if cp.SchemaVersion < 2 {
+		cp.SchemaVersion = 2
+	}
+	return root.WriteJSON(layout.Checkpoint, cp.Map())
+}
+
+// Clone returns a deep-enough copy for tentative edits.
+func (cp *Checkpoint) Clone() *Checkpoint {
+	c := *cp
+	c.extra = map[string]json.RawMessage{}
+	for k, v := range cp.extra {
+		c.extra[k] = v
+	}
+	if cp.LastError != nil {
+		le := *cp.LastError
+		c.LastError = &le
+	}
+	return &c
+}
+
+// Summary is the checkpoint as shown in command outputs (stable order).
+type Summary struct {
+	LastCompleted int     `json:"last_completed_chapter"`
+	CurrentVolume int     `json:"current_volume"`
+	State         string  `json:"orchestrator_state"`
+	Stage         *string `json:"pipeline_stage"`
+	Inflight      *int    `json:"inflight_chapter"`
+	RevisionCount int     `json:"revision_count"`
+}
+
+// Summarize returns the output view.
+func (cp *Checkpoint) Summarize() Summary {
+	s := Summary{LastCompleted: cp.LastCompleted, CurrentVolume: cp.CurrentVolume, State: cp.State, RevisionCount: cp.RevisionCount}
+	if cp.Stage != "" {
+		st := cp.Stage
+		s.Stage = &st
+	}
+	if cp.Inflight > 0 {
+		in := cp.Inflight
+		s.Inflight = &in
+	}
+	return s
+}
+
+// Exists reports whether the checkpoint file is present.
+func Exists(root *project.Root) bool {
+	abs, err := root.Abs(layout.Checkpoint)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(abs)
+	return err == nil
+}

@@ -1,0 +1,282 @@
+// Package cli is the one runner every binary uses: kong parsing, the
+// global flags (--project, --json, --text, --jq, -o), the single JSON
+// document on stdout, the one-line JSON error on stderr, and exit codes.
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"github.com/itchyny/gojq"
+
+	"github.com/novelsuite/novel/internal/clock"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+)
+
+// Globals are the flags every binary accepts. Embed it in a grammar with
+// `embed:""`.
+type Globals struct {
+	Project string `help:"Project root (default: $$NOVEL_PROJECT, else the nearest ancestor holding .checkpoint.json)." placeholder:"DIR"`
+	JSON    bool   `name:"json" help:"Print the result as JSON (the default)."`
+	Text    bool   `help:"Print a short human-readable form instead of JSON."`
+	JQ      string `name:"jq" help:"Filter the result with a jq expression; string results print raw, one per line." placeholder:"EXPR"`
+	Output  string `short:"o" name:"output" help:"Write the result to FILE atomically instead of stdout." placeholder:"FILE" type:"path"`
+}
+
+func (g *Globals) globals() *Globals { return g }
+
+type hasGlobals interface{ globals() *Globals }
+
+// IO is the process environment a command runs in.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+	Cwd    string
+}
+
+// StdIO is the real process environment.
+func StdIO() IO {
+	cwd, _ := os.Getwd()
+	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Cwd: cwd}
+}
+
+// Context is handed to every command's Run method.
+type Context struct {
+	IO
+	Name    string
+	Globals *Globals
+
+	root      *project.Root
+	rootErr   error
+	clk       *clock.Clock
+	result    any
+	text      func() string
+	hasResult bool
+}
+
+// Root resolves (once) the project root.
+func (c *Context) Root() (*project.Root, error) {
+	if c.root == nil && c.rootErr == nil {
+		c.root, c.rootErr = project.Find(c.Globals.Project, c.Getenv("NOVEL_PROJECT"), c.Cwd)
+	}
+	return c.root, c.rootErr
+}
+
+// Clock returns the suite clock (NOVEL_NOW aware).
+func (c *Context) Clock() (clock.Clock, error) {
+	if c.clk == nil {
+		k, err := clock.FromEnv(c.Getenv)
+		if err != nil {
+			return k, err
+		}
+		c.clk = &k
+	}
+	return *c.clk, nil
+}
+
+// Settings loads the project's effective settings.
+func (c *Context) Settings() (settings.Settings, error) {
+	root, err := c.Root()
+	if err != nil {
+		return settings.Defaults(), err
+	}
+	return settings.Load(root, c.Getenv)
+}
+
+// Result records the command's result; text renders --text (nil falls
+// back to JSON).
+func (c *Context) Result(v any, text func() string) {
+	c.result, c.text, c.hasResult = v, text, true
+}
+
+// Main runs a binary with the process's arguments and stdio.
+func Main(name, description string, grammar any) int {
+	return Run(name, description, grammar, os.Args[1:], StdIO())
+}
+
+type exitPanic int
+
+// Run parses args into grammar, runs the selected command and prints the
+// result or the error. It returns the exit code.
+func Run(name, description string, grammar any, args []string, stdio IO) (code int) {
+	if stdio.Getenv == nil {
+		stdio.Getenv = func(string) string { return "" }
+	}
+	hg, ok := grammar.(hasGlobals)
+	if !ok {
+		panic("cli: grammar must embed cli.Globals")
+	}
+	ctx := &Context{IO: stdio, Name: name, Globals: hg.globals()}
+	defer func() {
+		if r := recover(); r != nil {
+			if ep, ok := r.(exitPanic); ok {
+				code = int(ep)
+				return
+			}
+			code = report(ctx, errs.Newf(errs.IO, "内部错误：%v", "internal error: %v", r).
+				Hint("这是程序缺陷，请附上命令和输入报告问题", "this is a bug; please report it with the command and inputs"))
+		}
+	}()
+	parser, err := kong.New(grammar,
+		kong.Name(name),
+		kong.Description(description+"\n\n"+errs.ExitHelp+"\nError codes: "+strings.Join(errs.Codes, " ")+"."),
+		kong.Writers(stdio.Out, stdio.Err),
+		kong.Exit(func(c int) { panic(exitPanic(c)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		panic(err)
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		return report(ctx, usageErr(err))
+	}
+	g := ctx.Globals
+	if g.Text && g.JQ != "" {
+		return report(ctx, errs.New(errs.Usage, "--text 与 --jq 不能同时使用", "--text and --jq cannot be combined"))
+	}
+	if err := kctx.Run(ctx); err != nil {
+		return report(ctx, err)
+	}
+	if !ctx.hasResult {
+		return 0
+	}
+	out, err := render(ctx)
+	if err != nil {
+		return report(ctx, err)
+	}
+	if g.Output != "" {
+		p := g.Output
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(stdio.Cwd, p)
+		}
+		if err := jsonio.WriteFile(p, out); err != nil {
+			return report(ctx, err)
+		}
+		return 0
+	}
+	stdio.Out.Write(out)
+	return 0
+}
+
+func usageErr(err error) *errs.Error {
+	return errs.Newf(errs.Usage, "用法错误：%v", "usage: %v", err).Hint("用 --help 查看用法", "see --help")
+}
+
+// UsageError builds an E_USAGE error for commands' own argument checks.
+func UsageError(zh, en string) *errs.Error {
+	return errs.New(errs.Usage, zh, en).Hint("用 --help 查看用法", "see --help")
+}
+
+func render(ctx *Context) ([]byte, error) {
+	g := ctx.Globals
+	switch {
+	case g.Text && ctx.text != nil:
+		s := ctx.text()
+		if !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		return []byte(s), nil
+	case g.JQ != "":
+		return applyJQ(g.JQ, ctx.result)
+	}
+	data, err := jsonio.Marshal(ctx.result)
+	if err != nil {
+		return nil, errs.Newf(errs.IO, "无法编码结果：%v", "cannot encode the result: %v", err)
+	}
+	return data, nil
+}
+
+// applyJQ runs expr over v; strings print raw, other values as compact JSON.
+func applyJQ(expr string, v any) ([]byte, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, errs.Newf(errs.Usage, "--jq 表达式无效：%v", "invalid --jq expression: %v", err).With("expr", expr)
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil, errs.Newf(errs.Usage, "--jq 表达式无效：%v", "invalid --jq expression: %v", err).With("expr", expr)
+	}
+	raw, err := jsonio.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var input any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&input); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	iter := code.Run(input)
+	for {
+		x, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if e, isErr := x.(error); isErr {
+			if h, isHalt := e.(*gojq.HaltError); isHalt && h.Value() == nil {
+				break
+			}
+			return nil, errs.Newf(errs.IO, "--jq 执行失败：%v", "--jq failed: %v", e).With("expr", expr)
+		}
+		if s, isStr := x.(string); isStr {
+			out.WriteString(s)
+		} else {
+			b, err := gojq.Marshal(x)
+			if err != nil {
+				return nil, err
+			}
+			out.Write(b)
+		}
+		out.WriteByte('\n')
+	}
+	return out.Bytes(), nil
+}
+
+type errorBody struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Hint    string         `json:"hint"`
+	Details map[string]any `json:"details"`
+}
+
+// report prints err as the one-line JSON error and returns its exit code.
+func report(ctx *Context, err error) int {
+	e := errs.Coerce(err)
+	lang := "zh"
+	if ctx.root != nil {
+		lang = settings.LoadLanguage(ctx.root)
+	} else if r, rerr := project.Find(ctx.Globals.Project, ctx.Getenv("NOVEL_PROJECT"), ctx.Cwd); rerr == nil {
+		lang = settings.LoadLanguage(r)
+	}
+	WriteError(ctx.Err, e, lang)
+	if e.Exit == 0 {
+		return errs.ExitFailed
+	}
+	return e.Exit
+}
+
+// WriteError prints the error envelope line.
+func WriteError(w io.Writer, e *errs.Error, lang string) {
+	details := e.Details
+	if details == nil {
+		details = map[string]any{}
+	}
+	line, err := jsonio.MarshalLine(map[string]errorBody{"error": {Code: e.Code, Message: e.Message(lang), Hint: e.HintText(lang), Details: details}})
+	if err != nil {
+		line = []byte(fmt.Sprintf("{\"error\":{\"code\":%q,\"message\":%q,\"hint\":\"\",\"details\":{}}}\n", e.Code, e.Message(lang)))
+	}
+	w.Write(line)
+}

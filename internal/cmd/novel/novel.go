@@ -1,0 +1,147 @@
+// Package novel is the front door: `novel next|advance|validate|status`
+// run novel-step, `novel instructions STEP` runs novel-manifest packet,
+// and `novel X …` runs novel-X (next to this binary or on PATH). It execs
+// the target, so no extra process stands between the caller and the tool
+// (the lock records the caller's pid).
+package novel
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/errs"
+)
+
+// stepAliases are the novel-step commands reachable directly.
+var stepAliases = map[string]bool{"next": true, "advance": true, "validate": true, "status": true}
+
+// Tools lists the suite's binaries with a one-line description, for --help.
+var Tools = [][2]string{
+	{"novel-step", "next / advance / validate / status / abandon / fail / retry / volume: the checkpoint and the next step"},
+	{"novel-lock", "acquire / release / heartbeat / status / break / run: the project lock"},
+	{"novel-outline", "extract a chapter's outline block, key lines and the volume range"},
+	{"novel-manifest", "packet STEP: the instruction packet for an agent or deterministic step"},
+	{"novel-gate", "decide / check / resolve / pending: quality gate and pending-revision hard gate"},
+	{"novel-commit", "commit a chapter, volume plans; rebuild and rollback the state"},
+	{"novel-foreshadow", "query / list / stats: foreshadowing"},
+	{"novel-agent", "run an executor backend (replay, openai, command) on a packet"},
+	{"novel-report", "render the project's health report (html, md, json)"},
+}
+
+// Main runs the front door with the process's arguments.
+func Main() int { return run(os.Args[0], os.Args[1:], cli.StdIO(), syscall.Exec) }
+
+type execFunc func(path string, argv []string, env []string) error
+
+func run(self string, args []string, stdio cli.IO, execve execFunc) int {
+	globals, rest := splitGlobals(args)
+	if len(rest) == 0 || rest[0] == "--help" || rest[0] == "-h" || rest[0] == "help" {
+		help(stdio.Out)
+		if len(rest) == 0 {
+			return fail(stdio.Err, cli.UsageError("缺少子命令", "missing subcommand"))
+		}
+		return 0
+	}
+	sub, subArgs := rest[0], rest[1:]
+	var tool string
+	var argv []string
+	switch {
+	case stepAliases[sub]:
+		tool, argv = "novel-step", append([]string{sub}, subArgs...)
+	case sub == "instructions":
+		tool, argv = "novel-manifest", append([]string{"packet"}, subArgs...)
+	case strings.HasPrefix(sub, "-") || strings.ContainsAny(sub, "/\\"):
+		return fail(stdio.Err, cli.UsageError(fmt.Sprintf("未知参数 %q", sub), fmt.Sprintf("unknown argument %q", sub)))
+	default:
+		tool, argv = "novel-"+sub, subArgs
+	}
+	path := locate(self, tool)
+	if path == "" {
+		return fail(stdio.Err, errs.Newf(errs.Usage, "未知命令 %q：找不到 %s", "unknown command %q: %s not found", sub, tool).
+			With("command", sub).Hint("用 novel --help 查看可用命令，或把 novel-* 所在目录加入 PATH", "see novel --help, or put the novel-* binaries on PATH"))
+	}
+	full := append([]string{path}, append(argv, globals...)...)
+	if err := execve(path, full, os.Environ()); err != nil {
+		return fail(stdio.Err, errs.Newf(errs.IO, "无法执行 %s：%v", "cannot run %s: %v", path, err))
+	}
+	return 0
+}
+
+// splitGlobals moves global flags given before the subcommand
+// (`novel --project p next`) behind it.
+func splitGlobals(args []string) (globals, rest []string) {
+	takesValue := map[string]bool{"--project": true, "--jq": true, "-o": true, "--output": true}
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "--help" || a == "-h" || a == "--" {
+			break
+		}
+		name := a
+		if j := strings.IndexByte(a, '='); j >= 0 {
+			name = a[:j]
+		}
+		switch {
+		case takesValue[name] && name == a && i+1 < len(args):
+			globals = append(globals, a, args[i+1])
+			i += 2
+		case takesValue[name] || name == "--json" || name == "--text":
+			globals = append(globals, a)
+			i++
+		default:
+			return globals, args[i:]
+		}
+	}
+	return globals, args[i:]
+}
+
+// locate finds tool next to the front door, then on PATH.
+func locate(self, tool string) string {
+	var dirs []string
+	if strings.Contains(self, string(filepath.Separator)) {
+		dirs = append(dirs, filepath.Dir(self))
+	}
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Dir(exe))
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, tool)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(tool); err == nil {
+		return p
+	}
+	return ""
+}
+
+func help(w io.Writer) {
+	fmt.Fprintln(w, "Usage: novel [--project DIR] [--json|--text] [--jq EXPR] [-o FILE] <command> [args…]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The deterministic backbone of an LLM novel-writing pipeline.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Shortcuts:")
+	fmt.Fprintln(w, "  novel next|advance|validate|status …   runs novel-step next|advance|validate|status …")
+	fmt.Fprintln(w, "  novel instructions STEP …              runs novel-manifest packet STEP …")
+	fmt.Fprintln(w, "  novel X …                              runs novel-X … (next to novel, or on PATH)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, t := range Tools {
+		fmt.Fprintf(w, "  %-18s %s\n", strings.TrimPrefix(t[0], "novel-"), t[1])
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, errs.ExitHelp)
+	fmt.Fprintln(w, "Error codes: "+strings.Join(errs.Codes, " ")+".")
+}
+
+func fail(w io.Writer, e *errs.Error) int {
+	cli.WriteError(w, e, "zh")
+	return e.Exit
+}

@@ -1,0 +1,166 @@
+// Package errs defines the suite's one error type: a stable E_… code, a
+// bilingual message and hint, structured details, and the exit code the
+// process ends with. Every binary reports failures through it.
+package errs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Stable error codes (SPEC §1). They are part of the public contract.
+const (
+	Usage           = "E_USAGE"
+	NoProject       = "E_NO_PROJECT"
+	Checkpoint      = "E_CHECKPOINT"
+	StepID          = "E_STEP_ID"
+	StageOrder      = "E_STAGE_ORDER"
+	State           = "E_STATE"
+	MissingFile     = "E_MISSING_FILE"
+	InvalidJSON     = "E_INVALID_JSON"
+	Schema          = "E_SCHEMA"
+	Outline         = "E_OUTLINE"
+	Contract        = "E_CONTRACT"
+	Config          = "E_CONFIG"
+	Path            = "E_PATH"
+	LockHeld        = "E_LOCK_HELD"
+	LockNotOwner    = "E_LOCK_NOT_OWNER"
+	PendingRevision = "E_PENDING_REVISION"
+	GatePause       = "E_GATE_PAUSE"
+	StateVersion    = "E_STATE_VERSION"
+	WriteBoundary   = "E_WRITE_BOUNDARY"
+	Agent           = "E_AGENT"
+	IO              = "E_IO"
+)
+
+// Codes lists every code in the order documented in --help.
+var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
+	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO}
+
+// Exit codes (SPEC §1).
+const (
+	ExitOK      = 0
+	ExitFailed  = 1
+	ExitUsage   = 2
+	ExitBlocked = 3
+	ExitBusy    = 4
+)
+
+// ExitHelp is the exit-code table printed in every binary's --help.
+const ExitHelp = "Exit codes: 0 ok · 1 failed (bad data, validation, I/O) · 2 usage · " +
+	"3 blocked, needs a person · 4 busy (lock held by a live holder)."
+
+// DefaultExit maps a code to its exit status.
+func DefaultExit(code string) int {
+	switch code {
+	case Usage:
+		return ExitUsage
+	case State, PendingRevision, GatePause:
+		return ExitBlocked
+	case LockHeld:
+		return ExitBusy
+	}
+	return ExitFailed
+}
+
+// Error is a reportable failure. Message and hint exist in Chinese and
+// English; the runner picks one per project (settings.json "language").
+type Error struct {
+	Code    string
+	Zh, En  string
+	HintZh  string
+	HintEn  string
+	Details map[string]any
+	Exit    int
+	Cause   error
+}
+
+// New makes an error with a Chinese and an English message. An empty en
+// reuses zh.
+func New(code, zh, en string) *Error {
+	return &Error{Code: code, Zh: zh, En: en, Exit: DefaultExit(code)}
+}
+
+// Newf formats both messages with the same arguments.
+func Newf(code, zh, en string, args ...any) *Error {
+	return New(code, fmt.Sprintf(zh, args...), fmt.Sprintf(en, args...))
+}
+
+// Hint sets what the user should do next.
+func (e *Error) Hint(zh, en string) *Error { e.HintZh, e.HintEn = zh, en; return e }
+
+// With adds one details field.
+func (e *Error) With(key string, v any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = v
+	return e
+}
+
+// WithExit overrides the exit status.
+func (e *Error) WithExit(code int) *Error { e.Exit = code; return e }
+
+// Wrap records the underlying cause (not printed; for errors.Is/As).
+func (e *Error) Wrap(err error) *Error { e.Cause = err; return e }
+
+func (e *Error) Error() string { return e.Code + ": " + e.En0() }
+
+// En0 is the English message, falling back to the Chinese one.
+func (e *Error) En0() string {
+	if e.En != "" {
+		return e.En
+	}
+	return e.Zh
+}
+
+// Message returns the message in lang ("en" or anything else for zh).
+func (e *Error) Message(lang string) string {
+	if lang == "en" {
+		return e.En0()
+	}
+	if e.Zh != "" {
+		return e.Zh
+	}
+	return e.En
+}
+
+// HintText returns the hint in lang.
+func (e *Error) HintText(lang string) string {
+	if lang == "en" && e.HintEn != "" {
+		return e.HintEn
+	}
+	if e.HintZh != "" {
+		return e.HintZh
+	}
+	return e.HintEn
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// ExitCode satisfies kong's ExitCoder.
+func (e *Error) ExitCode() int { return e.Exit }
+
+// As extracts an *Error from err, or nil.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return nil
+}
+
+// Is reports whether err carries the given code.
+func Is(err error, code string) bool {
+	e := As(err)
+	return e != nil && e.Code == code
+}
+
+// Coerce turns any error into an *Error (unknown errors become E_IO).
+func Coerce(err error) *Error {
+	if e := As(err); e != nil {
+		return e
+	}
+	return New(IO, err.Error(), err.Error()).Wrap(err)
+}

@@ -1,0 +1,311 @@
+// Package jsonio reads project files leniently (BOM, size limit, clear
+// line/column errors) and writes them canonically and atomically.
+package jsonio
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/novelsuite/novel/internal/errs"
+)
+
+// MaxFileSize is the largest file the suite reads (SPEC §1).
+const MaxFileSize = 32 << 20
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// StripBOM drops a leading UTF-8 byte-order mark.
+func StripBOM(b []byte) []byte { return bytes.TrimPrefix(b, bom) }
+
+// ReadFile reads abs (shown to the user as rel). A missing file is
+// E_MISSING_FILE; a directory, an oversized file or a read failure is E_IO.
+// The BOM is stripped.
+func ReadFile(abs, rel string) ([]byte, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errs.Newf(errs.MissingFile, "缺少文件 %s", "missing file %s", rel).
+				With("file", rel).Hint("确认该文件存在，或先运行生成它的步骤", "create the file or run the step that produces it")
+		}
+		return nil, ioErr(rel, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, ioErr(rel, err)
+	}
+	if st.IsDir() {
+		return nil, errs.Newf(errs.IO, "%s 是目录，应为文件", "%s is a directory, expected a file", rel).
+			With("file", rel).Hint("删除或改名该目录，放入正确的文件", "remove or rename the directory and put the file there")
+	}
+	if st.Size() > MaxFileSize {
+		return nil, tooBig(rel)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, ioErr(rel, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, tooBig(rel)
+	}
+	return StripBOM(data), nil
+}
+
+func tooBig(rel string) error {
+	return errs.Newf(errs.IO, "%s 超过 32 MiB 上限", "%s is larger than the 32 MiB limit", rel).
+		With("file", rel).With("limit_bytes", MaxFileSize).
+		Hint("检查该文件是否被误写入了大量数据", "check whether the file was filled with unintended data")
+}
+
+func ioErr(rel string, err error) error {
+	return errs.Newf(errs.IO, "读取 %s 失败：%v", "cannot read %s: %v", rel, err).With("file", rel).Wrap(err)
+}
+
+// Decode parses data (one JSON value, nothing after it) into v. Syntax
+// errors and invalid UTF-8 are E_INVALID_JSON with line and column; a
+// value of the wrong type is E_SCHEMA naming the field.
+func Decode(data []byte, rel string, v any) error {
+	data = StripBOM(data)
+	if !utf8.Valid(data) {
+		off := invalidUTF8Offset(data)
+		line, col := LineCol(data, off)
+		return invalidJSON(rel, "不是有效的 UTF-8", "is not valid UTF-8", line, col)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return invalidJSON(rel, "是空文件", "is empty", 1, 1)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return decodeErr(data, rel, err)
+	}
+	if dec.More() || trailing(dec) {
+		line, col := LineCol(data, int(dec.InputOffset()))
+		return invalidJSON(rel, "JSON 值之后还有多余内容", "has extra data after the JSON value", line, col)
+	}
+	return nil
+}
+
+func trailing(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err != io.EOF
+}
+
+func decodeErr(data []byte, rel string, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := LineCol(data, int(se.Offset))
+		return invalidJSON(rel, "JSON 语法错误："+se.Error(), "JSON syntax error: "+se.Error(), line, col)
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "(顶层)"
+		}
+		line, col := LineCol(data, int(te.Offset))
+		return errs.Newf(errs.Schema, "%s 字段 %s 类型错误：应为 %s，实际为 %s", "%s: field %s has the wrong type: want %s, got %s",
+			rel, field, te.Type.String(), te.Value).
+			With("file", rel).With("field", te.Field).With("line", line).With("column", col).
+			Hint("按 SPEC §2 的格式修正该字段", "fix the field to the documented schema")
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		line, col := LineCol(data, len(data))
+		return invalidJSON(rel, "JSON 不完整（意外结束）", "JSON ends unexpectedly", line, col)
+	}
+	line, col := LineCol(data, len(data))
+	return invalidJSON(rel, err.Error(), err.Error(), line, col)
+}
+
+func invalidJSON(rel, zh, en string, line, col int) error {
+	return errs.Newf(errs.InvalidJSON, "%s %s（第 %d 行第 %d 列）", "%s %s (line %d, column %d)", rel, zh, line, col).
+		With("file", rel).With("line", line).With("column", col).
+		Hint("修正该文件的 JSON 后重试", "fix the JSON in that file and retry")
+}
+
+func invalidUTF8Offset(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// LineCol converts a byte offset into 1-based line and column (in runes).
+func LineCol(data []byte, off int) (int, int) {
+	if off > len(data) {
+		off = len(data)
+	}
+	if off < 0 {
+		off = 0
+	}
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return line, utf8.RuneCount(data[start:off]) + 1
+}
+
+// ReadJSON reads and decodes abs into v (rel names it in errors).
+func ReadJSON(abs, rel string, v any) error {
+	data, err := ReadFile(abs, rel)
+	if err != nil {
+		return err
+	}
+	return Decode(data, rel, v)
+}
+
+// Marshal encodes v canonically: 2-space indent, no HTML escaping,
+// trailing newline. Map keys come out sorted (encoding/json).
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// MarshalLine encodes v as one compact line with a trailing newline.
+func MarshalLine(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteFile writes data to path atomically: a temp file in the same
+// directory, fsync, rename, then fsync of the directory. Parent
+// directories are created.
+func WriteFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return writeErr(path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return writeErr(path, err)
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return writeErr(path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return writeErr(path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return writeErr(path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return writeErr(path, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		return writeErr(path, err)
+	}
+	ok = true
+	SyncDir(dir)
+	return nil
+}
+
+// SyncDir fsyncs a directory so a rename inside it is durable. Errors are
+// ignored: some file systems do not support it.
+func SyncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+func writeErr(path string, err error) error {
+	return errs.Newf(errs.IO, "写入 %s 失败：%v", "cannot write %s: %v", path, err).With("file", path).Wrap(err)
+}
+
+// WriteJSON writes v canonically and atomically.
+func WriteJSON(path string, v any) error {
+	data, err := Marshal(v)
+	if err != nil {
+		return errs.Newf(errs.IO, "无法编码 %s：%v", "cannot encode %s: %v", path, err)
+	}
+	return WriteFile(path, data)
+}
+
+// Int reads a json.Number (or float64/int) as an int; ok is false for
+// non-integers and other types.
+func Int(v any) (int, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		if err != nil {
+			f, ferr := n.Float64()
+			if ferr != nil || f != float64(int64(f)) {
+				return 0, false
+			}
+			return int(f), true
+		}
+		return int(i), true
+	case float64:
+		if n != float64(int64(n)) {
+			return 0, false
+		}
+		return int(n), true
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	}
+	return 0, false
+}
+
+// Float reads a number as float64.
+func Float(v any) (float64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// String formats a short description of v's JSON type for error messages.
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number, float64, int, int64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,110 @@
+// Package layout names every file of a novel project (SPEC §2). All paths
+// are project-relative with forward slashes; callers resolve them through
+// project.Root so containment is always checked.
+package layout
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Pad formats a chapter number as NNN (3 digits, more when ≥ 1000).
+func Pad(c int) string { return fmt.Sprintf("%03d", c) }
+
+// PadVol formats a volume number as VV.
+func PadVol(v int) string { return fmt.Sprintf("%02d", v) }
+
+const (
+	Checkpoint       = ".checkpoint.json"
+	Settings         = "settings.json"
+	Brief            = "brief.md"
+	StyleProfile     = "style-profile.json"
+	AIBlacklist      = "ai-blacklist.json"
+	StyleDrift       = "style-drift.json"
+	WorldRules       = "world/rules.json"
+	CharactersActive = "characters/active"
+	StorylineSpec    = "storylines/storyline-spec.json"
+	CurrentState     = "state/current-state.json"
+	Changelog        = "state/changelog.jsonl"
+	Baseline         = "state/baseline.json"
+	GlobalForeshadow = "foreshadowing/global.json"
+	UnknownEntities  = "logs/unknown-entities.jsonl"
+	ContinuityLatest = "logs/continuity/latest.json"
+	LockDir          = ".novel.lock"
+	LockInfo         = ".novel.lock/info.json"
+	LockFlock        = ".novel.lock.flock"
+	Staging          = "staging"
+	Blocked          = "staging/BLOCKED.json"
+	ResearchDir      = "research"
+)
+
+// VolumeDir is volumes/vol-VV.
+func VolumeDir(v int) string { return "volumes/vol-" + PadVol(v) }
+
+// Outline is the volume outline.
+func Outline(v int) string { return VolumeDir(v) + "/outline.md" }
+
+// Contract is the L3 chapter contract of chapter c in volume v.
+func Contract(v, c int) string {
+	return VolumeDir(v) + "/chapter-contracts/chapter-" + Pad(c) + ".json"
+}
+
+// ContractMarkdown is the plugin-era contract form (unsupported, detected).
+func ContractMarkdown(v, c int) string {
+	return VolumeDir(v) + "/chapter-contracts/chapter-" + Pad(c) + ".md"
+}
+
+// Schedule is the volume storyline schedule.
+func Schedule(v int) string { return VolumeDir(v) + "/storyline-schedule.json" }
+
+// PlanForeshadow is the volume foreshadowing plan.
+func PlanForeshadow(v int) string { return VolumeDir(v) + "/foreshadowing.json" }
+
+// Committed products.
+func Chapter(c int) string     { return "chapters/chapter-" + Pad(c) + ".md" }
+func Summary(c int) string     { return "summaries/chapter-" + Pad(c) + "-summary.md" }
+func Eval(c int) string        { return "evaluations/chapter-" + Pad(c) + "-eval.json" }
+func Crossref(c int) string    { return "state/chapter-" + Pad(c) + "-crossref.json" }
+func LogicReview(c int) string { return "reviews/chapter-" + Pad(c) + "-logic-review.json" }
+func Revision(c int) string    { return "chapters/chapter-" + Pad(c) + "-revision.json" }
+func ChapterLog(c int) string  { return "logs/chapter-" + Pad(c) + "-log.json" }
+func Memory(id string) string  { return "storylines/" + id + "/memory.md" }
+func MemoryHistory(id string, c int) string {
+	return "storylines/" + id + "/history/memory-" + Pad(c) + ".md"
+}
+
+// Staging products of chapter c.
+func StagingChapter(c int) string  { return "staging/chapters/chapter-" + Pad(c) + ".md" }
+func StagingSummary(c int) string  { return "staging/summaries/chapter-" + Pad(c) + "-summary.md" }
+func StagingDelta(c int) string    { return "staging/state/chapter-" + Pad(c) + "-delta.json" }
+func StagingCrossref(c int) string { return "staging/state/chapter-" + Pad(c) + "-crossref.json" }
+func StagingMemory(id string) string {
+	return "staging/storylines/" + id + "/memory.md"
+}
+func StagingEval(c int) string { return "staging/evaluations/chapter-" + Pad(c) + "-eval.json" }
+func StagingEvalSecondary(c int) string {
+	return "staging/evaluations/chapter-" + Pad(c) + "-eval.secondary.json"
+}
+func StagingGate(c int) string { return "staging/evaluations/chapter-" + Pad(c) + "-gate.json" }
+func StagingLogicReview(c int) string {
+	return "staging/reviews/chapter-" + Pad(c) + "-logic-review.json"
+}
+func StagingPreCopy(c int, stage string) string {
+	return "staging/chapters/chapter-" + Pad(c) + ".pre-" + stage + ".md"
+}
+func Packet(c int, stage string) string {
+	return "staging/manifests/chapter-" + Pad(c) + "-" + stage + ".packet.json"
+}
+func RunLog(c int) string { return "staging/logs/chapter-" + Pad(c) + "-run.jsonl" }
+func RevisionRound(c, k int) string {
+	return "staging/revisions/chapter-" + Pad(c) + "/r" + strconv.Itoa(k)
+}
+func RevisionsDir(c int) string  { return "staging/revisions/chapter-" + Pad(c) }
+func CommitJournal(c int) string { return "staging/commit-" + Pad(c) + ".journal.json" }
+func Abandoned(c, n int) string {
+	return "staging/abandoned/chapter-" + Pad(c) + "-" + strconv.Itoa(n)
+}
+func RolledBack(c int) string { return "staging/rolled-back/chapter-" + Pad(c) }
+
+// Volume-plan staging (SPEC §6.1).
+func StagingVolumeDir(v int) string { return "staging/volumes/vol-" + PadVol(v) }

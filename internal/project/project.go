@@ -1,0 +1,223 @@
+// Package project locates a novel project's root and resolves
+// project-relative paths, refusing any that would leave the project.
+package project
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+)
+
+// Root is a project directory. Dir is absolute; Real is Dir with symlinks
+// resolved, used for containment checks.
+type Root struct {
+	Dir  string
+	Real string
+}
+
+// Find resolves the root: flag (relative to cwd) wins, then env
+// NOVEL_PROJECT, then the nearest ancestor of cwd holding .checkpoint.json.
+func Find(flag, env, cwd string) (*Root, error) {
+	if flag != "" {
+		return open(flag, cwd, "--project")
+	}
+	if env != "" {
+		return open(env, cwd, "NOVEL_PROJECT")
+	}
+	dir := cwd
+	for {
+		if st, err := os.Stat(filepath.Join(dir, layout.Checkpoint)); err == nil && !st.IsDir() {
+			return New(dir)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return nil, errs.Newf(errs.NoProject, "在 %s 及其上级目录中找不到 %s", "no %s in %s or any parent directory",
+		layout.Checkpoint, cwd).With("cwd", cwd).
+		Hint("在项目目录中运行，或用 --project DIR / NOVEL_PROJECT 指定项目", "run inside a project, or pass --project DIR or set NOVEL_PROJECT")
+}
+
+func open(p, cwd, source string) (*Root, error) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() {
+		return nil, errs.Newf(errs.NoProject, "%s 指定的项目目录 %s 不存在", "project directory %s given by %s does not exist", p, source).
+			With("project", p).With("source", source).
+			Hint("检查路径，或在项目目录中运行", "check the path, or run inside the project")
+	}
+	return New(p)
+}
+
+// New makes a Root for an existing directory.
+func New(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, errs.Newf(errs.IO, "无法解析目录 %s", "cannot resolve directory %s", dir)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, errs.Newf(errs.NoProject, "无法打开项目目录 %s", "cannot open project directory %s", abs).With("project", abs)
+	}
+	return &Root{Dir: abs, Real: real}, nil
+}
+
+// Abs resolves a project-relative path and checks that it stays inside the
+// project after resolving "..", and symlinks of every existing component.
+func (r *Root) Abs(rel string) (string, error) {
+	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		return "", pathErr(rel)
+	}
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", pathErr(rel)
+	}
+	abs := filepath.Join(r.Dir, clean)
+	if err := r.checkSymlinks(clean); err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// checkSymlinks walks the existing prefix of clean; any symlink among its
+// components must resolve inside the project.
+func (r *Root) checkSymlinks(clean string) error {
+	parts := strings.Split(clean, string(filepath.Separator))
+	cur := r.Dir
+	for i, part := range parts {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return nil // the rest does not exist yet
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		target, err := filepath.EvalSymlinks(cur)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				// A dangling link: judge where it points.
+				if t, rerr := os.Readlink(cur); rerr == nil {
+					if !filepath.IsAbs(t) {
+						t = filepath.Join(filepath.Dir(cur), t)
+					}
+					if !r.inside(filepath.Clean(t)) {
+						return pathErr(strings.Join(parts[:i+1], "/"))
+					}
+				}
+				return nil
+			}
+			return pathErr(strings.Join(parts[:i+1], "/"))
+		}
+		if !r.inside(target) {
+			return pathErr(strings.Join(parts[:i+1], "/")).With("resolves_to", target)
+		}
+	}
+	return nil
+}
+
+func (r *Root) inside(p string) bool {
+	for _, base := range []string{r.Real, r.Dir} {
+		if p == base || strings.HasPrefix(p, base+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Rel converts an absolute path inside the project back to a project
+// relative, slash-separated path.
+func (r *Root) Rel(abs string) string {
+	rel, err := filepath.Rel(r.Dir, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+func pathErr(rel string) *errs.Error {
+	return errs.Newf(errs.Path, "路径 %s 超出了项目目录", "path %s leaves the project directory", rel).
+		With("path", rel).Hint("只使用项目内的相对路径，并检查符号链接", "use project-relative paths only and check symlinks")
+}
+
+// Exists reports whether rel exists (any type) inside the project.
+func (r *Root) Exists(rel string) bool {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(abs)
+	return err == nil
+}
+
+// IsFile reports whether rel is an existing regular file.
+func (r *Root) IsFile(rel string) bool {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return false
+	}
+	st, err := os.Stat(abs)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// ReadFile reads a project file (containment-checked, BOM stripped).
+func (r *Root) ReadFile(rel string) ([]byte, error) {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return nil, err
+	}
+	return jsonio.ReadFile(abs, rel)
+}
+
+// ReadJSON reads and decodes a project JSON file into v.
+func (r *Root) ReadJSON(rel string, v any) error {
+	data, err := r.ReadFile(rel)
+	if err != nil {
+		return err
+	}
+	return jsonio.Decode(data, rel, v)
+}
+
+// WriteFile writes a project file atomically.
+func (r *Root) WriteFile(rel string, data []byte) error {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return err
+	}
+	return jsonio.WriteFile(abs, data)
+}
+
+// WriteJSON writes v canonically and atomically to a project file.
+func (r *Root) WriteJSON(rel string, v any) error {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return err
+	}
+	return jsonio.WriteJSON(abs, v)
+}
+
+var slugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// IsSlug reports whether s is a slug: ^[a-z0-9]+(-[a-z0-9]+)*$.
+func IsSlug(s string) bool { return len(s) <= 128 && slugRE.MatchString(s) }
+
+// CheckSlug returns E_SCHEMA when s (named what, read from file) is not
+// a slug.
+func CheckSlug(s, what, file string) error {
+	if IsSlug(s) {
+		return nil
+	}
+	return errs.Newf(errs.Schema, "%s 中的 %s %q 不是合法的 slug（小写字母、数字和连字符）", "%s: %s %q is not a slug (lowercase letters, digits, hyphens)",
+		file, what, s).With("file", file).With("field", what).With("value", s).
+		Hint("改为形如 main-arc 的 slug", "use a slug such as main-arc")
+}

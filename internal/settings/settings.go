@@ -1,0 +1,178 @@
+// Package settings loads settings.json (optional) with environment
+// overrides. Invalid values are E_CONFIG errors naming the key and source;
+// they are never silently replaced by defaults (SPEC §7.6).
+package settings
+
+import (
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// Logic review policies.
+const (
+	PolicyOff      = "off"
+	PolicyBlocking = "blocking"
+)
+
+// Thresholds are the gate's overall-score cut-offs, descending.
+type Thresholds struct {
+	Pass   float64 `json:"pass"`
+	Polish float64 `json:"polish"`
+	Revise float64 `json:"revise"`
+	Review float64 `json:"review"`
+}
+
+// Settings are the effective values.
+type Settings struct {
+	Language            string     `json:"language"`
+	LogicReviewPolicy   string     `json:"logic_review_policy"`
+	LogicReviewMinScore int        `json:"logic_review_min_score"`
+	MaxRevisions        int        `json:"max_revisions"`
+	GateThresholds      Thresholds `json:"gate_thresholds"`
+	LockStaleMinutes    int        `json:"lock_stale_minutes"`
+}
+
+// Defaults returns the documented defaults.
+func Defaults() Settings {
+	return Settings{
+		Language:            "zh",
+		LogicReviewPolicy:   PolicyOff,
+		LogicReviewMinScore: 75,
+		MaxRevisions:        2,
+		GateThresholds:      Thresholds{Pass: 4.0, Polish: 3.5, Revise: 3.0, Review: 2.0},
+		LockStaleMinutes:    30,
+	}
+}
+
+func cfgErr(key, source, zh, en string, value any) error {
+	return errs.Newf(errs.Config, "配置 %s（来源 %s）无效：%s", "invalid setting %s (from %s): %s", key, source, zh).
+		With("key", key).With("source", source).With("value", value).
+		Hint("修正该配置值；不会用默认值替代无效配置", "fix the value; invalid settings are never replaced by defaults")
+}
+
+// Load reads settings.json under root (missing → defaults), then applies
+// NOVEL_LOGIC_REVIEW_POLICY and NOVEL_LOGIC_REVIEW_MIN_SCORE from getenv.
+func Load(root *project.Root, getenv func(string) string) (Settings, error) {
+	s := Defaults()
+	if root != nil && root.Exists(layout.Settings) {
+		var raw map[string]any
+		if err := root.ReadJSON(layout.Settings, &raw); err != nil {
+			return s, err
+		}
+		if raw == nil {
+			return s, cfgErr("(顶层)", layout.Settings, "必须是 JSON 对象", "must be a JSON object", nil)
+		}
+		if err := s.apply(raw, layout.Settings); err != nil {
+			return s, err
+		}
+	}
+	if getenv != nil {
+		if v := getenv("NOVEL_LOGIC_REVIEW_POLICY"); v != "" {
+			if err := s.setPolicy(v, "env NOVEL_LOGIC_REVIEW_POLICY", "NOVEL_LOGIC_REVIEW_POLICY"); err != nil {
+				return s, err
+			}
+		}
+		if v := getenv("NOVEL_LOGIC_REVIEW_MIN_SCORE"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > 100 {
+				return s, cfgErr("NOVEL_LOGIC_REVIEW_MIN_SCORE", "env NOVEL_LOGIC_REVIEW_MIN_SCORE", "必须是 0..100 的整数", "must be an integer 0..100", v)
+			}
+			s.LogicReviewMinScore = n
+		}
+	}
+	return s, nil
+}
+
+// LoadLanguage reads only the message language, never failing (used when
+// reporting an error).
+func LoadLanguage(root *project.Root) string {
+	if root == nil || !root.Exists(layout.Settings) {
+		return "zh"
+	}
+	var raw struct {
+		Language string `json:"language"`
+	}
+	if root.ReadJSON(layout.Settings, &raw) != nil || raw.Language != "en" {
+		return "zh"
+	}
+	return "en"
+}
+
+func (s *Settings) setPolicy(v, source, key string) error {
+	if v != PolicyOff && v != PolicyBlocking {
+		return cfgErr(key, source, "必须是 off 或 blocking（区分大小写）", "must be off or blocking (case-sensitive)", v)
+	}
+	s.LogicReviewPolicy = v
+	return nil
+}
+
+func (s *Settings) apply(raw map[string]any, src string) error {
+	if v, ok := raw["language"]; ok && v != nil {
+		str, _ := v.(string)
+		if str != "zh" && str != "en" {
+			return cfgErr("language", src, "必须是 zh 或 en", "must be zh or en", v)
+		}
+		s.Language = str
+	}
+	if v, ok := raw["logic_review_policy"]; ok && v != nil {
+		str, isStr := v.(string)
+		if !isStr {
+			return cfgErr("logic_review_policy", src, "必须是 off 或 blocking", "must be off or blocking", v)
+		}
+		if err := s.setPolicy(str, src, "logic_review_policy"); err != nil {
+			return err
+		}
+	}
+	if v, ok := raw["logic_review_min_score"]; ok && v != nil {
+		n, isInt := jsonio.Int(v)
+		if !isInt || n < 0 || n > 100 {
+			return cfgErr("logic_review_min_score", src, "必须是 0..100 的整数", "must be an integer 0..100", v)
+		}
+		s.LogicReviewMinScore = n
+	}
+	if v, ok := raw["max_revisions"]; ok && v != nil {
+		n, isInt := jsonio.Int(v)
+		if !isInt || n < 0 || n > 20 {
+			return cfgErr("max_revisions", src, "必须是 0..20 的整数", "must be an integer 0..20", v)
+		}
+		s.MaxRevisions = n
+	}
+	if v, ok := raw["lock_stale_minutes"]; ok && v != nil {
+		n, isInt := jsonio.Int(v)
+		if !isInt || n < 1 {
+			return cfgErr("lock_stale_minutes", src, "必须是 ≥ 1 的整数", "must be an integer ≥ 1", v)
+		}
+		s.LockStaleMinutes = n
+	}
+	if v, ok := raw["gate_thresholds"]; ok && v != nil {
+		m, isObj := v.(map[string]any)
+		if !isObj {
+			return cfgErr("gate_thresholds", src, "必须是对象 {pass,polish,revise,review}", "must be an object {pass,polish,revise,review}", v)
+		}
+		t := s.GateThresholds
+		for _, f := range []struct {
+			key string
+			dst *float64
+		}{{"pass", &t.Pass}, {"polish", &t.Polish}, {"revise", &t.Revise}, {"review", &t.Review}} {
+			key, dst := f.key, f.dst
+			x, present := m[key]
+			if !present || x == nil {
+				continue
+			}
+			f, isNum := jsonio.Float(x)
+			if !isNum || f < 0 || f > 5 {
+				return cfgErr("gate_thresholds."+key, src, "必须是 0..5 的数", "must be a number 0..5", x)
+			}
+			*dst = f
+		}
+		if !(t.Pass > t.Polish && t.Polish > t.Revise && t.Revise > t.Review) {
+			return cfgErr("gate_thresholds", src, "必须严格递减：pass > polish > revise > review", "must be strictly descending: pass > polish > revise > review", t)
+		}
+		s.GateThresholds = t
+	}
+	return nil
+}

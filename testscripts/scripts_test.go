@@ -1,0 +1,220 @@
+// Package testscripts runs every binary of the suite through testscript:
+// one directory of .txtar scripts per binary, plus end-to-end pipelines.
+// The binaries are registered with testscript.Main, so scripts (and the
+// make recipes they start) run the real commands as subprocesses.
+package testscripts
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/novelsuite/novel/internal/cmd/novel"
+	"github.com/novelsuite/novel/internal/cmd/novelagent"
+	"github.com/novelsuite/novel/internal/cmd/novelcommit"
+	"github.com/novelsuite/novel/internal/cmd/novelforeshadow"
+	"github.com/novelsuite/novel/internal/cmd/novelgate"
+	"github.com/novelsuite/novel/internal/cmd/novellock"
+	"github.com/novelsuite/novel/internal/cmd/novelmanifest"
+	"github.com/novelsuite/novel/internal/cmd/noveloutline"
+	"github.com/novelsuite/novel/internal/cmd/novelreport"
+	"github.com/novelsuite/novel/internal/cmd/novelstep"
+)
+
+// Commands are the binaries scripts can exec, by name.
+var Commands = map[string]func(){
+	"novel":            func() { os.Exit(novel.Main()) },
+	"novel-step":       func() { os.Exit(novelstep.Main()) },
+	"novel-lock":       func() { os.Exit(novellock.Main()) },
+	"novel-outline":    func() { os.Exit(noveloutline.Main()) },
+	"novel-manifest":   func() { os.Exit(novelmanifest.Main()) },
+	"novel-gate":       func() { os.Exit(novelgate.Main()) },
+	"novel-commit":     func() { os.Exit(novelcommit.Main()) },
+	"novel-foreshadow": func() { os.Exit(novelforeshadow.Main()) },
+	"novel-agent":      func() { os.Exit(novelagent.Main()) },
+	"novel-report":     func() { os.Exit(novelreport.Main()) },
+}
+
+func TestMain(m *testing.M) { testscript.Main(m, Commands) }
+
+// TestScripts runs each suite directory (testscripts/<suite>/*.txtar).
+func TestScripts(t *testing.T) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "testdata" {
+			continue
+		}
+		matches, _ := filepath.Glob(filepath.Join(e.Name(), "*.txtar"))
+		if len(matches) == 0 {
+			continue
+		}
+		dir := e.Name()
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			testscript.Run(t, Params(dir))
+		})
+	}
+}
+
+// Params are the shared testscript settings for a suite directory.
+func Params(dir string) testscript.Params {
+	repo, _ := filepath.Abs("..")
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("REPO", repo)
+			env.Setenv("DEMO", filepath.Join(repo, "examples", "demo"))
+			env.Setenv("PIPELINE_MK", filepath.Join(repo, "pipeline.mk"))
+			env.Setenv("LANG", "C.UTF-8")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode":      cmdExitcode,
+			"tree-snapshot": cmdTreeSnapshot,
+			"cpdir":         cmdCpdir,
+			"waitfile":      cmdWaitfile,
+		},
+	}
+}
+
+// exitcode N prog args… runs prog and requires exit status N.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N prog [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exec %s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s: exit status %d, want %d", args[1], got, want)
+	}
+}
+
+// tree-snapshot DIR FILE writes one line per entry under DIR (path, kind,
+// sha256 of the content) to FILE, so `cmp` shows what changed.
+func cmdTreeSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tree-snapshot DIR FILE")
+	}
+	out, err := TreeListing(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
+}
+
+// TreeListing lists a directory tree with content hashes, sorted.
+func TreeListing(root string) (string, error) {
+	var lines []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			t, _ := os.Readlink(p)
+			lines = append(lines, rel+" link "+t)
+		case d.IsDir():
+			lines = append(lines, rel+"/ dir")
+		default:
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			h := sha256.New()
+			_, err = io.Copy(h, f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			lines = append(lines, fmt.Sprintf("%s file %x", rel, h.Sum(nil)[:8]))
+		}
+		return nil
+	})
+	sort.Strings(lines)
+	return strings.Join(lines, "\n") + "\n", err
+}
+
+// cpdir SRC DST copies a directory tree (the demo project, fixtures).
+func cmdCpdir(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cpdir SRC DST")
+	}
+	ts.Check(CopyTree(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
+}
+
+// CopyTree copies src to dst (regular files, directories, symlinks).
+func CopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, target)
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+}
+
+// waitfile FILE [SECONDS] waits until FILE exists (default 20 s).
+func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile FILE [SECONDS]")
+	}
+	limit := 20.0
+	if len(args) == 2 {
+		f, err := strconv.ParseFloat(args[1], 64)
+		ts.Check(err)
+		limit = f
+	}
+	deadline := time.Now().Add(time.Duration(limit * float64(time.Second)))
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("timed out waiting for %s", args[0])
+}
