@@ -81,7 +81,8 @@ func Params(dir string) testscript.Params {
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
-			env.Setenv("DEMO", filepath.Join(repo, "examples", "demo"))
+			env.Setenv("DEMO", filepath.Join(repo, "examples", "demo", "project"))
+			env.Setenv("DEMO_REPLAY", filepath.Join(repo, "examples", "demo", "replay"))
 			env.Setenv("PIPELINE_MK", filepath.Join(repo, "pipeline.mk"))
 			env.Setenv("LANG", "C.UTF-8")
 			return nil
