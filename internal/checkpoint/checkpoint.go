@@ -202,6 +202,9 @@ func intField(raw map[string]json.RawMessage, key string, def int, nullable bool
 		return def, nil
 	}
 	var n json.Number
+	if len(v) > 0 && v[0] == '"' {
+		return 0, bad("%s 必须是整数，实际为字符串 %s", "%s must be an integer, got the string %s", key, string(v))
+	}
 	if err := json.Unmarshal(v, &n); err != nil {
 		return 0, bad("%s 必须是整数，实际为 %s", "%s must be an integer, got %s", key, string(v))
 	}

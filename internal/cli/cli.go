@@ -29,7 +29,7 @@ type Globals struct {
 	JSON    bool   `name:"json" help:"Print the result as JSON (the default)."`
 	Text    bool   `help:"Print a short human-readable form instead of JSON."`
 	JQ      string `name:"jq" help:"Filter the result with a jq expression; string results print raw, one per line." placeholder:"EXPR"`
-	Output  string `short:"o" name:"output" help:"Write the result to FILE atomically instead of stdout." placeholder:"FILE" type:"path"`
+	Output  string `short:"o" name:"output" help:"Write the result to FILE atomically instead of stdout." placeholder:"FILE"`
 }
 
 func (g *Globals) globals() *Globals { return g }

@@ -87,7 +87,11 @@ func Decode(data []byte, rel string, v any) error {
 		return decodeErr(data, rel, err)
 	}
 	if dec.More() || trailing(dec) {
-		line, col := LineCol(data, int(dec.InputOffset()))
+		off := int(dec.InputOffset())
+		for off < len(data) && (data[off] == ' ' || data[off] == '\n' || data[off] == '\t' || data[off] == '\r') {
+			off++
+		}
+		line, col := LineCol(data, off)
 		return invalidJSON(rel, "JSON 值之后还有多余内容", "has extra data after the JSON value", line, col)
 	}
 	return nil
@@ -103,7 +107,8 @@ func decodeErr(data []byte, rel string, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		line, col := LineCol(data, int(se.Offset))
+		// Offset counts the offending byte too; point at it.
+		line, col := LineCol(data, int(se.Offset)-1)
 		return invalidJSON(rel, "JSON 语法错误："+se.Error(), "JSON syntax error: "+se.Error(), line, col)
 	case errors.As(err, &te):
 		field := te.Field

@@ -1,0 +1,83 @@
+package jsonio
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/novelsuite/novel/internal/errs"
+)
+
+func TestDecodeErrors(t *testing.T) {
+	cases := []struct {
+		in        string
+		code      string
+		line, col int
+	}{
+		{"{\n  \"a\": 1,\n  \"b\": }", errs.InvalidJSON, 3, 8},
+		{"", errs.InvalidJSON, 1, 1},
+		{"{\"a\":1} x", errs.InvalidJSON, 1, 9},
+		{"{\"a\":\"\xff\"}", errs.InvalidJSON, 1, 7},
+		{"{\"a\":", errs.InvalidJSON, 1, 6},
+		{"[1]", errs.Schema, 1, 2},
+	}
+	for _, c := range cases {
+		var v map[string]any
+		err := Decode([]byte(c.in), "x.json", &v)
+		e := errs.As(err)
+		if e == nil || e.Code != c.code || e.Details["line"] != c.line || e.Details["column"] != c.col || e.Details["file"] != "x.json" {
+			t.Errorf("%q: %v %v", c.in, err, e)
+		}
+	}
+}
+
+func TestDecodeBOMAndNumbers(t *testing.T) {
+	var v map[string]any
+	if err := Decode([]byte("\xEF\xBB\xBF{\"n\": 12345678901234567890, \"f\": 1.5}"), "x", &v); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Int(v["n"]); ok {
+		t.Error("overflowing int accepted as int")
+	}
+	if f, ok := Float(v["f"]); !ok || f != 1.5 {
+		t.Error("float")
+	}
+}
+
+func TestReadFileLimits(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadFile(filepath.Join(dir, "nope"), "nope"); !errs.Is(err, errs.MissingFile) {
+		t.Errorf("missing: %v", err)
+	}
+	if _, err := ReadFile(dir, "dir"); !errs.Is(err, errs.IO) {
+		t.Errorf("dir: %v", err)
+	}
+	big := filepath.Join(dir, "big")
+	f, _ := os.Create(big)
+	f.Truncate(MaxFileSize + 1)
+	f.Close()
+	if _, err := ReadFile(big, "big"); !errs.Is(err, errs.IO) {
+		t.Errorf("big: %v", err)
+	}
+}
+
+func TestMarshalAndAtomicWrite(t *testing.T) {
+	b, _ := Marshal(map[string]any{"b": "<&>", "a": "中文"})
+	if string(b) != "{\n  \"a\": \"中文\",\n  \"b\": \"<&>\"\n}\n" {
+		t.Fatalf("%q", b)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x", "y.json")
+	if err := WriteJSON(p, map[string]int{"a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	if len(entries) != 1 {
+		t.Fatalf("temp files left: %v", entries)
+	}
+	data, _ := os.ReadFile(p)
+	if !strings.HasSuffix(string(data), "}\n") {
+		t.Fatal("no trailing newline")
+	}
+}

@@ -1,0 +1,90 @@
+package settings
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+func load(t *testing.T, file string, env map[string]string) (Settings, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if file != "" {
+		os.WriteFile(filepath.Join(dir, "settings.json"), []byte(file), 0o644)
+	}
+	root, _ := project.New(dir)
+	return Load(root, func(k string) string { return env[k] })
+}
+
+func TestDefaultsAndOverrides(t *testing.T) {
+	s, err := load(t, "", nil)
+	if err != nil || s != Defaults() {
+		t.Fatalf("%+v %v", s, err)
+	}
+	s, err = load(t, `{"logic_review_policy":"blocking","logic_review_min_score":80,"max_revisions":3,"gate_thresholds":{"pass":4.5}}`,
+		map[string]string{"NOVEL_LOGIC_REVIEW_MIN_SCORE": "60"})
+	if err != nil || s.LogicReviewPolicy != PolicyBlocking || s.LogicReviewMinScore != 60 || s.MaxRevisions != 3 || s.GateThresholds.Pass != 4.5 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	s, err = load(t, `{"logic_review_policy":"blocking"}`, map[string]string{"NOVEL_LOGIC_REVIEW_POLICY": "off"})
+	if err != nil || s.LogicReviewPolicy != PolicyOff {
+		t.Fatalf("%+v %v", s, err)
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	cases := []struct {
+		file string
+		env  map[string]string
+		key  string
+	}{
+		{`{"logic_review_policy":"BLOCKING"}`, nil, "logic_review_policy"},
+		{`{"logic_review_min_score":80.5}`, nil, "logic_review_min_score"},
+		{`{"logic_review_min_score":150}`, nil, "logic_review_min_score"},
+		{`{"logic_review_min_score":"75"}`, nil, "logic_review_min_score"},
+		{`{"gate_thresholds":{"pass":3.0,"polish":3.5}}`, nil, "gate_thresholds"},
+		{`{"gate_thresholds":{"revise":"x"}}`, nil, "gate_thresholds.revise"},
+		{`{"max_revisions":-1}`, nil, "max_revisions"},
+		{`{"language":"fr"}`, nil, "language"},
+		{``, map[string]string{"NOVEL_LOGIC_REVIEW_POLICY": "BLOCKING"}, "NOVEL_LOGIC_REVIEW_POLICY"},
+		{``, map[string]string{"NOVEL_LOGIC_REVIEW_MIN_SCORE": "80.5"}, "NOVEL_LOGIC_REVIEW_MIN_SCORE"},
+		{``, map[string]string{"NOVEL_LOGIC_REVIEW_MIN_SCORE": "150"}, "NOVEL_LOGIC_REVIEW_MIN_SCORE"},
+	}
+	for _, c := range cases {
+		_, err := load(t, c.file, c.env)
+		e := errs.As(err)
+		if e == nil || e.Code != errs.Config || e.Details["key"] != c.key {
+			t.Errorf("%s %v: got %v", c.file, c.env, err)
+		}
+	}
+	if _, err := load(t, `{bad`, nil); !errs.Is(err, errs.InvalidJSON) {
+		t.Errorf("malformed: %v", err)
+	}
+	if _, err := load(t, `[]`, nil); !errs.Is(err, errs.Schema) && !errs.Is(err, errs.Config) {
+		t.Errorf("array: %v", err)
+	}
+}
+
+func FuzzSettings(f *testing.F) {
+	f.Add(`{"logic_review_policy":"blocking","gate_thresholds":{"pass":4}}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, file string) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "settings.json"), []byte(file), 0o644)
+		root, _ := project.New(dir)
+		s, err := Load(root, func(string) string { return "" })
+		if err != nil {
+			if errs.As(err) == nil {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		th := s.GateThresholds
+		if !(th.Pass > th.Polish && th.Polish > th.Revise && th.Revise > th.Review) {
+			t.Fatalf("accepted non-descending thresholds %+v", th)
+		}
+	})
+}
