@@ -108,3 +108,20 @@ func RolledBack(c int) string { return "staging/rolled-back/chapter-" + Pad(c) }
 
 // Volume-plan staging (SPEC §6.1).
 func StagingVolumeDir(v int) string { return "staging/volumes/vol-" + PadVol(v) }
+
+// Snapshot is the write-boundary snapshot recorded beside a packet
+// (stage may carry a role suffix, e.g. "judge.secondary").
+func Snapshot(c int, stage string) string {
+	return "staging/manifests/chapter-" + Pad(c) + "-" + stage + ".snapshot"
+}
+
+// VolumePacket and VolumeSnapshot are the volume-plan packet files (SPEC §6.1).
+func VolumePacket(v int) string   { return "staging/manifests/volume-" + PadVol(v) + "-plan.packet.json" }
+func VolumeSnapshot(v int) string { return "staging/manifests/volume-" + PadVol(v) + "-plan.snapshot" }
+
+// StagingManifests holds packets and snapshots; StagingStamps the pipeline's stamps.
+const (
+	StagingManifests = "staging/manifests"
+	StagingLogs      = "staging/logs"
+	StagingStamps    = "staging/.stamps"
+)
