@@ -1,0 +1,94 @@
+package products
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// chapterDirs hold per-chapter staging files named chapter-NNN…; listing
+// these few directories is cheaper than walking staging/.
+var chapterDirs = []string{
+	"staging/chapters", "staging/summaries", "staging/state", "staging/evaluations",
+	"staging/reviews", "staging/manifests", "staging/logs", "staging/.stamps",
+}
+
+// StagingFiles lists every existing staging file of chapter c
+// (project-relative, sorted): the products, packets and write-boundary
+// snapshots, pre-stage copies, stamps, the run log, archived revision
+// rounds, and the storyline memory named by the delta. The commit journal
+// is not included: the commit owns it and deletes it last.
+func StagingFiles(root *project.Root, c int) ([]string, error) {
+	prefix := "chapter-" + layout.Pad(c)
+	var out []string
+	for _, dir := range chapterDirs {
+		abs, err := root.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		ents, err := os.ReadDir(abs)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				continue
+			}
+			return nil, ioErr(dir, err)
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if !ownName(name, prefix) || e.IsDir() {
+				continue
+			}
+			out = append(out, dir+"/"+name)
+		}
+	}
+	revs := layout.RevisionsDir(c)
+	if abs, err := root.Abs(revs); err != nil {
+		return nil, err
+	} else if st, err := os.Lstat(abs); err == nil && st.IsDir() {
+		err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				out = append(out, root.Rel(p))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, ioErr(revs, err)
+		}
+	}
+	// The memory belongs to the chapter through its delta; a delta too
+	// broken to name a slug storyline leaves the memory where it is.
+	if d, err := ReadDelta(root, c); err == nil {
+		rel := layout.StagingMemory(d.StorylineID)
+		if root.IsFile(rel) {
+			out = append(out, rel)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ownName reports whether name belongs to the chapter with this prefix:
+// chapter-048 owns chapter-048.md and chapter-048-eval.json but not
+// chapter-0481.md.
+func ownName(name, prefix string) bool {
+	if !strings.HasPrefix(name, prefix) {
+		return false
+	}
+	rest := name[len(prefix):]
+	return rest == "" || rest[0] < '0' || rest[0] > '9'
+}
+
+func ioErr(rel string, err error) error {
+	return errs.Newf(errs.IO, "读取 %s 失败：%v", "cannot read %s: %v", rel, err).With("file", rel).Wrap(err)
+}
