@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/alecthomas/kong v1.17.0
+	github.com/gofrs/flock v0.13.1
 	github.com/itchyny/gojq v0.12.20
 	github.com/rogpeppe/go-internal v1.16.0
 )
