@@ -1,0 +1,521 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// DefaultStaleMinutes applies when the caller passes no positive limit.
+const DefaultStaleMinutes = 30
+
+// futureSlack: timestamps further ahead than this are ignored, so a bad
+// clock can never make a permanent lock.
+const futureSlack = 5 * time.Minute
+
+// breakWait bounds how long a breaker waits for the flock.
+const breakWait = 10 * time.Second
+
+// Reasons in Status.Reason: why the lock is (not) stale.
+const (
+	ReasonNoLock   = "no_lock"
+	ReasonAlive    = alive       // holder on this host, pid alive: never stale
+	ReasonFresh    = "fresh"     // age within the limit
+	ReasonDeadPID  = deadPID     // holder on this host, pid gone
+	ReasonZombie   = zombie      // holder on this host, pid is a zombie
+	ReasonReused   = pidReused   // pid exists but started at another time
+	ReasonExpired  = "expired"   // age beyond the limit
+	ReasonNoTime   = "no_time"   // every timestamp is unusable (future or missing)
+	ReasonNotOwner = "not_owner" // used in details only
+)
+
+// Holder describes who holds the lock. The token is never shown: it is
+// the owner's proof for release and heartbeat.
+type Holder struct {
+	PID       *int    `json:"pid"`
+	PIDStart  *uint64 `json:"pid_start,omitempty"`
+	Host      *string `json:"host"`
+	ThisHost  bool    `json:"this_host"`
+	Started   *string `json:"started"`
+	Heartbeat *string `json:"heartbeat"`
+	Chapter   *int    `json:"chapter"`
+	Info      string  `json:"info"`
+}
+
+// Status is the observed state of the lock.
+type Status struct {
+	Exists       bool    `json:"exists"`
+	Stale        bool    `json:"stale"`
+	Reason       string  `json:"reason"`
+	Holder       *Holder `json:"holder"`
+	AgeSeconds   *int64  `json:"age_seconds"`
+	StaleMinutes int     `json:"stale_minutes"`
+
+	token string
+}
+
+// Options tune acquire/inspect. Zero values mean: real clock, this host,
+// the default limit.
+type Options struct {
+	PID          int // recorded holder pid (required for Acquire)
+	Chapter      int // 0 = none
+	StaleMinutes int
+	Now          func() time.Time
+	Host         string
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (o Options) limit() int {
+	if o.StaleMinutes > 0 {
+		return o.StaleMinutes
+	}
+	return DefaultStaleMinutes
+}
+
+func (o Options) host() string {
+	if o.Host != "" {
+		return o.Host
+	}
+	return Hostname()
+}
+
+type paths struct{ dir, info, flock string }
+
+func resolve(root *project.Root) (paths, error) {
+	var p paths
+	var err error
+	if p.dir, err = root.Abs(layout.LockDir); err != nil {
+		return p, err
+	}
+	if p.info, err = root.Abs(layout.LockInfo); err != nil {
+		return p, err
+	}
+	if p.flock, err = root.Abs(layout.LockFlock); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+func notDirErr(rel string) *errs.Error {
+	return errs.Newf(errs.IO, "%s 存在但不是目录，无法作为项目锁", "%s exists but is not a directory, so it cannot be the project lock", rel).
+		With("file", rel).Hint("确认没有进程在使用后删除该文件", "make sure nothing uses it, then delete the file")
+}
+
+// Inspect observes the lock without changing anything.
+func Inspect(root *project.Root, o Options) (*Status, error) {
+	p, err := resolve(root)
+	if err != nil {
+		return nil, err
+	}
+	return inspect(p, o)
+}
+
+func inspect(p paths, o Options) (*Status, error) {
+	st := &Status{StaleMinutes: o.limit(), Reason: ReasonNoLock}
+	fi, err := os.Stat(p.dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return st, nil
+		}
+		return nil, errs.Newf(errs.IO, "无法读取 %s：%v", "cannot stat %s: %v", layout.LockDir, err).With("file", layout.LockDir)
+	}
+	if !fi.IsDir() {
+		return nil, notDirErr(layout.LockDir)
+	}
+	st.Exists = true
+	data, rerr := os.ReadFile(p.info)
+	if rerr == nil && len(data) > jsonio.MaxFileSize {
+		data, rerr = nil, errors.New("too large")
+	}
+	info := parseInfo(data, rerr)
+	st.token = info.Token
+	host := o.host()
+	h := &Holder{Info: info.State, Chapter: info.Chapter}
+	if info.PID > 0 {
+		pid := info.PID
+		h.PID = &pid
+	}
+	if info.PIDStart > 0 {
+		ps := info.PIDStart
+		h.PIDStart = &ps
+	}
+	if info.HasHost {
+		hs := info.Host
+		h.Host = &hs
+		h.ThisHost = host != "" && info.Host == host
+	}
+	if info.Started != "" {
+		s := info.Started
+		h.Started = &s
+	}
+	if info.Heartbeat != "" {
+		s := info.Heartbeat
+		h.Heartbeat = &s
+	}
+	st.Holder = h
+
+	now := o.now()
+	newest, ok := time.Time{}, false
+	cands := []time.Time{fi.ModTime()}
+	for _, s := range []string{info.Heartbeat, info.Started} {
+		if t, good := parseTime(s); good {
+			cands = append(cands, t)
+		}
+	}
+	for _, t := range cands {
+		if t.After(now.Add(futureSlack)) {
+			continue
+		}
+		if !ok || t.After(newest) {
+			newest, ok = t, true
+		}
+	}
+	if ok {
+		age := int64(now.Sub(newest) / time.Second)
+		if age < 0 {
+			age = 0
+		}
+		st.AgeSeconds = &age
+	}
+
+	if h.ThisHost && info.PID > 0 {
+		st.Reason = liveness(info.PID, info.PIDStart)
+		st.Stale = st.Reason != alive
+		return st, nil
+	}
+	switch {
+	case !ok:
+		st.Reason, st.Stale = ReasonNoTime, true
+	case now.Sub(newest) > time.Duration(st.StaleMinutes)*time.Minute:
+		st.Reason, st.Stale = ReasonExpired, true
+	default:
+		st.Reason = ReasonFresh
+	}
+	return st, nil
+}
+
+// Describe renders the holder for messages: pid, host, chapter, age.
+func (s *Status) Describe(lang string) string {
+	h := s.Holder
+	if h == nil {
+		return ""
+	}
+	pid, host, chapter, age := "?", "?", "-", "?"
+	if h.PID != nil {
+		pid = fmt.Sprint(*h.PID)
+	}
+	if h.Host != nil {
+		host = *h.Host
+	}
+	if h.Chapter != nil {
+		chapter = fmt.Sprint(*h.Chapter)
+	}
+	if s.AgeSeconds != nil {
+		age = (time.Duration(*s.AgeSeconds) * time.Second).String()
+	}
+	if lang == "en" {
+		return fmt.Sprintf("pid %s on host %s, chapter %s, age %s", pid, host, chapter, age)
+	}
+	return fmt.Sprintf("pid %s，主机 %s，第 %s 章，已持有 %s", pid, host, chapter, age)
+}
+
+func heldErr(st *Status) *errs.Error {
+	e := errs.New(errs.LockHeld, fmt.Sprintf("项目锁被占用（%s）", st.Describe("zh")),
+		fmt.Sprintf("the project lock is held (%s)", st.Describe("en")))
+	hint := "等待持有者结束；若确认它已不在运行，用 novel-lock break --force 强制解除"
+	hintEn := "wait for the holder to finish; if you are sure it is gone, run novel-lock break --force"
+	if st.Holder != nil && st.Holder.Info != InfoOK {
+		hint = fmt.Sprintf("锁目录没有有效的 info.json（可能是 shell 的 mkdir 或正在获取）；它在 %d 分钟无更新后过期，或确认无人使用后运行 novel-lock break --force", st.StaleMinutes)
+		hintEn = fmt.Sprintf("the lock directory has no valid info.json (a shell mkdir or an acquire in progress); it expires after %d minutes without change, or run novel-lock break --force once you are sure nobody uses it", st.StaleMinutes)
+	}
+	return e.Hint(hint, hintEn).
+		With("lock", layout.LockDir).With("holder", st.Holder).With("age_seconds", st.AgeSeconds).
+		With("reason", st.Reason).With("stale_minutes", st.StaleMinutes)
+}
+
+// Acquired is the result of a successful acquire.
+type Acquired struct {
+	Token      string  `json:"token"`
+	PID        int     `json:"pid"`
+	Host       string  `json:"host"`
+	Started    string  `json:"started"`
+	Chapter    *int    `json:"chapter"`
+	BrokeStale *Broken `json:"broke_stale"`
+}
+
+// Broken describes a lock that was removed.
+type Broken struct {
+	Reason     string  `json:"reason"`
+	Holder     *Holder `json:"holder"`
+	AgeSeconds *int64  `json:"age_seconds"`
+}
+
+func brokenFrom(st *Status) *Broken {
+	return &Broken{Reason: st.Reason, Holder: st.Holder, AgeSeconds: st.AgeSeconds}
+}
+
+// Acquire takes the lock for o.PID. A live holder → E_LOCK_HELD (exit 4);
+// a stale lock is broken (under the flock) and re-taken.
+func Acquire(root *project.Root, o Options) (*Acquired, error) {
+	if o.PID <= 0 {
+		return nil, errs.Newf(errs.Usage, "锁持有者 pid %d 无效", "invalid holder pid %d", o.PID)
+	}
+	p, err := resolve(root)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		won, err := tryMkdir(p)
+		if err != nil {
+			return nil, err
+		}
+		if won {
+			return writeInfo(p, o, nil)
+		}
+		st, err := inspect(p, o)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Exists {
+			continue // released between our mkdir and the look
+		}
+		if !st.Stale {
+			return nil, heldErr(st)
+		}
+		var res *Acquired
+		err = withFlock(p, func() error {
+			cur, err := inspect(p, o)
+			if err != nil {
+				return err
+			}
+			if cur.Exists {
+				if !cur.Stale {
+					return heldErr(cur)
+				}
+				if err := removeDir(p); err != nil {
+					return err
+				}
+			}
+			won, err := tryMkdir(p)
+			if err != nil || !won {
+				return err
+			}
+			var broke *Broken
+			if cur.Exists {
+				broke = brokenFrom(cur)
+			}
+			res, err = writeInfo(p, o, broke)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if res != nil {
+			return res, nil
+		}
+	}
+	st, err := inspect(p, o)
+	if err != nil {
+		return nil, err
+	}
+	return nil, heldErr(st)
+}
+
+func tryMkdir(p paths) (bool, error) {
+	err := os.Mkdir(p.dir, 0o755)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, os.ErrExist) {
+		if fi, serr := os.Lstat(p.dir); serr == nil && !fi.IsDir() && fi.Mode()&os.ModeSymlink == 0 {
+			return false, notDirErr(layout.LockDir)
+		}
+		return false, nil
+	}
+	return false, errs.Newf(errs.IO, "无法创建 %s：%v", "cannot create %s: %v", layout.LockDir, err).With("file", layout.LockDir)
+}
+
+func writeInfo(p paths, o Options, broke *Broken) (*Acquired, error) {
+	now := stamp(o.now())
+	info := Info{PID: o.PID, Host: o.host(), Started: now, Heartbeat: now, Token: newToken(), PIDStart: PIDStart(o.PID)}
+	if o.Chapter > 0 {
+		c := o.Chapter
+		info.Chapter = &c
+	}
+	if err := jsonio.WriteJSON(p.info, info); err != nil {
+		// Do not leave a lock nobody owns behind.
+		os.RemoveAll(p.dir)
+		return nil, err
+	}
+	return &Acquired{Token: info.Token, PID: info.PID, Host: info.Host, Started: info.Started, Chapter: info.Chapter, BrokeStale: broke}, nil
+}
+
+func removeDir(p paths) error {
+	if err := os.RemoveAll(p.dir); err != nil {
+		return errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", layout.LockDir, err).With("file", layout.LockDir)
+	}
+	jsonio.SyncDir(filepath.Dir(p.dir))
+	return nil
+}
+
+// withFlock runs fn holding the flock on .novel.lock.flock, so breakers,
+// releasers and heartbeats never interleave.
+func withFlock(p paths, fn func() error) error {
+	fl := flock.New(p.flock)
+	ctx, cancel := context.WithTimeout(context.Background(), breakWait)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return errs.Newf(errs.IO, "无法锁定 %s：%v", "cannot lock %s: %v", layout.LockFlock, err).With("file", layout.LockFlock)
+	}
+	if !ok {
+		return errs.Newf(errs.LockHeld, "另一个进程正在处理项目锁（%s 被占用）", "another process is working on the project lock (%s is busy)", layout.LockFlock).
+			With("file", layout.LockFlock).Hint("稍后重试", "retry in a moment")
+	}
+	defer fl.Close()
+	return fn()
+}
+
+// ReleaseResult is the result of release and break.
+type ReleaseResult struct {
+	Released bool    `json:"released"`
+	Forced   bool    `json:"forced"`
+	Reason   string  `json:"reason"`
+	Holder   *Holder `json:"holder"`
+}
+
+// Release removes the lock when token is the holder's (or force).
+// No lock at all is a successful no-op (released:false).
+func Release(root *project.Root, token string, force bool) (*ReleaseResult, error) {
+	p, err := resolve(root)
+	if err != nil {
+		return nil, err
+	}
+	var res *ReleaseResult
+	err = withFlock(p, func() error {
+		st, err := inspect(p, Options{})
+		if err != nil {
+			return err
+		}
+		if !st.Exists {
+			res = &ReleaseResult{Reason: ReasonNoLock}
+			return nil
+		}
+		owner := token != "" && st.token == token
+		if !owner && !force {
+			return notOwnerErr(st)
+		}
+		if err := removeDir(p); err != nil {
+			return err
+		}
+		reason := "owner"
+		if !owner {
+			reason = "forced"
+		}
+		res = &ReleaseResult{Released: true, Forced: !owner, Reason: reason, Holder: st.Holder}
+		return nil
+	})
+	return res, err
+}
+
+func notOwnerErr(st *Status) *errs.Error {
+	return errs.New(errs.LockNotOwner, fmt.Sprintf("令牌与项目锁的持有者不符，未改动该锁（持有者：%s）", st.Describe("zh")),
+		fmt.Sprintf("the token does not match the lock holder, so the lock was left alone (holder: %s)", st.Describe("en"))).
+		Hint("使用 acquire 返回的令牌；确需人工解除时用 --force", "use the token acquire returned; a person may use --force").
+		With("lock", layout.LockDir).With("holder", st.Holder)
+}
+
+// HeartbeatResult is the result of a heartbeat.
+type HeartbeatResult struct {
+	Heartbeat string `json:"heartbeat"`
+	PID       int    `json:"pid"`
+	Chapter   *int   `json:"chapter"`
+}
+
+// Heartbeat refreshes the holder's heartbeat; only the owner may.
+func Heartbeat(root *project.Root, token string, o Options) (*HeartbeatResult, error) {
+	p, err := resolve(root)
+	if err != nil {
+		return nil, err
+	}
+	var res *HeartbeatResult
+	err = withFlock(p, func() error {
+		st, err := inspect(p, o)
+		if err != nil {
+			return err
+		}
+		if !st.Exists {
+			return errs.New(errs.LockNotOwner, "项目锁不存在，无法刷新心跳", "there is no project lock to refresh").
+				Hint("锁可能已被释放或强制解除；重新 acquire", "the lock was released or broken; acquire it again").With("lock", layout.LockDir)
+		}
+		if token == "" || st.token != token {
+			return notOwnerErr(st)
+		}
+		var info Info
+		if err := jsonio.ReadJSON(p.info, layout.LockInfo, &info); err != nil {
+			return err
+		}
+		info.Heartbeat = stamp(o.now())
+		if err := jsonio.WriteJSON(p.info, info); err != nil {
+			return err
+		}
+		res = &HeartbeatResult{Heartbeat: info.Heartbeat, PID: info.PID, Chapter: info.Chapter}
+		return nil
+	})
+	return res, err
+}
+
+// Break removes a stale lock, or any lock with force. A live lock without
+// force → E_LOCK_HELD.
+func Break(root *project.Root, force bool, o Options) (*ReleaseResult, error) {
+	p, err := resolve(root)
+	if err != nil {
+		return nil, err
+	}
+	var res *ReleaseResult
+	err = withFlock(p, func() error {
+		st, err := inspect(p, o)
+		if err != nil {
+			return err
+		}
+		if !st.Exists {
+			res = &ReleaseResult{Reason: ReasonNoLock}
+			return nil
+		}
+		if !st.Stale && !force {
+			return heldErr(st).Hint("锁仍有效；确认持有者已不在运行后用 novel-lock break --force", "the lock is live; once you are sure the holder is gone, use novel-lock break --force")
+		}
+		if err := removeDir(p); err != nil {
+			return err
+		}
+		res = &ReleaseResult{Released: true, Forced: !st.Stale, Reason: st.Reason, Holder: st.Holder}
+		return nil
+	})
+	return res, err
+}
+
+// Token returns the token recorded in the lock ("" when none or unreadable).
+func Token(root *project.Root) string {
+	p, err := resolve(root)
+	if err != nil {
+		return ""
+	}
+	data, err := os.ReadFile(p.info)
+	return parseInfo(data, err).Token
+}
