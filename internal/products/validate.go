@@ -3,10 +3,12 @@ package products
 import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
+	"github.com/novelsuite/novel/internal/volume"
 )
 
 // Validate checks the products of step st itself (SPEC §3.2), without the
@@ -14,6 +16,24 @@ import (
 // failing product's own error is returned (E_MISSING_FILE, E_INVALID_JSON,
 // E_SCHEMA, E_PATH, E_IO), with a hint naming the step to rerun.
 func Validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings) error {
+	return ValidateRole(root, cp, st, s, "")
+}
+
+// RoleSecondary is the second judge of a key chapter.
+const RoleSecondary = "secondary"
+
+// ValidateRole is Validate for one judge role: role "" checks the primary
+// eval and, on a key chapter, the secondary one too; role "secondary"
+// checks only the secondary eval (the pipeline validates each judge's
+// output as soon as it is written).
+func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings, role string) error {
+	if role != "" && role != RoleSecondary {
+		return errs.Newf(errs.Usage, "未知角色 %q（只有 secondary）", "unknown role %q (only secondary)", role).With("role", role)
+	}
+	if role == RoleSecondary && (st.Volume || st.Stage != stepid.Judge) {
+		return errs.Newf(errs.Usage, "--role secondary 只适用于 judge 步骤，不适用于 %s", "--role secondary applies to the judge step only, not %s", st.String()).
+			With("step", st.String()).Hint("去掉 --role", "drop --role")
+	}
 	if st.Volume {
 		return errs.Newf(errs.Usage, "%s 的产物由 novel-commit volume 校验", "the products of %s are validated by novel-commit volume", st.String()).
 			With("step", st.String()).Hint("运行 novel-commit volume --volume "+layout.PadVol(st.Number)+" --dry-run",
@@ -26,6 +46,10 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s s
 		err = CheckChapter(root, c)
 	case stepid.Summarize:
 		err = checkSummarize(root, cp, c)
+	case stepid.Judge:
+		err = checkJudge(root, cp, c, role)
+	case stepid.LogicReview:
+		_, err = LogicReviewReport(root, c)
 	case stepid.Gate, stepid.Commit:
 		return errs.Newf(errs.Usage, "%s 是确定性步骤，没有代理产物可校验", "%s is a deterministic step with no agent products to validate", st.String()).
 			With("step", st.String()).Hint("gate 由 novel-gate decide 执行，commit 由 novel-commit --dry-run 检查",
@@ -57,4 +81,55 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error 
 		return err
 	}
 	return CheckMemory(root, d.StorylineID)
+}
+
+func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role string) error {
+	if role == RoleSecondary {
+		_, err := Eval(root, c, true)
+		return err
+	}
+	if _, err := Eval(root, c, false); err != nil {
+		return err
+	}
+	key, err := KeyChapter(root, cp, c)
+	if err != nil {
+		return err
+	}
+	if key {
+		if _, err := Eval(root, c, true); err != nil {
+			if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
+				e.Zh = "关键章需要第二评审：" + e.Zh
+				e.En = "a key chapter needs the secondary judge: " + e.En
+				e.With("key_chapter", true)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Eval reads and validates the staging eval of chapter c (the secondary
+// judge's when secondary): overall in [0,5], chapter == c, the wrapped
+// {"eval_used":{…}} form accepted.
+func Eval(root *project.Root, c int, secondary bool) (*eval.Eval, error) {
+	rel := layout.StagingEval(c)
+	if secondary {
+		rel = layout.StagingEvalSecondary(c)
+	}
+	return eval.Load(root, rel, c)
+}
+
+// LogicReviewReport reads and validates the staging logic review report.
+func LogicReviewReport(root *project.Root, c int) (*eval.LogicReview, error) {
+	return eval.LoadLogicReview(root, layout.StagingLogicReview(c), c)
+}
+
+// KeyChapter reports whether c is a key chapter of the checkpoint's
+// current volume (judged twice, SPEC §6).
+func KeyChapter(root *project.Root, cp *checkpoint.Checkpoint, c int) (bool, error) {
+	v := 1
+	if cp != nil && cp.CurrentVolume > 0 {
+		v = cp.CurrentVolume
+	}
+	return volume.KeyChapter(root, v, c)
 }
