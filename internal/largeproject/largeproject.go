@@ -1,0 +1,412 @@
+// Package largeproject writes a large, valid novel project
+// deterministically from a seed, for benchmarks (SPEC §14): thousands of
+// committed chapters across volumes, hundreds of characters, thousands of
+// foreshadowing items, a multi-MiB state file rebuilt from a changelog,
+// and an inflight chapter whose staging products are ready for every step.
+package largeproject
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/stateops"
+)
+
+// Options size the project.
+type Options struct {
+	Chapters    int // committed chapters (default 2000)
+	Volumes     int // volumes holding them (default 10)
+	Characters  int // active characters (default 300)
+	Foreshadow  int // foreshadowing items, global + plans (default 2000)
+	StateBytes  int // approximate size of the state file (default 5 MiB)
+	ChapterSize int // characters per chapter body (default 1200)
+	Seed        uint64
+}
+
+func (o *Options) defaults() {
+	if o.Chapters == 0 {
+		o.Chapters = 2000
+	}
+	if o.Volumes == 0 {
+		o.Volumes = 10
+	}
+	if o.Characters == 0 {
+		o.Characters = 300
+	}
+	if o.Foreshadow == 0 {
+		o.Foreshadow = 2000
+	}
+	if o.StateBytes == 0 {
+		o.StateBytes = 5 << 20
+	}
+	if o.ChapterSize == 0 {
+		o.ChapterSize = 1200
+	}
+}
+
+// Storylines used by the generated project; the last is dormant.
+var Storylines = []string{"main-arc", "sect-intrigue", "border-war", "old-debts"}
+
+const nowStamp = "2026-11-01T08:00:00Z"
+
+type gen struct {
+	dir   string
+	o     Options
+	rng   *rand.Rand
+	names []string // display names by character index
+	per   int      // chapters per volume
+}
+
+// Inflight is the chapter left in flight (last committed + 1).
+func (o Options) Inflight() int { o.defaults(); return o.Chapters + 1 }
+
+// Generate writes the project into dir (which must be empty or absent).
+func Generate(dir string, o Options) error {
+	o.defaults()
+	g := &gen{dir: dir, o: o, rng: rand.New(rand.NewPCG(o.Seed, 0x6e6f76656c)), per: o.Chapters / o.Volumes}
+	if g.per < 1 {
+		return fmt.Errorf("largeproject: %d chapters cannot fill %d volumes", o.Chapters, o.Volumes)
+	}
+	g.names = g.characterNames()
+	steps := []func() error{g.basics, g.characters, g.volumes, g.committed, g.foreshadowing, g.state, g.inflight}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *gen) write(rel string, data []byte) error {
+	p := filepath.Join(g.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, data, 0o644)
+}
+
+func (g *gen) writeJSON(rel string, v any) error {
+	data, err := jsonio.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return g.write(rel, data)
+}
+
+// volumeOf maps a chapter to its volume; the last volume also holds the
+// inflight chapter and a few planned ones after it.
+func (g *gen) volumeOf(c int) int {
+	v := (c-1)/g.per + 1
+	if v > g.o.Volumes {
+		v = g.o.Volumes
+	}
+	return v
+}
+
+func (g *gen) volumeRange(v int) (int, int) {
+	start := (v-1)*g.per + 1
+	end := v * g.per
+	if v == g.o.Volumes {
+		end = g.o.Chapters + 10
+	}
+	return start, end
+}
+
+func (g *gen) storylineOf(c int) string { return Storylines[(c/3)%3] }
+
+var surnames = []rune("林苏陈赵周吴郑王冯沈韩杨朱秦许何吕施张孔曹严华金魏陶姜谢邹喻柏水窦章云潘葛")
+var given = []rune("枫晚晴远山青岚若雪明轩子墨清歌寒星落霞长风无忌天行月华紫烟玄霜逸尘凌云")
+
+func (g *gen) characterNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < g.o.Characters {
+		n := string(surnames[g.rng.IntN(len(surnames))]) + string(given[g.rng.IntN(len(given))])
+		if g.rng.IntN(2) == 0 {
+			n += string(given[g.rng.IntN(len(given))])
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func slug(i int) string { return fmt.Sprintf("char-%03d", i+1) }
+
+func (g *gen) basics() error {
+	cp := map[string]any{"schema_version": 2, "last_completed_chapter": g.o.Chapters, "current_volume": g.volumeOf(g.o.Chapters + 1),
+		"orchestrator_state": "WRITING", "pipeline_stage": "judged", "inflight_chapter": g.o.Chapters + 1, "revision_count": 0,
+		"last_checkpoint_time": nowStamp}
+	var rules []any
+	for i := 1; i <= 60; i++ {
+		kind := "soft"
+		if i%2 == 0 {
+			kind = "hard"
+		}
+		r := map[string]any{"id": fmt.Sprintf("W-%03d", i), "category": []string{"magic_system", "geography", "society", "history"}[i%4],
+			"rule": fmt.Sprintf("第%d条世界规则：修炼者不得在灵脉枯竭之地强行突破，否则经脉逆行。", i), "constraint_type": kind, "exceptions": []string{}}
+		if i%7 == 0 {
+			r["exceptions"] = []string{"持有宗门令牌者", "天劫当日"}
+		}
+		rules = append(rules, r)
+	}
+	words := []string{}
+	for i := 0; i < 60; i++ {
+		words = append(words, fmt.Sprintf("套话%02d", i))
+	}
+	files := map[string]any{
+		layout.Checkpoint:   cp,
+		layout.Settings:     map[string]any{"language": "zh", "max_revisions": 2, "logic_review_policy": "off"},
+		layout.StyleProfile: map[string]any{"avg_sentence_length": 22, "dialogue_ratio": 0.3, "preferred_expressions": []string{"心头一沉"}},
+		layout.AIBlacklist:  map[string]any{"version": "1.0.0", "words": words, "whitelist": []string{}, "update_log": []any{}},
+		layout.WorldRules:   map[string]any{"rules": rules},
+		layout.StorylineSpec: map[string]any{"storylines": func() []any {
+			var l []any
+			for _, s := range Storylines {
+				l = append(l, map[string]any{"id": s, "name": s, "type": "plot"})
+			}
+			return l
+		}()},
+	}
+	for rel, v := range files {
+		if err := g.writeJSON(rel, v); err != nil {
+			return err
+		}
+	}
+	for _, s := range Storylines {
+		if err := g.write(layout.Memory(s), []byte("# "+s+" 线记忆\n\n- 最近进展：主角在宗门大比后离山。\n")); err != nil {
+			return err
+		}
+	}
+	return g.write(layout.Brief, []byte("# 项目简介\n\n长篇仙侠，生成的压力测试项目。\n"))
+}
+
+func (g *gen) characters() error {
+	for i, name := range g.names {
+		if err := g.writeJSON("characters/active/"+slug(i)+".json", map[string]any{"display_name": name, "role": "配角", "faction": fmt.Sprintf("宗门%d", i%12)}); err != nil {
+			return err
+		}
+		if err := g.write("characters/active/"+slug(i)+".md", []byte("# "+name+"\n\n性格沉稳，出身寒门。\n")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *gen) volumes() error {
+	for v := 1; v <= g.o.Volumes; v++ {
+		start, end := g.volumeRange(v)
+		var b strings.Builder
+		fmt.Fprintf(&b, "# 第%d卷\n\n", v)
+		for c := start; c <= end; c++ {
+			sl := g.storylineOf(c)
+			fmt.Fprintf(&b, "### 第 %d 章: 风起第%d回\n", c, c)
+			fmt.Fprintf(&b, "- **Storyline**: %s\n- **POV**: %s\n- **Location**: 青岚山\n- **Conflict**: 宗门内斗升级\n", sl, g.names[c%len(g.names)])
+			fmt.Fprintf(&b, "- **Arc**: 成长\n- **Foreshadowing**: F-%04d\n- **StateChanges**: 修为提升\n", c%g.o.Foreshadow+1)
+			fmt.Fprintf(&b, "- **TransitionHint**: next_storyline=%s\n\n", g.storylineOf(c+1))
+			contract := map[string]any{"chapter": c, "storyline_id": sl,
+				"objectives":        []any{map[string]any{"id": "OBJ-1", "required": true, "description": "推进主线冲突"}},
+				"storyline_context": map[string]any{"last_chapter_summary": "上一章主角离山。", "chapters_since_last": 1, "line_arc_progress": "中段"},
+				"transition_hint":   map[string]any{"next_storyline": g.storylineOf(c + 1)}}
+			if c%2 == 0 {
+				states := map[string]any{}
+				for k := 0; k < 12; k++ {
+					states[g.names[(c+k*7)%len(g.names)]] = map[string]any{"location": "青岚山"}
+				}
+				contract["preconditions"] = map[string]any{"character_states": states}
+			}
+			if err := g.writeJSON(layout.Contract(v, c), contract); err != nil {
+				return err
+			}
+		}
+		if err := g.write(layout.Outline(v), []byte(b.String())); err != nil {
+			return err
+		}
+		mid := (start + end) / 2
+		sched := map[string]any{"active_storylines": Storylines[:3], "dormant_storylines": Storylines[3:],
+			"convergence_events": []any{
+				map[string]any{"chapter_range": []int{start + 20, start + 24}, "involved_storylines": []string{"main-arc", "sect-intrigue"}},
+				map[string]any{"chapter_range": []int{mid, mid + 3}, "involved_storylines": []string{"main-arc", "border-war"}},
+			}}
+		if err := g.writeJSON(layout.Schedule(v), sched); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *gen) body(c int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# 第%d章 风起第%d回\n\n", c, c)
+	para := fmt.Sprintf("%s站在山门前，望着远处翻涌的云海。「这一局，我们输不起。」%s低声说道，袖中的玉佩微微发烫。", g.names[c%len(g.names)], g.names[(c+1)%len(g.names)])
+	for b.Len() < g.o.ChapterSize*3 {
+		b.WriteString(para)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+func (g *gen) committed() error {
+	for c := 1; c <= g.o.Chapters; c++ {
+		if err := g.write(layout.Chapter(c), []byte(g.body(c))); err != nil {
+			return err
+		}
+		sum := fmt.Sprintf("# 第%d章摘要\n\n%s与%s在青岚山会面，%s暗中观察。宗门大比临近，暗流涌动。\n", c,
+			g.names[(c*7)%len(g.names)], g.names[(c*11)%len(g.names)], g.names[(c*13)%len(g.names)])
+		if err := g.write(layout.Summary(c), []byte(sum)); err != nil {
+			return err
+		}
+		overall := 3.5 + float64(g.rng.IntN(15))/10
+		ev := map[string]any{"chapter": c, "overall": overall, "recommendation": "pass",
+			"scores":   map[string]any{"plot_logic": map[string]any{"score": 4, "feedback": "情节合理"}, "character": map[string]any{"score": 4, "feedback": "人物鲜明"}},
+			"metadata": map[string]any{"gate": map[string]any{"decision": "pass", "overall_final": overall}}}
+		if err := g.writeJSON(layout.Eval(c), ev); err != nil {
+			return err
+		}
+		if err := g.writeJSON(layout.Crossref(c), map[string]any{"chapter": c, "storyline_id": g.storylineOf(c), "conflicts": []any{}}); err != nil {
+			return err
+		}
+		if err := g.writeJSON(layout.ChapterLog(c), map[string]any{"chapter": c, "gate_decision": "pass", "word_count": g.o.ChapterSize, "storyline": g.storylineOf(c)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *gen) item(i, planted int) map[string]any {
+	scope := []string{"short", "medium", "long"}[i%3]
+	status := []string{"planted", "advanced", "resolved"}[i%3]
+	span := map[string]int{"short": 5, "medium": 30, "long": 200}[scope]
+	return map[string]any{"id": fmt.Sprintf("F-%04d", i), "description": fmt.Sprintf("第%d号伏笔：古井下的铜镜。", i), "scope": scope,
+		"status": status, "planted_chapter": planted, "planted_storyline": g.storylineOf(planted),
+		"target_resolve_range": []int{planted + 1, planted + span}, "last_updated_chapter": planted,
+		"history": []any{map[string]any{"chapter": planted, "action": "planted", "detail": "埋下"}}}
+}
+
+func (g *gen) foreshadowing() error {
+	planPer := g.o.Foreshadow / 4 / g.o.Volumes
+	globalN := g.o.Foreshadow - planPer*g.o.Volumes
+	var global []any
+	for i := 1; i <= globalN; i++ {
+		global = append(global, g.item(i, 1+(i*g.o.Chapters)/(globalN+1)))
+	}
+	if err := g.writeJSON(layout.GlobalForeshadow, map[string]any{"foreshadowing": global}); err != nil {
+		return err
+	}
+	id := globalN
+	for v := 1; v <= g.o.Volumes; v++ {
+		start, end := g.volumeRange(v)
+		var plan []any
+		for k := 0; k < planPer; k++ {
+			id++
+			it := g.item(id, start+(k*(end-start))/planPer)
+			it["status"] = "planted"
+			plan = append(plan, it)
+		}
+		if err := g.writeJSON(layout.PlanForeshadow(v), map[string]any{"foreshadowing": plan}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// state writes the baseline, a changelog of one line per committed
+// chapter, and the current state obtained by applying it, so
+// `novel-commit rebuild --check` holds.
+func (g *gen) state() error {
+	chars := map[string]any{}
+	per := g.o.StateBytes / g.o.Characters
+	for i := range g.names {
+		notes := []any{}
+		ch := map[string]any{"display_name": g.names[i], "level": json.Number("1"), "location": "青岚山", "notes": notes}
+		for size := 0; size < per; size += 64 {
+			notes = append(notes, fmt.Sprintf("第%d章：与%s结下因果，欠下一笔人情。", g.rng.IntN(g.o.Chapters)+1, g.names[g.rng.IntN(len(g.names))]))
+		}
+		ch["notes"] = notes
+		chars[slug(i)] = ch
+	}
+	state := map[string]any{"schema_version": json.Number("1"), "state_version": json.Number("0"), "last_updated_chapter": json.Number("0"),
+		"characters": chars, "items": map[string]any{}, "locations": map[string]any{}, "factions": map[string]any{},
+		"world_state": map[string]any{}, "active_foreshadowing": []any{}}
+	if err := g.writeJSON(layout.Baseline, state); err != nil {
+		return err
+	}
+	var changelog strings.Builder
+	for c := 1; c <= g.o.Chapters; c++ {
+		who := slug(g.rng.IntN(len(g.names)))
+		raws := []any{
+			map[string]any{"op": "inc", "path": "characters." + who + ".level", "value": json.Number("1")},
+			map[string]any{"op": "set", "path": "characters." + who + ".location", "value": fmt.Sprintf("地点%d", c%50)},
+			map[string]any{"op": "add", "path": fmt.Sprintf("items.item-%03d.holders", c%200), "value": who},
+		}
+		var ops []stateops.Op
+		for _, r := range raws {
+			op, reason := stateops.Validate(r)
+			if reason != "" {
+				return fmt.Errorf("largeproject: generated op %v invalid: %s", r, reason)
+			}
+			ops = append(ops, op)
+		}
+		res := stateops.Apply(state, ops)
+		if len(res.Dropped) > 0 {
+			return fmt.Errorf("largeproject: op dropped at chapter %d: %v", c, res.Dropped)
+		}
+		state["state_version"] = json.Number(fmt.Sprint(c))
+		state["last_updated_chapter"] = json.Number(fmt.Sprint(c))
+		line, err := jsonio.MarshalLine(map[string]any{"chapter": c, "state_version": c, "base_state_version": c - 1,
+			"storyline_id": g.storylineOf(c), "committed_at": nowStamp, "ops": res.AppliedRaw(), "dropped": []any{}})
+		if err != nil {
+			return err
+		}
+		changelog.Write(line)
+	}
+	if err := g.write(layout.Changelog, []byte(changelog.String())); err != nil {
+		return err
+	}
+	return g.writeJSON(layout.CurrentState, state)
+}
+
+// inflight writes the staging products of chapter N+1 up to the judge.
+func (g *gen) inflight() error {
+	c := g.o.Chapters + 1
+	sl := g.storylineOf(c)
+	delta := map[string]any{"chapter": c, "base_state_version": g.o.Chapters, "storyline_id": sl,
+		"ops": []any{
+			map[string]any{"op": "set", "path": "characters.char-001.location", "value": "北境"},
+			map[string]any{"op": "inc", "path": "characters.char-002.level", "value": 1},
+			map[string]any{"op": "foreshadow", "path": "F-0001", "value": "advanced", "detail": "铜镜再现"},
+		},
+		"unknown_entities": []any{map[string]any{"name": "黑袍客", "context": "山门外的神秘人"}}}
+	ev := map[string]any{"chapter": c, "overall": 4.2, "recommendation": "pass",
+		"scores":                map[string]any{"plot_logic": map[string]any{"score": 4.2, "feedback": "节奏紧凑"}},
+		"contract_verification": map[string]any{"l1_checks": []any{}, "l2_checks": []any{}, "l3_checks": []any{}, "ls_checks": []any{}},
+		"required_fixes":        []any{}}
+	files := []struct {
+		rel string
+		v   any
+	}{
+		{layout.StagingDelta(c), delta},
+		{layout.StagingCrossref(c), map[string]any{"chapter": c, "conflicts": []any{}}},
+		{layout.StagingEval(c), ev},
+	}
+	for _, f := range files {
+		if err := g.writeJSON(f.rel, f.v); err != nil {
+			return err
+		}
+	}
+	if err := g.write(layout.StagingChapter(c), []byte(g.body(c))); err != nil {
+		return err
+	}
+	if err := g.write(layout.StagingSummary(c), []byte("# 摘要\n\n主角北上。\n")); err != nil {
+		return err
+	}
+	return g.write(layout.StagingMemory(sl), []byte("# "+sl+" 线记忆\n\n- 北上途中。\n"))
+}
