@@ -223,4 +223,3 @@ func Main() int {
 	}
 	return code
 }
-
