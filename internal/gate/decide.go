@@ -1,0 +1,241 @@
+// Package gate turns a chapter's evaluations (and logic review report)
+// into a decision — pass, polish, revise, review or rewrite — records it in
+// the gate file, applies the stage moves that follow (SPEC §7.1), and
+// resolves paused chapters (SPEC §7.5).
+package gate
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// Decisions. Accepted is written by resolve --accept only.
+const (
+	Pass     = "pass"
+	Polish   = "polish"
+	Revise   = "revise"
+	Review   = "review"
+	Rewrite  = "rewrite"
+	Accepted = "accepted"
+)
+
+// FailedDimensionBelow is the score under which a dimension is listed as
+// failed (SPEC §7.1).
+const FailedDimensionBelow = 3.5
+
+// Judge names which evaluation a violation or the final score came from.
+const (
+	Primary   = "primary"
+	Secondary = "secondary"
+)
+
+// Violation is a contract check that failed, tagged with its judge.
+type Violation struct {
+	eval.Check
+	Judge string `json:"judge"`
+}
+
+// Violations are the high-confidence (blocking) ones and the warnings.
+type Violations struct {
+	High     []Violation `json:"high"`
+	Warnings []Violation `json:"warnings"`
+}
+
+// LogicSummary is the logic review part of a gate result.
+type LogicSummary struct {
+	File            string `json:"file"`
+	Policy          string `json:"policy"`
+	OverallScore    int    `json:"overall_score"`
+	MinScore        int    `json:"min_score"`
+	HighIssuesCount int    `json:"high_issues_count"`
+	IssuesCount     int    `json:"issues_count"`
+	Blocking        bool   `json:"blocking"`
+}
+
+// Config is the effective configuration a decision used.
+type Config struct {
+	GateThresholds      settings.Thresholds `json:"gate_thresholds"`
+	MaxRevisions        int                 `json:"max_revisions"`
+	LogicReviewPolicy   string              `json:"logic_review_policy"`
+	LogicReviewMinScore int                 `json:"logic_review_min_score"`
+	KeyChapter          bool                `json:"key_chapter"`
+}
+
+// Result is the gate decision of one chapter (SPEC §7.1), printed by
+// decide and recorded in the gate file.
+type Result struct {
+	Chapter                    int              `json:"chapter"`
+	Decision                   string           `json:"decision"`
+	OverallFinal               float64          `json:"overall_final"`
+	EvalUsed                   string           `json:"eval_used"`
+	HasHighConfidenceViolation bool             `json:"has_high_confidence_violation"`
+	Violations                 Violations       `json:"violations"`
+	RevisionCount              int              `json:"revision_count"`
+	MaxRevisions               int              `json:"max_revisions"`
+	ForcePassed                bool             `json:"force_passed"`
+	FailedDimensions           []eval.Dimension `json:"failed_dimensions"`
+	RequiredFixes              []eval.Fix       `json:"required_fixes"`
+	LogicReview                *LogicSummary    `json:"logic_review"`
+	BlockedBy                  string           `json:"blocked_by,omitempty"`
+	Config                     Config           `json:"config"`
+	NextStep                   *string          `json:"next_step"`
+}
+
+// IsPause reports whether the decision needs a person (review, rewrite).
+func IsPause(decision string) bool { return decision == Review || decision == Rewrite }
+
+// Input is everything a decision depends on.
+type Input struct {
+	Chapter       int
+	Primary       *eval.Eval
+	Secondary     *eval.Eval // used only on key chapters
+	KeyChapter    bool
+	Review        *eval.LogicReview // nil when there is no report
+	Settings      settings.Settings
+	RevisionCount int
+}
+
+// Decide computes the gate result. It is pure: same input, same result.
+func Decide(in Input) *Result {
+	s := in.Settings
+	t := s.GateThresholds
+	r := &Result{
+		Chapter:       in.Chapter,
+		RevisionCount: in.RevisionCount,
+		MaxRevisions:  s.MaxRevisions,
+		Config: Config{GateThresholds: t, MaxRevisions: s.MaxRevisions, LogicReviewPolicy: s.LogicReviewPolicy,
+			LogicReviewMinScore: s.LogicReviewMinScore, KeyChapter: in.KeyChapter},
+		Violations:       Violations{High: []Violation{}, Warnings: []Violation{}},
+		FailedDimensions: []eval.Dimension{},
+		RequiredFixes:    []eval.Fix{},
+	}
+	used, usedName := in.Primary, Primary
+	judges := []struct {
+		e    *eval.Eval
+		name string
+	}{{in.Primary, Primary}}
+	if in.KeyChapter && in.Secondary != nil {
+		judges = append(judges, struct {
+			e    *eval.Eval
+			name string
+		}{in.Secondary, Secondary})
+		// The lower score decides; a tie goes to the strong second judge.
+		if in.Secondary.Overall <= in.Primary.Overall {
+			used, usedName = in.Secondary, Secondary
+		}
+	}
+	r.OverallFinal, r.EvalUsed = used.Overall, usedName
+	for _, j := range judges {
+		high, warn := j.e.Violations()
+		for _, c := range high {
+			r.Violations.High = append(r.Violations.High, Violation{Check: c, Judge: j.name})
+		}
+		for _, c := range warn {
+			r.Violations.Warnings = append(r.Violations.Warnings, Violation{Check: c, Judge: j.name})
+		}
+	}
+	r.HasHighConfidenceViolation = len(r.Violations.High) > 0
+
+	d := byScore(r.OverallFinal, t)
+	if r.HasHighConfidenceViolation {
+		d = Revise
+	}
+	if d == Revise && in.RevisionCount >= s.MaxRevisions {
+		// At the cap a revise becomes a forced pass when the chapter is
+		// acceptable, else a person decides.
+		if !r.HasHighConfidenceViolation && r.OverallFinal >= t.Revise {
+			d, r.ForcePassed = Pass, true
+		} else {
+			d = Review
+		}
+	}
+	if in.Review != nil {
+		r.LogicReview = &LogicSummary{
+			File: in.Review.File, Policy: s.LogicReviewPolicy, OverallScore: in.Review.OverallScore,
+			MinScore: s.LogicReviewMinScore, HighIssuesCount: in.Review.HighCount(), IssuesCount: len(in.Review.Issues),
+		}
+		if s.LogicReviewPolicy == settings.PolicyBlocking && in.Review.Blocks(s.LogicReviewMinScore) {
+			r.LogicReview.Blocking = true
+			d, r.BlockedBy, r.ForcePassed = Review, "logic_review", false
+		}
+	}
+	r.Decision = d
+
+	for _, dim := range used.Dimensions {
+		if dim.Score < FailedDimensionBelow {
+			r.FailedDimensions = append(r.FailedDimensions, dim)
+		}
+	}
+	r.RequiredFixes = requiredFixes(used, r.Violations.High)
+	r.NextStep = nextStep(in.Chapter, d)
+	return r
+}
+
+func byScore(x float64, t settings.Thresholds) string {
+	switch {
+	case x >= t.Pass:
+		return Pass
+	case x >= t.Polish:
+		return Polish
+	case x >= t.Revise:
+		return Revise
+	case x >= t.Review:
+		return Review
+	}
+	return Rewrite
+}
+
+// requiredFixes: the eval's own, else one per high violation, else the
+// feedback of the two lowest dimensions (SPEC §7.1).
+func requiredFixes(used *eval.Eval, high []Violation) []eval.Fix {
+	out := []eval.Fix{}
+	if len(used.RequiredFixes) > 0 {
+		return append(out, used.RequiredFixes...)
+	}
+	if len(high) > 0 {
+		for _, v := range high {
+			ins := v.Detail
+			if ins == "" {
+				ins = "修正违反 " + v.ID + " 的内容（" + v.Level + "）"
+			}
+			out = append(out, eval.Fix{Target: v.ID, Instruction: ins})
+		}
+		return out
+	}
+	dims := append([]eval.Dimension(nil), used.Dimensions...)
+	sort.SliceStable(dims, func(i, j int) bool {
+		if dims[i].Score != dims[j].Score {
+			return dims[i].Score < dims[j].Score
+		}
+		return dims[i].Name < dims[j].Name
+	})
+	for i := 0; i < len(dims) && i < 2; i++ {
+		ins := dims[i].Feedback
+		if ins == "" {
+			ins = "提升 " + dims[i].Name + "（当前 " + strconv.FormatFloat(dims[i].Score, 'f', -1, 64) + " 分）"
+		}
+		out = append(out, eval.Fix{Target: dims[i].Name, Instruction: ins})
+	}
+	return out
+}
+
+func nextStep(c int, decision string) *string {
+	var stage string
+	switch decision {
+	case Pass, Accepted:
+		stage = stepid.Commit
+	case Polish:
+		stage = stepid.Polish
+	case Revise:
+		stage = stepid.Draft
+	default:
+		return nil
+	}
+	s := "chapter:" + layout.Pad(c) + ":" + stage
+	return &s
+}
