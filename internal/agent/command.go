@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// Command pipes the rendered prompt to a command's stdin (Claude Code
+// `claude -p`, Codex, `llm`, …) and parses its stdout like a model answer.
+type Command struct {
+	Cmd     string // run with sh -c, cwd = project root
+	Root    *project.Root
+	Timeout time.Duration
+	Env     []string
+
+	previous string
+}
+
+// Name implements Backend.
+func (c *Command) Name() string { return "command" }
+
+// Reasks implements Backend.
+func (c *Command) Reasks() int { return 1 }
+
+// Ask implements Backend.
+func (c *Command) Ask(p *Packet, feedback error) (*Reply, error) {
+	msgs, err := RenderPrompt(c.Root, p, feedback, c.previous)
+	if err != nil {
+		return nil, err
+	}
+	var prompt strings.Builder
+	for i, m := range msgs {
+		if i > 0 {
+			prompt.WriteString("\n\n")
+		}
+		switch m.Role {
+		case "system":
+			prompt.WriteString("# 系统说明\n\n")
+		case "assistant":
+			prompt.WriteString("# 你上一次的输出\n\n")
+		}
+		prompt.WriteString(m.Content)
+	}
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = 30 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", c.Cmd)
+	cmd.Dir = c.Root.Dir
+	cmd.Env = c.Env
+	cmd.Stdin = strings.NewReader(prompt.String())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, errs.Newf(errs.Agent, "命令 %q 超时（%s）", "command %q timed out (%s)", c.Cmd, timeout).With("cmd", c.Cmd)
+	}
+	if err != nil {
+		tail := strings.TrimSpace(stderr.String())
+		if len(tail) > 2000 {
+			tail = tail[len(tail)-2000:]
+		}
+		return nil, errs.Newf(errs.Agent, "命令 %q 失败：%v", "command %q failed: %v", c.Cmd, err).
+			With("cmd", c.Cmd).With("stderr", tail).
+			Hint("检查该命令能否在项目目录中单独运行", "check that the command runs on its own in the project directory")
+	}
+	c.previous = stdout.String()
+	return &Reply{Text: cleanAnswer(stdout.String(), Format(p.Agent.Name)), Source: "command " + c.Cmd, Model: "command"}, nil
+}
