@@ -1,0 +1,416 @@
+// Package foreshadow is the foreshadowing model: the fact layer
+// (foreshadowing/global.json) and the volume plan layer
+// (volumes/vol-VV/foreshadowing.json), read leniently and written
+// canonically; the per-chapter query (SPEC §9); the merge of foreshadow
+// ops at commit (SPEC §8.3) and its undo for rollback.
+package foreshadow
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// Statuses in their forward order.
+const (
+	Planted  = "planted"
+	Advanced = "advanced"
+	Resolved = "resolved"
+)
+
+// Rank orders statuses: planted < advanced < resolved; anything else 0.
+func Rank(status string) int {
+	switch status {
+	case Planted:
+		return 1
+	case Advanced:
+		return 2
+	case Resolved:
+		return 3
+	}
+	return 0
+}
+
+// knownKeys are the item fields of SPEC §2, in their canonical order.
+var knownKeys = []string{"id", "description", "scope", "status", "planted_chapter", "planted_storyline",
+	"target_resolve_range", "last_updated_chapter", "history"}
+
+// Item is one foreshadowing item. Typed fields hold the value when the
+// file gave it the documented type; every original field is also kept
+// raw so a rewrite preserves fields (and odd values) it does not touch.
+type Item struct {
+	ID                 string
+	Description        string
+	Scope              string
+	Status             string
+	PlantedChapter     int // 0 = absent
+	PlantedStoryline   string
+	LastUpdatedChapter int // 0 = absent
+	History            []History
+
+	raw map[string]json.RawMessage
+}
+
+// History is one history entry.
+type History struct {
+	Chapter int
+	Action  string
+	Detail  string
+	raw     map[string]json.RawMessage
+}
+
+// Range returns the item's target_resolve_range when it is valid
+// ([a,b] integers, 1 ≤ a ≤ b).
+func (it *Item) Range() (int, int, bool) { return validRange(it.raw["target_resolve_range"]) }
+
+// HasRange reports whether target_resolve_range is set to anything
+// non-empty (valid or not).
+func (it *Item) rangeMissing() bool { return emptyRaw(it.raw["target_resolve_range"]) }
+
+func emptyRaw(raw json.RawMessage) bool {
+	t := string(bytes.TrimSpace(raw))
+	return t == "" || t == "null" || t == `""` || t == "[]"
+}
+
+func validRange(raw json.RawMessage) (int, int, bool) {
+	if emptyRaw(raw) {
+		return 0, 0, false
+	}
+	var xs []any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&xs) != nil || len(xs) != 2 {
+		return 0, 0, false
+	}
+	n1, ok1 := xs[0].(json.Number)
+	n2, ok2 := xs[1].(json.Number)
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	a, err1 := n1.Int64()
+	b, err2 := n2.Int64()
+	if err1 != nil || err2 != nil || a < 1 || a > b || b > 1<<31 {
+		return 0, 0, false
+	}
+	return int(a), int(b), true
+}
+
+func str(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func integer(raw json.RawMessage) int {
+	n, ok := jsonio.Int(anyOf(raw))
+	if !ok || n < 0 {
+		return 0
+	}
+	return n
+}
+
+func anyOf(raw json.RawMessage) any {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return v
+}
+
+func parseItem(raw json.RawMessage) (Item, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return Item{}, false
+	}
+	it := Item{raw: m}
+	it.ID = str(m["id"])
+	it.Description = str(m["description"])
+	it.Scope = str(m["scope"])
+	it.Status = str(m["status"])
+	it.PlantedChapter = integer(m["planted_chapter"])
+	it.PlantedStoryline = str(m["planted_storyline"])
+	it.LastUpdatedChapter = integer(m["last_updated_chapter"])
+	var hs []json.RawMessage
+	if json.Unmarshal(m["history"], &hs) == nil {
+		for _, h := range hs {
+			var hm map[string]json.RawMessage
+			if json.Unmarshal(h, &hm) != nil || hm == nil {
+				hm = map[string]json.RawMessage{"_raw": h} // kept verbatim below
+			}
+			it.History = append(it.History, History{Chapter: integer(hm["chapter"]), Action: str(hm["action"]), Detail: str(hm["detail"]), raw: hm})
+		}
+	}
+	return it, true
+}
+
+// mustRaw encodes v without HTML escaping (SPEC §1: <>& stay as-is).
+func mustRaw(v any) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return json.RawMessage("null")
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// set records a typed change in the raw map so it is written.
+func (it *Item) set(key string, v any) {
+	if it.raw == nil {
+		it.raw = map[string]json.RawMessage{}
+	}
+	it.raw[key] = mustRaw(v)
+}
+
+func (it *Item) del(key string) { delete(it.raw, key) }
+
+// MarshalJSON writes the known fields in SPEC order, then any other
+// fields sorted by name.
+func (it Item) MarshalJSON() ([]byte, error) { return it.encode(false) }
+
+func (it Item) encode(knownOnly bool) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	first := true
+	emit := func(k string, v []byte) {
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		kb := mustRaw(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	for _, k := range knownKeys {
+		if k == "history" && it.History != nil {
+			emit(k, it.historyJSON())
+			continue
+		}
+		if v, ok := it.raw[k]; ok {
+			emit(k, v)
+		}
+	}
+	if !knownOnly {
+		for _, k := range sortedExtra(it.raw, knownKeys) {
+			emit(k, it.raw[k])
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// historyJSON encodes History (set once a merge or rollback touched it;
+// an untouched history is written back byte for byte).
+func (it Item) historyJSON() []byte {
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i, h := range it.History {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		b, _ := h.MarshalJSON()
+		buf.Write(b)
+	}
+	buf.WriteByte(']')
+	return buf.Bytes()
+}
+
+var historyKeys = []string{"chapter", "action", "detail"}
+
+// MarshalJSON writes chapter, action, detail, then other fields sorted.
+func (h History) MarshalJSON() ([]byte, error) {
+	if v, ok := h.raw["_raw"]; ok && len(h.raw) == 1 {
+		return v, nil
+	}
+	if h.raw == nil {
+		h.raw = map[string]json.RawMessage{"chapter": mustRaw(h.Chapter), "action": mustRaw(h.Action), "detail": mustRaw(h.Detail)}
+	}
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	first := true
+	for _, k := range append(append([]string{}, historyKeys...), sortedExtra(h.raw, historyKeys)...) {
+		v, ok := h.raw[k]
+		if !ok {
+			continue
+		}
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		kb := mustRaw(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+func sortedExtra(m map[string]json.RawMessage, known []string) []string {
+	var ks []string
+	for k := range m {
+		isKnown := false
+		for _, kk := range known {
+			if k == kk {
+				isKnown = true
+				break
+			}
+		}
+		if !isKnown {
+			ks = append(ks, k)
+		}
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// File is a parsed foreshadowing file: its items in file order plus the
+// other top-level fields (kept on rewrite).
+type File struct {
+	Rel   string
+	Items []Item
+	top   map[string]json.RawMessage // nil when the file was a bare list
+}
+
+// Parse reads {"foreshadowing":[…]} or a bare list. Entries that are not
+// objects are kept raw on rewrite and ignored otherwise.
+func Parse(data []byte, rel string) (*File, error) {
+	var v json.RawMessage
+	if err := jsonio.Decode(data, rel, &v); err != nil {
+		return nil, err
+	}
+	f := &File{Rel: rel, Items: []Item{}}
+	var list []json.RawMessage
+	t := bytes.TrimSpace(v)
+	switch {
+	case len(t) > 0 && t[0] == '[':
+		if json.Unmarshal(t, &list) != nil {
+			return nil, schemaErr(rel)
+		}
+	case len(t) > 0 && t[0] == '{':
+		if json.Unmarshal(t, &f.top) != nil {
+			return nil, schemaErr(rel)
+		}
+		fs, ok := f.top["foreshadowing"]
+		if ok && !emptyRaw(fs) && json.Unmarshal(fs, &list) != nil {
+			return nil, schemaErr(rel)
+		}
+		if !ok && len(f.top) > 0 && !onlyMeta(f.top) {
+			return nil, schemaErr(rel)
+		}
+	default:
+		return nil, schemaErr(rel)
+	}
+	for _, raw := range list {
+		it, ok := parseItem(raw)
+		if !ok {
+			it = Item{raw: map[string]json.RawMessage{"_entry": raw}}
+		}
+		f.Items = append(f.Items, it)
+	}
+	return f, nil
+}
+
+// onlyMeta accepts an object that has no foreshadowing list yet but only
+// bookkeeping fields (e.g. {"volume":2}).
+func onlyMeta(top map[string]json.RawMessage) bool {
+	for k := range top {
+		switch k {
+		case "volume", "schema_version", "version", "updated_at", "last_updated":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func schemaErr(rel string) error {
+	return errs.Newf(errs.Schema, "%s 的格式不受支持：应为 {\"foreshadowing\":[…]} 或伏笔数组", "%s has an unsupported shape: expected {\"foreshadowing\":[…]} or a list of items", rel).
+		With("file", rel).Hint("把伏笔条目放进 foreshadowing 数组", "put the items in a \"foreshadowing\" array")
+}
+
+func load(root *project.Root, rel string) (*File, error) {
+	if _, err := root.Abs(rel); err != nil {
+		return nil, err
+	}
+	if !root.Exists(rel) {
+		return &File{Rel: rel, Items: []Item{}}, nil
+	}
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, rel)
+}
+
+// LoadGlobalFile reads foreshadowing/global.json (missing → empty).
+func LoadGlobalFile(root *project.Root) (*File, error) { return load(root, layout.GlobalForeshadow) }
+
+// LoadGlobal returns the fact layer's items (missing file → none).
+func LoadGlobal(root *project.Root) ([]Item, error) {
+	f, err := LoadGlobalFile(root)
+	if err != nil {
+		return nil, err
+	}
+	return f.Items, nil
+}
+
+// LoadPlan returns the volume plan's items (missing file → none).
+func LoadPlan(root *project.Root, volume int) ([]Item, error) {
+	f, err := load(root, layout.PlanForeshadow(volume))
+	if err != nil {
+		return nil, err
+	}
+	return f.Items, nil
+}
+
+// Encode renders the file canonically with items replaced: the original
+// top-level fields are kept, a bare list becomes {"foreshadowing":[…]}.
+func (f *File) Encode(items []Item) ([]byte, error) {
+	top := map[string]json.RawMessage{}
+	for k, v := range f.top {
+		top[k] = v
+	}
+	list := make([]json.RawMessage, 0, len(items))
+	for _, it := range items {
+		if v, ok := it.raw["_entry"]; ok && len(it.raw) == 1 {
+			list = append(list, v)
+			continue
+		}
+		b, err := it.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, b)
+	}
+	var lb bytes.Buffer
+	lb.WriteByte('[')
+	for i, b := range list {
+		if i > 0 {
+			lb.WriteByte(',')
+		}
+		lb.Write(b)
+	}
+	lb.WriteByte(']')
+	top["foreshadowing"] = lb.Bytes()
+	// Re-decode so the output gets the suite's canonical indentation
+	// while keeping our field order (json.RawMessage keeps bytes as-is).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(top); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

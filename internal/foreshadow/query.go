@@ -1,0 +1,241 @@
+package foreshadow
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// Stats are the query counters. relevant_from_* count matches per layer,
+// so their sum can exceed items (plugin-compatible).
+type Stats struct {
+	Items              int `json:"items"`
+	RelevantFromPlan   int `json:"relevant_from_plan"`
+	RelevantFromGlobal int `json:"relevant_from_global"`
+	OverdueShort       int `json:"overdue_short"`
+}
+
+// Sources names the files a query read.
+type Sources struct {
+	Checkpoint string `json:"checkpoint,omitempty"`
+	Global     string `json:"global"`
+	VolumePlan string `json:"volume_plan"`
+}
+
+// Result is the SPEC §9 query result.
+type Result struct {
+	SchemaVersion int      `json:"schema_version"`
+	Chapter       int      `json:"chapter"`
+	Volume        int      `json:"volume"`
+	Items         []Output `json:"items"`
+	Stats         Stats    `json:"stats"`
+	Sources       Sources  `json:"sources"`
+}
+
+// Output is an item reduced to the SPEC §9 keys (only those present).
+type Output struct{ Item }
+
+// MarshalJSON drops every key that is not an item field of SPEC §2.
+func (o Output) MarshalJSON() ([]byte, error) { return o.Item.encode(true) }
+
+func covers(it *Item, c int) bool {
+	a, b, ok := it.Range()
+	return ok && a <= c && c <= b
+}
+
+// OverdueShort reports a short item, not resolved, whose valid range
+// ends before chapter c.
+func OverdueShort(it *Item, c int) bool {
+	if it.Scope != "short" || it.Status == Resolved {
+		return false
+	}
+	_, b, ok := it.Range()
+	return ok && c > b
+}
+
+// index maps id → first item with that id (id-less entries skipped).
+func index(items []Item) map[string]*Item {
+	m := make(map[string]*Item, len(items))
+	for i := range items {
+		if id := items[i].ID; id != "" {
+			if _, dup := m[id]; !dup {
+				m[id] = &items[i]
+			}
+		}
+	}
+	return m
+}
+
+// Query selects the items relevant to chapter c (SPEC §9). Plan hits:
+// not resolved, planted_chapter == c or a range covering c. Global hits:
+// not resolved, a range covering c, or overdue short. An id resolved in
+// either layer is excluded. The union is sorted by id; global is the base,
+// the plan backfills a missing/null/empty description, scope and
+// target_resolve_range.
+func Query(global, plan []Item, c, volume int) Result {
+	g, p := index(global), index(plan)
+	resolved := map[string]bool{}
+	for _, m := range []map[string]*Item{g, p} {
+		for id, it := range m {
+			if it.Status == Resolved {
+				resolved[id] = true
+			}
+		}
+	}
+	res := Result{SchemaVersion: 1, Chapter: c, Volume: volume, Items: []Output{}}
+	hit := map[string]bool{}
+	for id, it := range p {
+		if !resolved[id] && (it.PlantedChapter == c || covers(it, c)) {
+			hit[id] = true
+			res.Stats.RelevantFromPlan++
+		}
+	}
+	for id, it := range g {
+		if resolved[id] {
+			continue
+		}
+		over := OverdueShort(it, c)
+		if covers(it, c) || over {
+			hit[id] = true
+			res.Stats.RelevantFromGlobal++
+			if over {
+				res.Stats.OverdueShort++
+			}
+		}
+	}
+	ids := make([]string, 0, len(hit))
+	for id := range hit {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		var out Item
+		if base, ok := g[id]; ok {
+			out = base.clone()
+			if pl, ok := p[id]; ok {
+				out.backfill(pl)
+			}
+		} else {
+			out = p[id].clone()
+		}
+		res.Items = append(res.Items, Output{out})
+	}
+	res.Stats.Items = len(res.Items)
+	return res
+}
+
+// clone copies an item deeply enough that edits never reach the source.
+func (it *Item) clone() Item {
+	out := *it
+	out.raw = make(map[string]json.RawMessage, len(it.raw))
+	for k, v := range it.raw {
+		out.raw[k] = v
+	}
+	out.History = append([]History(nil), it.History...)
+	return out
+}
+
+// backfill copies description, scope and target_resolve_range from the
+// plan where this item's are missing, null or empty.
+func (it *Item) backfill(plan *Item) bool {
+	changed := false
+	for _, k := range []string{"description", "scope", "target_resolve_range"} {
+		if emptyRaw(it.raw[k]) && !emptyRaw(plan.raw[k]) {
+			if it.raw == nil {
+				it.raw = map[string]json.RawMessage{}
+			}
+			it.raw[k] = plan.raw[k]
+			changed = true
+		}
+	}
+	it.Description = str(it.raw["description"])
+	it.Scope = str(it.raw["scope"])
+	return changed
+}
+
+// ListOptions filter List.
+type ListOptions struct {
+	Status        string // "" = any
+	Overdue       bool   // only overdue short items
+	LastCompleted int    // the chapter overdue is measured against
+}
+
+// List returns the fact-layer items matching opts, sorted by id (items
+// without an id are skipped). Overdue uses the dashboard rule: short, not
+// resolved, last completed chapter beyond the range end.
+func List(global []Item, opts ListOptions) []Output {
+	out := []Output{}
+	for _, it := range index(global) {
+		if opts.Status != "" && it.Status != opts.Status {
+			continue
+		}
+		if opts.Overdue && !OverdueShort(it, opts.LastCompleted) {
+			continue
+		}
+		out = append(out, Output{it.clone()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Summary counts the fact layer.
+type Summary struct {
+	Total        int          `json:"total"`
+	Open         int          `json:"open"`
+	ByStatus     StatusCounts `json:"by_status"`
+	ByScope      ScopeCounts  `json:"by_scope"`
+	OverdueShort int          `json:"overdue_short"`
+	Overdue      []string     `json:"overdue_ids"`
+}
+
+// StatusCounts counts items per status; other holds unknown or missing ones.
+type StatusCounts struct {
+	Planted  int `json:"planted"`
+	Advanced int `json:"advanced"`
+	Resolved int `json:"resolved"`
+	Other    int `json:"other"`
+}
+
+// ScopeCounts counts items per scope.
+type ScopeCounts struct {
+	Short  int `json:"short"`
+	Medium int `json:"medium"`
+	Long   int `json:"long"`
+	Other  int `json:"other"`
+}
+
+// Stat summarises the fact layer as of lastCompleted.
+func Stat(global []Item, lastCompleted int) Summary {
+	s := Summary{Overdue: []string{}}
+	for _, it := range index(global) {
+		s.Total++
+		switch it.Status {
+		case Planted:
+			s.ByStatus.Planted++
+		case Advanced:
+			s.ByStatus.Advanced++
+		case Resolved:
+			s.ByStatus.Resolved++
+		default:
+			s.ByStatus.Other++
+		}
+		if it.Status != Resolved {
+			s.Open++
+		}
+		switch it.Scope {
+		case "short":
+			s.ByScope.Short++
+		case "medium":
+			s.ByScope.Medium++
+		case "long":
+			s.ByScope.Long++
+		default:
+			s.ByScope.Other++
+		}
+		if OverdueShort(it, lastCompleted) {
+			s.OverdueShort++
+			s.Overdue = append(s.Overdue, it.ID)
+		}
+	}
+	sort.Strings(s.Overdue)
+	return s
+}
