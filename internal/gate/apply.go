@@ -1,0 +1,459 @@
+package gate
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/settings"
+)
+
+// Env is what decide and resolve need from the command line.
+type Env struct {
+	Root     *project.Root
+	Settings settings.Settings
+	Getenv   func(string) string
+	Now      string // RFC 3339, from the suite clock
+}
+
+// ArchivePath is where a staging product of chapter c lands in revision
+// round k: staging/revisions/chapter-NNN/r{k}/ + the path below staging/.
+func ArchivePath(c, k int, stagingRel string) string {
+	return layout.RevisionRound(c, k) + "/" + strings.TrimPrefix(stagingRel, layout.Staging+"/")
+}
+
+// Evaluate computes chapter c's gate result from its staging evals and
+// logic review report. Nothing is written.
+func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings, c int) (*Result, error) {
+	rc := 0
+	if cp.Inflight == c {
+		rc = cp.RevisionCount
+	}
+	key, err := products.KeyChapter(root, cp, c)
+	if err != nil {
+		return nil, err
+	}
+	in := Input{Chapter: c, KeyChapter: key, Settings: s, RevisionCount: rc}
+	if in.Primary, err = products.Eval(root, c, false); err != nil {
+		return nil, rerun(err, c, "judge", "")
+	}
+	if key {
+		if in.Secondary, err = products.Eval(root, c, true); err != nil {
+			return nil, rerun(err, c, "judge", " --role secondary")
+		}
+	}
+	rel := layout.StagingLogicReview(c)
+	if s.LogicReviewPolicy == settings.PolicyBlocking || root.Exists(rel) {
+		if in.Review, err = products.LogicReviewReport(root, c); err != nil {
+			return nil, rerun(err, c, "logic-review", "")
+		}
+	}
+	return Decide(in), nil
+}
+
+func rerun(err error, c int, stage, extra string) error {
+	e := errs.As(err)
+	if e == nil {
+		return err
+	}
+	id := "chapter:" + layout.Pad(c) + ":" + stage
+	e.Hint("先完成 "+id+"：novel instructions "+id+extra+"，校验后再运行 novel-gate decide",
+		"finish "+id+" first (novel instructions "+id+extra+"), validate it, then run novel-gate decide")
+	return e
+}
+
+// Stored returns an outcome already recorded for chapter c that a new
+// decision must not overturn: an accepted or polished gate file, a polish
+// in progress, or the archived gate of the revise that started the
+// current revision round. nil when there is none.
+func Stored(root *project.Root, cp *checkpoint.Checkpoint, c int) (*GateFile, error) {
+	g, err := LoadGateFile(root, c)
+	if err != nil {
+		return nil, err
+	}
+	if g != nil && g.Settled() {
+		return g, nil
+	}
+	inflight := revision.IsInflight(cp, c)
+	if inflight && cp.Stage == checkpoint.Polishing && g != nil && g.Decision == Polish {
+		return g, nil
+	}
+	if inflight && cp.Stage == checkpoint.Revising && cp.RevisionCount > 0 {
+		a, err := loadGateAt(root, ArchivePath(c, cp.RevisionCount-1, layout.StagingGate(c)), c)
+		if err != nil {
+			return nil, err
+		}
+		if a != nil && a.Decision == Revise {
+			return a, nil
+		}
+	}
+	return nil, nil
+}
+
+// Decision computes (or, when already recorded, returns) chapter c's gate
+// result without writing anything: `novel-gate decide` without --apply.
+func Decision(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings, c int) (*Result, error) {
+	g, err := Stored(root, cp, c)
+	if err != nil {
+		return nil, err
+	}
+	if g != nil {
+		return &g.Result, nil
+	}
+	return Evaluate(root, cp, s, c)
+}
+
+func stateErr(cp *checkpoint.Checkpoint) *errs.Error {
+	return errs.Newf(errs.State, "编排状态为 %s，不能应用门控（需要 WRITING 或 CHAPTER_REWRITE）",
+		"orchestrator state is %s; the gate can be applied only in WRITING or CHAPTER_REWRITE", cp.State).
+		With("orchestrator_state", cp.State).
+		Hint("用 novel-step next 查看项目当前该做什么", "run novel-step next to see what the project needs")
+}
+
+func stageErr(cp *checkpoint.Checkpoint, c int, zh, en string) *errs.Error {
+	return errs.New(errs.StageOrder, zh, en).
+		With("chapter", c).With("inflight_chapter", nullInt(cp.Inflight)).With("pipeline_stage", nullStr(cp.Stage)).
+		Hint("用 novel-step next 查看下一步", "run novel-step next to see the next step")
+}
+
+func nullInt(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Apply decides chapter c and performs the moves of SPEC §7.1, in order,
+// idempotently. A pause returns the result with an E_GATE_PAUSE error.
+func Apply(env Env, c int) (*Result, error) {
+	root := env.Root
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	if !cp.Writable() {
+		return nil, stateErr(cp)
+	}
+	if cp.Inflight != c || cp.Idle() {
+		return nil, stageErr(cp, c, "第 "+strconv.Itoa(c)+" 章不是进行中的章节，不能应用门控",
+			"chapter "+strconv.Itoa(c)+" is not the chapter in flight; the gate cannot be applied")
+	}
+	if err := revision.Check(root, c); err != nil {
+		return nil, err
+	}
+	if g, err := Stored(root, cp, c); err != nil || g != nil {
+		if g == nil {
+			return nil, err
+		}
+		return &g.Result, nil
+	}
+	if cp.Stage != checkpoint.Judged {
+		return nil, stageErr(cp, c, "第 "+strconv.Itoa(c)+" 章的阶段是 "+cp.Stage+"，门控需要 judged",
+			"chapter "+strconv.Itoa(c)+" is at stage "+cp.Stage+"; the gate needs judged")
+	}
+	existing, err := LoadGateFile(root, c)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Evaluate(root, cp, env.Settings, c)
+	if err != nil {
+		// A revise interrupted after its first move: the recorded
+		// decision stands and the move is finished.
+		if g := interruptedRevise(root, cp, c, existing); g != nil && errs.Is(err, errs.MissingFile) {
+			release, lerr := lock.Guard(root, env.Getenv, c, env.Settings.LockStaleMinutes)
+			if lerr != nil {
+				return nil, lerr
+			}
+			defer release()
+			return finishRevise(env, cp, g)
+		}
+		return nil, err
+	}
+	g := &GateFile{Result: *r, DecidedAt: env.Now}
+	unchanged := existing != nil && sameResult(&existing.Result, r)
+	if unchanged {
+		g = existing
+	}
+	var pending *revision.Status
+	if IsPause(r.Decision) {
+		if pending, err = pauseRevision(root, r, c, env.Settings, env.Now); err != nil {
+			return nil, err
+		}
+	}
+	reportCopy, err := reportToCopy(root, r)
+	if err != nil {
+		return nil, err
+	}
+	writesNeeded := !unchanged || reportCopy != nil || (pending != nil && pending.File == "") || r.Decision == Revise || r.Decision == Polish
+	if writesNeeded {
+		release, err := lock.Guard(root, env.Getenv, c, env.Settings.LockStaleMinutes)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		if reportCopy != nil {
+			if err := root.WriteFile(layout.LogicReview(c), reportCopy); err != nil {
+				return nil, err
+			}
+		}
+		if pending != nil && pending.File == "" {
+			if err := revision.Save(root, pending); err != nil {
+				return nil, err
+			}
+		}
+		if !unchanged {
+			if err := SaveGateFile(root, g); err != nil {
+				return nil, err
+			}
+		}
+		switch r.Decision {
+		case Revise:
+			return finishRevise(env, cp, g)
+		case Polish:
+			cp.Stage = checkpoint.Polishing
+			if err := cp.Save(root, env.Now); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if pending != nil {
+		if pending.File == "" {
+			pending.File = layout.Revision(c)
+		}
+		return r, pauseErr(root, r, pending)
+	}
+	return r, nil
+}
+
+func sameResult(a, b *Result) bool {
+	x, err1 := jsonio.Marshal(a)
+	y, err2 := jsonio.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// reportToCopy returns the staging report's bytes when reviews/ does not
+// already hold exactly them.
+func reportToCopy(root *project.Root, r *Result) ([]byte, error) {
+	if r.LogicReview == nil {
+		return nil, nil
+	}
+	data, err := root.ReadFile(r.LogicReview.File)
+	if err != nil {
+		return nil, err
+	}
+	dst := layout.LogicReview(r.Chapter)
+	if root.IsFile(dst) {
+		if old, err := root.ReadFile(dst); err == nil && bytes.Equal(old, data) {
+			return nil, nil
+		}
+	}
+	return data, nil
+}
+
+// pauseRevision returns the pending revision status for a paused chapter:
+// the existing one when it is already pending (File set, nothing to write),
+// else a new one (File empty, to be written).
+func pauseRevision(root *project.Root, r *Result, c int, s settings.Settings, now string) (*revision.Status, error) {
+	old, err := revision.Load(root, c)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil && old.Status == revision.StatusPending && old.File == layout.Revision(c) {
+		return old, nil
+	}
+	trigger := revision.QualityGate
+	if r.BlockedBy == "logic_review" {
+		trigger = revision.LogicReview
+	}
+	st := revision.New(c, trigger, pauseNotes(r), now)
+	st.File = ""
+	st.GateFile = layout.StagingGate(c)
+	if r.LogicReview != nil {
+		st.LogicReviewReportFile = layout.LogicReview(c)
+	}
+	if trigger == revision.LogicReview {
+		sc, min, hi := r.LogicReview.OverallScore, r.LogicReview.MinScore, r.LogicReview.HighIssuesCount
+		st.ObservedScore, st.MinScore, st.HighIssuesCount = &sc, &min, &hi
+	}
+	return st, nil
+}
+
+func fmtScore(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// pauseNotes explains the pause in one sentence, naming the file to read.
+func pauseNotes(r *Result) string {
+	var reasons []string
+	if r.BlockedBy == "logic_review" {
+		lr := r.LogicReview
+		if lr.OverallScore < lr.MinScore {
+			reasons = append(reasons, "评分 "+strconv.Itoa(lr.OverallScore)+" < 阈值 "+strconv.Itoa(lr.MinScore))
+		}
+		if lr.HighIssuesCount > 0 {
+			reasons = append(reasons, "存在 "+strconv.Itoa(lr.HighIssuesCount)+" 个高严重性问题")
+		}
+		return "逻辑审查触发阻断：" + strings.Join(reasons, ", ") + "。详见 " + layout.LogicReview(r.Chapter)
+	}
+	t := r.Config.GateThresholds
+	switch {
+	case r.RevisionCount >= r.MaxRevisions && (r.HasHighConfidenceViolation || r.OverallFinal >= t.Review):
+		reasons = append(reasons, "已达修订上限 "+strconv.Itoa(r.MaxRevisions)+" 次，综合评分 "+fmtScore(r.OverallFinal))
+		if r.HasHighConfidenceViolation {
+			reasons = append(reasons, "仍有 "+strconv.Itoa(len(r.Violations.High))+" 个高置信违规")
+		}
+	case r.Decision == Rewrite:
+		reasons = append(reasons, "综合评分 "+fmtScore(r.OverallFinal)+" 低于 "+fmtScore(t.Review)+"，建议重写")
+	default:
+		reasons = append(reasons, "综合评分 "+fmtScore(r.OverallFinal)+" 低于 "+fmtScore(t.Revise)+"，需要人工评审")
+	}
+	return "质量门控决定 " + r.Decision + "：" + strings.Join(reasons, "，") + "。详见 " + layout.StagingGate(r.Chapter)
+}
+
+func pauseErr(root *project.Root, r *Result, st *revision.Status) *errs.Error {
+	n := strconv.Itoa(r.Chapter)
+	e := errs.Newf(errs.GatePause, "第 %d 章门控暂停（%s），必须先处理第 %d 章的 pending 修订",
+		"the gate paused chapter %d (%s); the pending revision of chapter %d must be handled first", r.Chapter, r.Decision, r.Chapter).
+		Hint("用 novel-gate show --chapter "+n+" 查看，再选择 novel-gate resolve --chapter "+n+" --accept|--revise|--rejudge|--regen",
+			"inspect with novel-gate show --chapter "+n+", then run novel-gate resolve --chapter "+n+" --accept|--revise|--rejudge|--regen")
+	e.Details = revision.Payload(root, st, r.Chapter, true)
+	e.Details["gate"] = r
+	return e
+}
+
+// interruptedRevise finds the gate file of a revise whose archive move was
+// interrupted (still in staging, or already moved into the round).
+func interruptedRevise(root *project.Root, cp *checkpoint.Checkpoint, c int, staged *GateFile) *GateFile {
+	if staged != nil {
+		if staged.Decision == Revise && staged.RevisionCount == cp.RevisionCount {
+			return staged
+		}
+		return nil
+	}
+	a, err := loadGateAt(root, ArchivePath(c, cp.RevisionCount, layout.StagingGate(c)), c)
+	if err == nil && a != nil && a.Decision == Revise {
+		return a
+	}
+	return nil
+}
+
+// ArchiveRound moves every staging product of chapter c into revision
+// round k (the gate file last, so an interrupted move is recognisable) and
+// returns the archived paths. Packets, run logs, stamps and pre-stage
+// copies stay where they are.
+func ArchiveRound(root *project.Root, c, k int) ([]string, error) {
+	files, err := products.StagingFiles(root, c)
+	if err != nil {
+		return nil, err
+	}
+	gate := layout.StagingGate(c)
+	var move []string
+	hasGate := false
+	for _, f := range files {
+		if !isProduct(f) {
+			continue
+		}
+		if f == gate {
+			hasGate = true
+			continue
+		}
+		move = append(move, f)
+	}
+	if hasGate {
+		move = append(move, gate)
+	}
+	var out []string
+	for _, f := range move {
+		dst := ArchivePath(c, k, f)
+		if err := moveFile(root, f, dst); err != nil {
+			return nil, err
+		}
+		out = append(out, dst)
+	}
+	return out, nil
+}
+
+func isProduct(rel string) bool {
+	for _, d := range []string{"staging/manifests/", "staging/logs/", "staging/.stamps/", "staging/revisions/"} {
+		if strings.HasPrefix(rel, d) {
+			return false
+		}
+	}
+	return !strings.Contains(filepath.Base(rel), ".pre-")
+}
+
+func moveFile(root *project.Root, from, to string) error {
+	src, err := root.Abs(from)
+	if err != nil {
+		return err
+	}
+	dst, err := root.Abs(to)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return errs.Newf(errs.IO, "无法创建 %s：%v", "cannot create %s: %v", filepath.Dir(to), err)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return errs.Newf(errs.IO, "无法把 %s 移到 %s：%v", "cannot move %s to %s: %v", from, to, err).With("file", from)
+	}
+	jsonio.SyncDir(filepath.Dir(dst))
+	jsonio.SyncDir(filepath.Dir(src))
+	return nil
+}
+
+// finishRevise archives round K = revision_count and starts the revision:
+// stage revising, revision_count+1, CHAPTER_REWRITE.
+func finishRevise(env Env, cp *checkpoint.Checkpoint, g *GateFile) (*Result, error) {
+	c := g.Chapter
+	if _, err := ArchiveRound(env.Root, c, cp.RevisionCount); err != nil {
+		return nil, err
+	}
+	startRevision(cp)
+	if err := cp.Save(env.Root, env.Now); err != nil {
+		return nil, err
+	}
+	return &g.Result, nil
+}
+
+func startRevision(cp *checkpoint.Checkpoint) {
+	cp.Stage = checkpoint.Revising
+	cp.RevisionCount++
+	cp.State = checkpoint.ChapterRewrite
+}
+
+// reviewFixes turns a report's high and medium issues with fix
+// instructions into required fixes.
+func reviewFixes(lr *eval.LogicReview) []eval.Fix {
+	var out []eval.Fix
+	for _, is := range lr.Issues {
+		if (is.Severity == "high" || is.Severity == "medium") && is.FixInstructions != "" {
+			t := is.IssueType
+			if t == "" {
+				t = "logic"
+			}
+			out = append(out, eval.Fix{Target: t, Instruction: is.FixInstructions})
+		}
+	}
+	return out
+}
