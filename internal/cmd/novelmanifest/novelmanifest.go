@@ -1,21 +1,76 @@
-// Package novelmanifest is the command surface of novel-manifest.
+// Package novelmanifest is the command surface of novel-manifest: the
+// instruction packet of one step (SPEC §6, §6.1).
 package novelmanifest
 
 import (
+	"strings"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/cli"
-	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/manifest"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Placeholder placeholderCmd `cmd:"" hidden:""`
+	Packet      packetCmd `cmd:"" help:"Print the instruction packet of STEP (chapter:NNN:STAGE or volume:VV:plan)."`
 }
 
-type placeholderCmd struct{}
+type packetCmd struct {
+	Step          string `arg:"" help:"Step id, e.g. chapter:048:draft or volume:02:plan."`
+	WriteManifest bool   `name:"write-manifest" help:"Also write the packet to staging/manifests/ with the write-boundary snapshot."`
+	Embed         bool   `help:"Embed every referenced file as a read-only <DATA> block (manifest.embedded)."`
+	Role          string `help:"Judge role: primary (default) or secondary (key chapters)." placeholder:"ROLE"`
+}
 
-func (placeholderCmd) Run(ctx *cli.Context) error {
-	return errs.New(errs.Usage, "novel-manifest 尚未实现", "novel-manifest is not built yet")
+func (c *packetCmd) Run(ctx *cli.Context) error {
+	st, err := stepid.Parse(c.Step)
+	if err != nil {
+		return err
+	}
+	role, err := manifest.NormalizeRole(st, c.Role)
+	if err != nil {
+		return err
+	}
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return err
+	}
+	set, err := ctx.Settings()
+	if err != nil {
+		return err
+	}
+	p, err := manifest.Build(root, cp, set, st, manifest.Options{Role: role, Embed: c.Embed})
+	if err != nil {
+		return err
+	}
+	if c.WriteManifest {
+		if err := manifest.Write(root, p, st, role); err != nil {
+			return err
+		}
+	}
+	ctx.Result(p, func() string { return text(p) })
+	return nil
+}
+
+// text is the --text form: step, agent and outputs on one line.
+func text(p *manifest.Packet) string {
+	var outs []string
+	for _, o := range p.ExpectedOutputs {
+		outs = append(outs, o.Path)
+	}
+	s := p.Step + " " + p.Agent.Name + "/" + p.Agent.Mode + " → " + strings.Join(outs, " ")
+	if p.WrittenManifestPath != "" {
+		s += " (" + p.WrittenManifestPath + ")"
+	}
+	return s
 }
 
 // Main runs novel-manifest.
-func Main() int { return cli.Main("novel-manifest", "novel-manifest (under construction)", &grammar{}) }
+func Main() int {
+	return cli.Main("novel-manifest", "Instruction packets for the pipeline's steps: agent, context manifest, expected outputs (SPEC §6).", &grammar{})
+}

@@ -1,0 +1,410 @@
+package manifest
+
+import (
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/gate"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/settings"
+)
+
+// Agent modes (SPEC §6).
+const (
+	ModeDraft     = "draft"
+	ModeRevision  = "revision"
+	ModeSummarize = "summarize"
+	ModeRefine    = "refine"
+	ModePolish    = "polish"
+	ModePrimary   = "primary"
+	ModeSecondary = "secondary"
+	ModeReview    = "review"
+	ModePlan      = "plan"
+)
+
+// Via values of expected outputs.
+const (
+	ViaFile   = "file"
+	ViaStdout = "stdout"
+)
+
+func (b *builder) outlineInline() {
+	b.in.Set("chapter_title", b.blk.Title)
+	b.in.Set("chapter_outline_block", b.blk.Text)
+	b.in.Set("storyline_id", b.blk.StorylineID)
+	b.in.Set("volume_range", b.volumeRange())
+}
+
+func (b *builder) hardRules() error {
+	lines, _, err := loadHardRules(b.root)
+	if err != nil {
+		return err
+	}
+	b.in.Set("hard_rules_list", lines)
+	return nil
+}
+
+func (b *builder) entityMap() error {
+	chars, err := b.characters()
+	if err != nil {
+		return err
+	}
+	b.in.Set("entity_id_map", entityMap(chars))
+	return nil
+}
+
+func (b *builder) foreshadowing() error {
+	global, err := foreshadow.LoadGlobal(b.root)
+	if err != nil {
+		return err
+	}
+	plan, err := foreshadow.LoadPlan(b.root, b.vol)
+	if err != nil {
+		return err
+	}
+	items := foreshadow.Query(global, plan, b.c, b.vol).Items
+	if items == nil {
+		items = []foreshadow.Output{}
+	}
+	b.in.Set("foreshadowing_tasks", items)
+	return nil
+}
+
+// styleInline adds the blacklist top 10 and the active drift directives.
+func (b *builder) styleInline(blacklistPath bool) error {
+	bl, err := b.blacklist()
+	if err != nil {
+		return err
+	}
+	if bl != nil {
+		b.in.Set("ai_blacklist_top10", bl.Top10())
+	}
+	dirs, active, err := loadDrift(b.root)
+	if err != nil {
+		return err
+	}
+	if active {
+		if dirs == nil {
+			dirs = []string{}
+		}
+		b.in.Set("style_drift_directives", dirs)
+	}
+	if blacklistPath {
+		b.pathIf("style_profile", layout.StyleProfile)
+		b.pathIf("ai_blacklist", layout.AIBlacklist)
+		if active {
+			b.pathIf("style_drift", layout.StyleDrift)
+		}
+	}
+	return nil
+}
+
+// writer is chapter-writer: draft mode, or revision mode while the chapter
+// is being revised (it then reads the archived round r{K-1}).
+func (b *builder) writer() error {
+	revising := b.cp.Stage == checkpoint.Revising && b.cp.Inflight == b.c
+	mode := ModeDraft
+	if revising {
+		mode = ModeRevision
+	}
+	b.agent(mode)
+	b.outlineInline()
+	b.storylineInline()
+	if th := b.transitionHint(); th != nil {
+		b.in.Set("transition_hint", th)
+	}
+	if err := b.hardRules(); err != nil {
+		return err
+	}
+	if err := b.entityMap(); err != nil {
+		return err
+	}
+	if err := b.foreshadowing(); err != nil {
+		return err
+	}
+	if err := b.styleInline(false); err != nil {
+		return err
+	}
+	b.pathIf("project_brief", layout.Brief)
+	b.ps.Set("volume_outline", b.ol.File)
+	if b.contract != nil {
+		b.ps.Set("chapter_contract", b.contract.Rel)
+	}
+	b.pathIf("world_rules", layout.WorldRules)
+	b.pathIf("style_profile", layout.StyleProfile)
+	b.pathIf("current_state", layout.CurrentState)
+	b.storylinePaths()
+	b.pathsIf("recent_summaries", b.recentSummaries())
+	if err := b.characterPaths(false); err != nil {
+		return err
+	}
+	if revising {
+		if err := b.revisionContext(); err != nil {
+			return err
+		}
+	}
+	b.output(layout.StagingChapter(b.c), true, ViaFile)
+	return nil
+}
+
+// archived maps a staging product path into revision round k's archive.
+func archived(c, k int, stagingRel string) string {
+	return layout.RevisionRound(c, k) + "/" + stagingRel[len(layout.Staging)+1:]
+}
+
+// revisionContext adds the gate's fixes and the previous draft and eval
+// from staging/revisions/chapter-NNN/r{K-1}/.
+func (b *builder) revisionContext() error {
+	k := b.cp.RevisionCount - 1
+	if k < 0 {
+		return errs.Newf(errs.Checkpoint, "第 %d 章处于 revising，但 revision_count 为 0，找不到上一轮的归档",
+			"chapter %d is revising but revision_count is 0, so there is no archived round", b.c).
+			With("file", layout.Checkpoint).
+			Hint("重新运行 novel-gate decide --apply，或用 novel-step abandon 放弃本章", "re-run novel-gate decide --apply, or abandon the chapter with novel-step abandon")
+	}
+	gateRel := archived(b.c, k, layout.StagingGate(b.c))
+	fixes := []any{}
+	high := []any{}
+	var failed any = []any{}
+	if b.root.IsFile(gateRel) {
+		data, err := b.root.ReadFile(gateRel)
+		if err != nil {
+			return err
+		}
+		g, err := gate.ParseGateFile(data, gateRel, b.c)
+		if err != nil {
+			return err
+		}
+		for _, f := range g.RequiredFixes {
+			fixes = append(fixes, f)
+		}
+		for _, v := range g.Violations.High {
+			high = append(high, v)
+		}
+		if len(g.FailedDimensions) > 0 {
+			failed = g.FailedDimensions
+		}
+		b.ps.Set("previous_gate", gateRel)
+	} else {
+		b.warn("上一轮归档中没有门控文件 %s，修订指令包不含 required_fixes", "the archived round has no gate file %s; the revision packet has no required_fixes", gateRel)
+	}
+	b.in.Set("required_fixes", fixes)
+	b.in.Set("high_confidence_violations", high)
+	b.in.Set("failed_dimensions", failed)
+	if !b.pathIf("chapter_draft", archived(b.c, k, layout.StagingChapter(b.c))) {
+		b.warn("上一轮归档中没有草稿 %s", "the archived round has no draft %s", archived(b.c, k, layout.StagingChapter(b.c)))
+	}
+	b.pathIf("previous_eval", archived(b.c, k, layout.StagingEval(b.c)))
+	b.pathIf("previous_eval_secondary", archived(b.c, k, layout.StagingEvalSecondary(b.c)))
+	b.pathIf("previous_logic_review", archived(b.c, k, layout.StagingLogicReview(b.c)))
+	return nil
+}
+
+// summarizer extracts summary, delta, crossref and memory from the draft.
+func (b *builder) summarizer() error {
+	b.agent(ModeSummarize)
+	sid := b.blk.StorylineID
+	b.in.Set("storyline_id", sid)
+	b.in.Set("chapter_outline_block", b.blk.Text)
+	if err := b.entityMap(); err != nil {
+		return err
+	}
+	if err := b.foreshadowing(); err != nil {
+		return err
+	}
+	draft := layout.StagingChapter(b.c)
+	if b.root.IsFile(draft) {
+		text, err := products.ChapterText(b.root, draft)
+		if err != nil {
+			return err
+		}
+		hints, found, bad := DraftHints(text)
+		switch {
+		case bad:
+			b.warn("草稿 %s 末尾的 hints 代码块无法解析为 {\"hints\":[…]}，已忽略", "the hints block at the end of %s is not {\"hints\":[…]}; ignored", draft)
+		case found:
+			b.in.Set("hints", hints)
+		}
+		b.ps.Set("chapter_draft", draft)
+	} else {
+		b.warn("草稿 %s 尚不存在", "the draft %s does not exist yet", draft)
+	}
+	b.pathIf("current_state", layout.CurrentState)
+	b.pathIf("storyline_memory", layout.Memory(sid))
+	b.output(layout.StagingSummary(b.c), true, ViaFile)
+	b.output(layout.StagingDelta(b.c), true, ViaFile)
+	b.output(layout.StagingCrossref(b.c), true, ViaFile)
+	b.output(layout.StagingMemory(sid), true, ViaFile)
+	return nil
+}
+
+// refiner is style-refiner, refine or polish (polish adds the gate's
+// failed dimensions).
+func (b *builder) refiner() error {
+	mode := ModeRefine
+	if b.st.Stage == "polish" {
+		mode = ModePolish
+	}
+	b.agent(mode)
+	chapter := layout.StagingChapter(b.c)
+	b.ps.Set("chapter_draft", chapter)
+	if !b.root.IsFile(chapter) {
+		b.warn("待润色的正文 %s 尚不存在", "the chapter to refine, %s, does not exist yet", chapter)
+	}
+	if err := b.styleInline(true); err != nil {
+		return err
+	}
+	if mode == ModePolish {
+		g, err := gate.LoadGateFile(b.root, b.c)
+		if err != nil {
+			return err
+		}
+		var failed any = []any{}
+		if g == nil {
+			b.warn("缺少门控文件 %s，润色指令包不含 failed_dimensions", "missing gate file %s; the polish packet has no failed_dimensions", layout.StagingGate(b.c))
+		} else if len(g.FailedDimensions) > 0 {
+			failed = g.FailedDimensions
+		}
+		b.in.Set("failed_dimensions", failed)
+	}
+	b.output(chapter, true, ViaFile)
+	return nil
+}
+
+// judge is quality-judge, primary or secondary (key chapters only).
+func (b *builder) judge() error {
+	key, err := b.keyChapter()
+	if err != nil {
+		return err
+	}
+	secondary := b.opt.Role == ModeSecondary
+	if secondary && !key {
+		return errs.Newf(errs.Usage, "第 %d 章不是关键章，不需要第二评审（--role secondary）",
+			"chapter %d is not a key chapter; it has no second judge (--role secondary)", b.c).
+			Hint("关键章是卷首、卷末或汇流事件内的章节；普通章节去掉 --role", "key chapters are a volume's first and last chapters and those inside convergence events; drop --role")
+	}
+	if secondary {
+		b.agent(ModeSecondary)
+		b.p.Agent.ModelHint = "strong"
+	} else {
+		b.agent(ModePrimary)
+	}
+	b.in.Set("chapter_outline_block", b.blk.Text)
+	b.in.Set("storyline_id", b.blk.StorylineID)
+	if err := b.hardRules(); err != nil {
+		return err
+	}
+	b.in.Set("key_chapter", key)
+	b.in.Set("dual_judge", key)
+	chapter := layout.StagingChapter(b.c)
+	bl, err := b.blacklist()
+	if err != nil {
+		return err
+	}
+	if b.root.IsFile(chapter) {
+		text, err := products.ChapterText(b.root, chapter)
+		if err != nil {
+			return err
+		}
+		var words []string
+		if bl != nil {
+			words = bl.Words
+		}
+		b.in.Set("blacklist_lint", Lint(words, text, products.WordCount(text)))
+	} else {
+		b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
+	}
+	cont, err := loadContinuity(b.root)
+	if err != nil {
+		return err
+	}
+	if cont != nil {
+		b.in.Set("continuity_report_summary", cont)
+	}
+	b.ps.Set("chapter_draft", chapter)
+	b.pathIf("crossref", layout.StagingCrossref(b.c))
+	if b.contract != nil {
+		b.ps.Set("chapter_contract", b.contract.Rel)
+	}
+	b.pathIf("world_rules", layout.WorldRules)
+	if err := b.characterPaths(true); err != nil {
+		return err
+	}
+	b.pathIf("storyline_spec", layout.StorylineSpec)
+	b.pathsIf("recent_summaries", b.recentSummaries())
+	b.pathIf("style_profile", layout.StyleProfile)
+	b.pathIf("ai_blacklist", layout.AIBlacklist)
+	out := layout.StagingEval(b.c)
+	if secondary {
+		out = layout.StagingEvalSecondary(b.c)
+	}
+	b.output(out, true, ViaStdout)
+	return nil
+}
+
+// logicReviewer checks the chapter's logic against outline, contract,
+// recent summaries and state.
+func (b *builder) logicReviewer() error {
+	b.agent(ModeReview)
+	if b.set.LogicReviewPolicy != settings.PolicyBlocking {
+		b.warn("logic_review_policy 为 %s：逻辑审查报告不会阻塞门控", "logic_review_policy is %s: the logic review report does not block the gate", b.set.LogicReviewPolicy)
+	}
+	b.in.Set("chapter_outline_block", b.blk.Text)
+	b.in.Set("storyline_id", b.blk.StorylineID)
+	b.ps.Set("chapter_draft", layout.StagingChapter(b.c))
+	b.ps.Set("volume_outline", b.ol.File)
+	if b.contract != nil {
+		b.ps.Set("chapter_contract", b.contract.Rel)
+	}
+	b.pathsIf("recent_summaries", b.recentSummaries())
+	b.pathIf("current_state", layout.CurrentState)
+	b.output(layout.StagingLogicReview(b.c), true, ViaStdout)
+	return nil
+}
+
+// gate is the deterministic gate decision.
+func (b *builder) gate() error {
+	key, err := b.keyChapter()
+	if err != nil {
+		return err
+	}
+	n := itoa(b.c)
+	b.p.Agent = Agent{Name: "novel-gate", Kind: KindDeterministic, Mode: "decide"}
+	b.p.Command = []string{"novel-gate", "decide", "--chapter", n, "--apply"}
+	b.p.Next = []string{"novel-step next"}
+	b.in.Set("key_chapter", key)
+	b.in.Set("logic_review_policy", b.set.LogicReviewPolicy)
+	b.pathIf("eval", layout.StagingEval(b.c))
+	if key {
+		b.pathIf("eval_secondary", layout.StagingEvalSecondary(b.c))
+	}
+	if b.set.LogicReviewPolicy == settings.PolicyBlocking {
+		b.pathIf("logic_review", layout.StagingLogicReview(b.c))
+	}
+	b.output(layout.StagingGate(b.c), true, ViaFile)
+	return nil
+}
+
+// commit is the deterministic chapter commit.
+func (b *builder) commit() error {
+	n := itoa(b.c)
+	sid := b.blk.StorylineID
+	b.p.Agent = Agent{Name: "novel-commit", Kind: KindDeterministic, Mode: "commit"}
+	b.p.Command = []string{"novel-commit", "--chapter", n}
+	b.p.Next = []string{"novel-step next"}
+	b.in.Set("storyline_id", sid)
+	b.pathIf("chapter_draft", layout.StagingChapter(b.c))
+	b.pathIf("summary", layout.StagingSummary(b.c))
+	b.pathIf("delta", layout.StagingDelta(b.c))
+	b.pathIf("crossref", layout.StagingCrossref(b.c))
+	b.pathIf("storyline_memory", layout.StagingMemory(sid))
+	b.pathIf("eval", layout.StagingEval(b.c))
+	b.pathIf("eval_secondary", layout.StagingEvalSecondary(b.c))
+	b.pathIf("gate", layout.StagingGate(b.c))
+	for _, p := range []string{layout.Chapter(b.c), layout.Summary(b.c), layout.Eval(b.c), layout.Crossref(b.c),
+		layout.Memory(sid), layout.CurrentState, layout.Changelog, layout.ChapterLog(b.c)} {
+		b.output(p, true, ViaFile)
+	}
+	return nil
+}

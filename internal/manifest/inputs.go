@@ -1,0 +1,369 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// readOptional decodes rel into v when it exists; present reports whether
+// it did. A malformed file is an error naming it.
+func readOptional(root *project.Root, rel string, v any) (present bool, err error) {
+	if !root.Exists(rel) {
+		return false, nil
+	}
+	if err := root.ReadJSON(rel, v); err != nil {
+		return true, err
+	}
+	return true, nil
+}
+
+func schemaErr(rel, zh, en string, args ...any) *errs.Error {
+	return errs.Newf(errs.Schema, rel+" "+zh, rel+" "+en, args...).With("file", rel).
+		Hint("按 SPEC §2 的格式修正该文件后重试", "fix the file to the documented format (SPEC §2) and retry")
+}
+
+// ---- world rules ----
+
+type rule struct {
+	ID             string
+	Category       string
+	Rule           string
+	ConstraintType string
+	Exceptions     []string
+}
+
+// loadHardRules reads world/rules.json ({"rules":[…]} or a bare list) and
+// renders the hard rules, sorted by id, as SPEC §6 lines.
+func loadHardRules(root *project.Root) ([]string, bool, error) {
+	var raw any
+	present, err := readOptional(root, layout.WorldRules, &raw)
+	if err != nil || !present {
+		return []string{}, present, err
+	}
+	list, ok := raw.([]any)
+	if obj, isObj := raw.(map[string]any); isObj {
+		list, ok = obj["rules"].([]any)
+		if obj["rules"] == nil {
+			list, ok = []any{}, true
+		}
+	}
+	if !ok {
+		return nil, true, schemaErr(layout.WorldRules, "应为 {\"rules\":[…]}", "must be {\"rules\":[…]}")
+	}
+	var rules []rule
+	for i, x := range list {
+		m, isObj := x.(map[string]any)
+		if !isObj {
+			return nil, true, schemaErr(layout.WorldRules, "rules[%d] 必须是对象", "rules[%d] must be an object", i)
+		}
+		r := rule{ID: str(m["id"]), Category: str(m["category"]), Rule: str(m["rule"]), ConstraintType: str(m["constraint_type"])}
+		if r.ConstraintType != "hard" {
+			continue
+		}
+		if ex, isList := m["exceptions"].([]any); isList {
+			for _, e := range ex {
+				if s := strings.TrimSpace(text(e)); s != "" {
+					r.Exceptions = append(r.Exceptions, s)
+				}
+			}
+		}
+		rules = append(rules, r)
+	}
+	sort.SliceStable(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
+	lines := make([]string, 0, len(rules))
+	for _, r := range rules {
+		line := "- [" + r.ID + "][" + r.Category + "] " + r.Rule
+		if len(r.Exceptions) > 0 {
+			line += "（exceptions: " + strings.Join(r.Exceptions, "；") + "）"
+		}
+		lines = append(lines, line)
+	}
+	return lines, true, nil
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// text renders a scalar for a human line (numbers, bools; objects as JSON).
+func text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	}
+	b, _ := jsonio.MarshalLine(v)
+	return strings.TrimSpace(string(b))
+}
+
+// ---- characters ----
+
+// Character is one characters/active/{slug}.json.
+type Character struct {
+	Slug        string
+	DisplayName string
+}
+
+// loadCharacters lists characters/active/*.json sorted by slug. Files
+// whose name is not a slug cannot be referenced by ops and are skipped
+// with a warning.
+func loadCharacters(root *project.Root) ([]Character, []string, error) {
+	abs, err := root.Abs(layout.CharactersActive)
+	if err != nil {
+		return nil, nil, err
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, errs.Newf(errs.IO, "无法读取目录 %s：%v", "cannot read directory %s: %v", layout.CharactersActive, err).
+			With("file", layout.CharactersActive)
+	}
+	var chars []Character
+	var warns []string
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		slug := strings.TrimSuffix(name, ".json")
+		rel := layout.CharactersActive + "/" + name
+		if !project.IsSlug(slug) {
+			warns = append(warns, fmt.Sprintf("角色文件 %s 的文件名不是合法的 slug，已忽略 / character file %s: the name is not a slug; skipped", rel, rel))
+			continue
+		}
+		var c struct {
+			DisplayName any `json:"display_name"`
+		}
+		if err := root.ReadJSON(rel, &c); err != nil {
+			if errs.Is(err, errs.Schema) {
+				return nil, nil, schemaErr(rel, "必须是 JSON 对象", "must be a JSON object")
+			}
+			return nil, nil, err
+		}
+		dn, _ := c.DisplayName.(string)
+		dn = strings.TrimSpace(dn)
+		if dn == "" {
+			warns = append(warns, fmt.Sprintf("角色文件 %s 缺少 display_name，按 slug 处理 / character file %s has no display_name; using the slug", rel, rel))
+			dn = slug
+		}
+		chars = append(chars, Character{Slug: slug, DisplayName: dn})
+	}
+	sort.Slice(chars, func(i, j int) bool { return chars[i].Slug < chars[j].Slug })
+	return chars, warns, nil
+}
+
+// entityMap renders {slug: display_name} in slug order.
+func entityMap(chars []Character) *OMap {
+	m := &OMap{}
+	for _, c := range chars {
+		m.Set(c.Slug, c.DisplayName)
+	}
+	return m
+}
+
+// ---- blacklist ----
+
+// Blacklist is the effective ai-blacklist: words minus whitelist, file order.
+type Blacklist struct {
+	Words []string
+}
+
+func loadBlacklist(root *project.Root) (*Blacklist, error) {
+	var raw any
+	present, err := readOptional(root, layout.AIBlacklist, &raw)
+	if err != nil || !present {
+		return nil, err
+	}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, schemaErr(layout.AIBlacklist, "必须是 JSON 对象", "must be a JSON object")
+	}
+	return parseBlacklist(obj)
+}
+
+func parseBlacklist(obj map[string]any) (*Blacklist, error) {
+	words, err := stringList(obj["words"], "words")
+	if err != nil {
+		return nil, err
+	}
+	white := map[string]bool{}
+	var wl any = obj["whitelist"]
+	if m, isObj := wl.(map[string]any); isObj {
+		wl = m["words"]
+	}
+	wlist, err := stringList(wl, "whitelist")
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range wlist {
+		white[w] = true
+	}
+	if ex, isObj := obj["exemptions"].(map[string]any); isObj {
+		el, err := stringList(ex["words"], "exemptions.words")
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range el {
+			white[w] = true
+		}
+	}
+	b := &Blacklist{Words: []string{}}
+	seen := map[string]bool{}
+	for _, w := range words {
+		if white[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		b.Words = append(b.Words, w)
+	}
+	return b, nil
+}
+
+// stringList reads a list of strings (trimmed, empty ones dropped); also
+// accepts {"word"|"phrase": …} entries.
+func stringList(v any, field string) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, schemaErr(layout.AIBlacklist, "字段 %s 必须是字符串数组", "field %s must be a list of strings", field)
+	}
+	out := make([]string, 0, len(list))
+	for i, x := range list {
+		var s string
+		switch e := x.(type) {
+		case string:
+			s = e
+		case map[string]any:
+			s = str(e["word"])
+			if s == "" {
+				s = str(e["phrase"])
+			}
+		default:
+			return nil, schemaErr(layout.AIBlacklist, "字段 %s[%d] 必须是字符串", "field %s[%d] must be a string", field, i)
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Top10 is ai_blacklist_top10.
+func (b *Blacklist) Top10() []string {
+	return b.Words[:min(10, len(b.Words))]
+}
+
+// ---- style drift ----
+
+func loadDrift(root *project.Root) (directives []string, active bool, err error) {
+	var d struct {
+		Active any `json:"active"`
+		Drifts []struct {
+			Directive any `json:"directive"`
+		} `json:"drifts"`
+	}
+	present, err := readOptional(root, layout.StyleDrift, &d)
+	if err != nil || !present {
+		return nil, false, err
+	}
+	if d.Active != true {
+		return nil, false, nil
+	}
+	for _, x := range d.Drifts {
+		if s, ok := x.Directive.(string); ok && strings.TrimSpace(s) != "" {
+			directives = append(directives, strings.TrimSpace(s))
+		}
+	}
+	return directives, true, nil
+}
+
+// ---- continuity report ----
+
+type continuityIssue struct {
+	ID          string            `json:"id,omitempty"`
+	Type        string            `json:"type,omitempty"`
+	Severity    string            `json:"severity"`
+	Confidence  string            `json:"confidence,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Evidence    []json.RawMessage `json:"evidence,omitempty"`
+	Suggestion  string            `json:"suggestion,omitempty"`
+}
+
+// ContinuitySummary is the judge's view of logs/continuity/latest.json.
+type ContinuitySummary struct {
+	Source       string            `json:"source"`
+	ChapterRange json.RawMessage   `json:"chapter_range,omitempty"`
+	High         int               `json:"high"`
+	Medium       int               `json:"medium"`
+	Issues       []continuityIssue `json:"issues"`
+}
+
+func loadContinuity(root *project.Root) (*ContinuitySummary, error) {
+	var rep struct {
+		ChapterRange json.RawMessage `json:"chapter_range"`
+		Issues       []map[string]any
+	}
+	var raw map[string]json.RawMessage
+	present, err := readOptional(root, layout.ContinuityLatest, &raw)
+	if err != nil || !present {
+		if errs.Is(err, errs.Schema) {
+			return nil, schemaErr(layout.ContinuityLatest, "必须是 JSON 对象", "must be a JSON object")
+		}
+		return nil, err
+	}
+	rep.ChapterRange = raw["chapter_range"]
+	if iss, ok := raw["issues"]; ok && !bytes.Equal(bytes.TrimSpace(iss), []byte("null")) {
+		if err := jsonio.Decode(iss, layout.ContinuityLatest, &rep.Issues); err != nil {
+			return nil, schemaErr(layout.ContinuityLatest, "issues 必须是对象数组", "issues must be a list of objects")
+		}
+	}
+	s := &ContinuitySummary{Source: layout.ContinuityLatest, ChapterRange: rep.ChapterRange, Issues: []continuityIssue{}}
+	var high, medium []continuityIssue
+	for _, m := range rep.Issues {
+		sev := str(m["severity"])
+		if sev != "high" && sev != "medium" {
+			continue
+		}
+		is := continuityIssue{ID: clip(str(m["id"]), 240), Type: str(m["type"]), Severity: sev,
+			Confidence: str(m["confidence"]), Description: clip(str(m["description"]), 240), Suggestion: clip(str(m["suggestion"]), 180)}
+		if ev, ok := m["evidence"].([]any); ok {
+			for _, e := range ev[:min(2, len(ev))] {
+				b, _ := jsonio.MarshalLine(e)
+				is.Evidence = append(is.Evidence, json.RawMessage(bytes.TrimSpace(b)))
+			}
+		}
+		if sev == "high" {
+			high = append(high, is)
+		} else {
+			medium = append(medium, is)
+		}
+	}
+	s.High, s.Medium = len(high), len(medium)
+	s.Issues = append(append(s.Issues, high...), medium...)
+	s.Issues = s.Issues[:min(5, len(s.Issues))]
+	return s, nil
+}
+
+// clip truncates to n runes.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,75 @@
+package manifest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// MaxDefaultCharacters caps the L2 selection when the contract names none.
+const MaxDefaultCharacters = 15
+
+// RecentSummaryWindow is how many previous chapters' summaries the
+// recency ranking reads (at most).
+const RecentSummaryWindow = 10
+
+// SummaryText is one previous chapter's summary.
+type SummaryText struct {
+	Chapter int
+	Text    string
+}
+
+// SelectCharacters is the L2 pruning of SPEC §6. With names (the
+// contract's character_states keys) it returns exactly those characters,
+// in contract order, warning about names no character file carries.
+// Without, it ranks every character by the newest summary (newest first)
+// that mentions its display_name, then by slug; never mentioned ranks
+// oldest; at most 15.
+func SelectCharacters(chars []Character, names []string, summaries []SummaryText) (slugs []string, warnings []string) {
+	slugs = []string{}
+	if len(names) > 0 {
+		bySlug := map[string]string{}
+		for _, c := range chars { // chars are slug-sorted: the smallest slug wins a shared name
+			if _, dup := bySlug[c.DisplayName]; !dup {
+				bySlug[c.DisplayName] = c.Slug
+			}
+		}
+		seen := map[string]bool{}
+		for _, n := range names {
+			s, ok := bySlug[n]
+			if !ok {
+				warnings = append(warnings, fmt.Sprintf("契约中的角色 %q 在 characters/active/ 中没有对应文件，已跳过 / contract character %q has no file in characters/active/; skipped", n, n))
+				continue
+			}
+			if !seen[s] {
+				seen[s] = true
+				slugs = append(slugs, s)
+			}
+		}
+		return slugs, warnings
+	}
+	type ranked struct {
+		slug     string
+		lastSeen int // 0 = never
+	}
+	rs := make([]ranked, len(chars))
+	for i, c := range chars {
+		rs[i] = ranked{slug: c.Slug}
+		for _, s := range summaries {
+			if strings.Contains(s.Text, c.DisplayName) {
+				rs[i].lastSeen = s.Chapter
+				break
+			}
+		}
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].lastSeen != rs[j].lastSeen {
+			return rs[i].lastSeen > rs[j].lastSeen
+		}
+		return rs[i].slug < rs[j].slug
+	})
+	for _, r := range rs[:min(MaxDefaultCharacters, len(rs))] {
+		slugs = append(slugs, r.slug)
+	}
+	return slugs, nil
+}

@@ -1,0 +1,162 @@
+package manifest
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/revision"
+)
+
+// PlanSummaryWindow is how many of the latest summaries the planner gets.
+const PlanSummaryWindow = 10
+
+// OpenItem is an unresolved global foreshadowing item as the planner sees
+// it: overdue short items are flagged.
+type OpenItem struct {
+	Item    foreshadow.Output
+	Overdue bool
+}
+
+// MarshalJSON writes the item's SPEC §9 fields followed by "overdue".
+func (o OpenItem) MarshalJSON() ([]byte, error) {
+	b, err := o.Item.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.TrimRight(bytes.TrimSpace(b), "}")
+	if len(bytes.TrimSpace(b)) > 1 {
+		b = append(b, ',')
+	}
+	return append(b, []byte(`"overdue":`+strconv.FormatBool(o.Overdue)+"}")...), nil
+}
+
+// volumePlan is plot-architect's packet for volume:VV:plan (SPEC §6.1).
+func (b *builder) volumePlan() error {
+	cp, v := b.cp, b.st.Number
+	b.vol = v
+	b.p.Volume = v
+	allowed := (cp.State == checkpoint.VolPlanning && v == cp.CurrentVolume) ||
+		(cp.State == checkpoint.QuickStart && v == 1)
+	if !allowed {
+		e := errs.Newf(errs.State, "卷规划 %s 只能在 VOL_PLANNING（当前卷 %d）或 QUICK_START（第 1 卷）时进行，当前为 %s",
+			"volume planning %s is allowed only in VOL_PLANNING for the current volume (%d) or QUICK_START for volume 1; the project is in %s",
+			b.st.String(), cp.CurrentVolume, cp.State).
+			With("orchestrator_state", cp.State).With("current_volume", cp.CurrentVolume).With("volume", v)
+		if cp.State == checkpoint.VolReview {
+			e.Hint("先运行 novel-step volume --next 进入下一卷的规划", "run novel-step volume --next to start planning the next volume")
+		} else if cp.State == checkpoint.VolPlanning || cp.State == checkpoint.QuickStart {
+			e.Hint("规划当前卷：novel instructions volume:"+layout.PadVol(max(cp.CurrentVolume, 1))+":plan",
+				"plan the current volume: novel instructions volume:"+layout.PadVol(max(cp.CurrentVolume, 1))+":plan")
+		} else {
+			e.Hint("本卷仍在写作中；卷末提交后才能规划下一卷", "the volume is still being written; plan the next one after its last chapter is committed")
+		}
+		return e
+	}
+	start := cp.LastCompleted + 1
+	if err := revision.Check(b.root, start); err != nil {
+		return err
+	}
+	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModePlan}
+	b.p.Next = []string{"novel-commit volume --volume " + layout.PadVol(v)}
+
+	b.in.Set("volume", v)
+	b.in.Set("plan_start_chapter", start)
+	if err := b.hardRules(); err != nil {
+		return err
+	}
+	if err := b.entityMap(); err != nil {
+		return err
+	}
+	global, err := foreshadow.LoadGlobal(b.root)
+	if err != nil {
+		return err
+	}
+	open := []OpenItem{}
+	for _, it := range global {
+		if it.Status == foreshadow.Resolved {
+			continue
+		}
+		open = append(open, OpenItem{Item: foreshadow.Output{Item: it}, Overdue: foreshadow.OverdueShort(&it, start)})
+	}
+	b.in.Set("open_foreshadowing", open)
+
+	b.pathIf("project_brief", layout.Brief)
+	b.pathIf("world_rules", layout.WorldRules)
+	if v > 1 {
+		b.pathIf("previous_volume_outline", layout.Outline(v-1))
+	}
+	var sums []string
+	for c := cp.LastCompleted; c >= max(1, cp.LastCompleted-PlanSummaryWindow+1); c-- {
+		sums = append(sums, layout.Summary(c))
+	}
+	b.pathsIf("recent_summaries", sums)
+	b.pathIf("current_state", layout.CurrentState)
+	b.pathIf("storyline_spec", layout.StorylineSpec)
+	mems, err := storylineMemories(b.root)
+	if err != nil {
+		return err
+	}
+	b.pathsIf("storyline_memories", mems)
+	b.pathIf("style_profile", layout.StyleProfile)
+	research, err := listDir(b.root, layout.ResearchDir, ".md", false)
+	if err != nil {
+		return err
+	}
+	b.pathsIf("research", research)
+
+	dir := layout.StagingVolumeDir(v)
+	b.output(dir+"/outline.md", true, ViaFile)
+	b.output(dir+"/storyline-schedule.json", true, ViaFile)
+	b.output(dir+"/foreshadowing.json", true, ViaFile)
+	b.output(dir+"/chapter-contracts/chapter-NNN.json", false, ViaFile)
+	return nil
+}
+
+// storylineMemories lists storylines/{id}/memory.md for every slug-named
+// storyline directory, sorted.
+func storylineMemories(root *project.Root) ([]string, error) {
+	dirs, err := listDir(root, "storylines", "", true)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range dirs {
+		id := strings.TrimPrefix(d, "storylines/")
+		if project.IsSlug(id) {
+			out = append(out, layout.Memory(id))
+		}
+	}
+	return out, nil
+}
+
+// listDir lists the entries of a project directory (files with suffix, or
+// directories), project-relative and sorted (os.ReadDir sorts by name).
+func listDir(root *project.Root, rel, suffix string, dirs bool) ([]string, error) {
+	abs, err := root.Abs(rel)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, errs.Newf(errs.IO, "无法读取目录 %s：%v", "cannot read directory %s: %v", rel, err).With("file", rel)
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || e.IsDir() != dirs || !strings.HasSuffix(name, suffix) {
+			continue
+		}
+		out = append(out, rel+"/"+name)
+	}
+	return out, nil
+}
