@@ -1,21 +1,351 @@
-// Package novelstep is the command surface of novel-step.
+// Package novelstep is the command surface of novel-step: the checkpoint
+// and the next step (SPEC §3). The logic lives in internal/step.
 package novelstep
 
 import (
+	"fmt"
+
+	"github.com/novelsuite/novel/internal/abandon"
+	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/cli"
-	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/step"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Placeholder placeholderCmd `cmd:"" hidden:""`
-}
 
-type placeholderCmd struct{}
-
-func (placeholderCmd) Run(ctx *cli.Context) error {
-	return errs.New(errs.Usage, "novel-step 尚未实现", "novel-step is not built yet")
+	Next     nextCmd     `cmd:"" help:"Print the next step to run (read-only); --text prints the step id."`
+	Advance  advanceCmd  `cmd:"" help:"Record that STEP finished: validate its products and move pipeline_stage."`
+	Validate validateCmd `cmd:"" help:"Validate the products of STEP and the write boundary (read-only)."`
+	Status   statusCmd   `cmd:"" help:"Show checkpoint, lock, next step or blocker, pending revisions, last error, counts."`
+	Abandon  abandonCmd  `cmd:"" help:"Drop the chapter in flight: move its staging files to staging/abandoned/."`
+	Fail     failCmd     `cmd:"" help:"Record a failed step: last_error and ERROR_RETRY."`
+	Retry    retryCmd    `cmd:"" help:"Leave ERROR_RETRY: restore the previous state."`
+	Volume   volumeCmd   `cmd:"" help:"Volume transitions: --next moves VOL_REVIEW to planning the next volume."`
 }
 
 // Main runs novel-step.
-func Main() int { return cli.Main("novel-step", "novel-step (under construction)", &grammar{}) }
+func Main() int {
+	return cli.Main("novel-step", "The checkpoint and the next step of the chapter pipeline.", &grammar{})
+}
+
+// env is what every command needs.
+type env struct {
+	root *project.Root
+	cp   *checkpoint.Checkpoint
+	s    settings.Settings
+}
+
+func load(ctx *cli.Context) (*env, error) {
+	root, err := ctx.Root()
+	if err != nil {
+		return nil, err
+	}
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ctx.Settings()
+	if err != nil {
+		return nil, err
+	}
+	return &env{root: root, cp: cp, s: s}, nil
+}
+
+func now(ctx *cli.Context) (func() string, error) {
+	clk, err := ctx.Clock()
+	if err != nil {
+		return nil, err
+	}
+	return clk.Stamp, nil
+}
+
+// guard takes the project lock for a checkpoint write and re-reads the
+// checkpoint under it.
+func guard(ctx *cli.Context, e *env, chapter int) (func(), error) {
+	release, err := lock.Guard(e.root, ctx.Getenv, chapter, e.s.LockStaleMinutes)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := checkpoint.Load(e.root)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	e.cp = cp
+	return release, nil
+}
+
+func current(cp *checkpoint.Checkpoint) int {
+	if !cp.Idle() {
+		return cp.Inflight
+	}
+	return 0
+}
+
+type nextCmd struct{}
+
+func (nextCmd) Run(ctx *cli.Context) error {
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := step.ComputeNext(e.root, e.cp, e.s)
+	if err != nil {
+		return err
+	}
+	ctx.Result(n, func() string { return n.Step })
+	return nil
+}
+
+type advanceCmd struct {
+	Step string `arg:"" help:"Step id, e.g. chapter:048:draft."`
+}
+
+func (c advanceCmd) Run(ctx *cli.Context) error {
+	st, err := stepid.Parse(c.Step)
+	if err != nil {
+		return err
+	}
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	clk, err := now(ctx)
+	if err != nil {
+		return err
+	}
+	r, err := step.Advance(e.root, e.cp, st, e.s, ctx.Getenv, clk)
+	if err != nil {
+		return err
+	}
+	ctx.Result(r, func() string {
+		stage := "null"
+		if r.Stage != nil {
+			stage = *r.Stage
+		}
+		if !r.Changed {
+			return pick(e.s, fmt.Sprintf("%s 已完成（pipeline_stage=%s），未改变", r.Step, stage),
+				fmt.Sprintf("%s already done (pipeline_stage %s); nothing changed", r.Step, stage))
+		}
+		return fmt.Sprintf("%s → %s", r.Step, stage)
+	})
+	return nil
+}
+
+type validateCmd struct {
+	Step string `arg:"" help:"Step id, e.g. chapter:048:summarize."`
+	Role string `help:"Judge role: secondary validates the second judge's eval of a key chapter." placeholder:"ROLE"`
+}
+
+// ValidateResult is the output of `novel-step validate`.
+type ValidateResult struct {
+	Step     string   `json:"step"`
+	Role     string   `json:"role,omitempty"`
+	Valid    bool     `json:"valid"`
+	Warnings []string `json:"warnings"`
+}
+
+func (c validateCmd) Run(ctx *cli.Context) error {
+	st, err := stepid.Parse(c.Step)
+	if err != nil {
+		return err
+	}
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	if err := products.ValidateRole(e.root, e.cp, st, e.s, c.Role); err != nil {
+		return err
+	}
+	warnings, err := step.CheckBoundary(e.root, e.cp, st, c.Role)
+	if err != nil {
+		return err
+	}
+	r := ValidateResult{Step: st.String(), Role: c.Role, Valid: true, Warnings: warnings}
+	ctx.Result(r, func() string { return pick(e.s, "有效 ", "valid ") + r.Step })
+	return nil
+}
+
+type statusCmd struct{}
+
+func (statusCmd) Run(ctx *cli.Context) error {
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	v, err := step.Status(e.root, e.cp, e.s)
+	if err != nil {
+		return err
+	}
+	ctx.Result(v, v.Text)
+	return nil
+}
+
+type abandonCmd struct {
+	Chapter int `required:"" help:"The chapter in flight to drop." placeholder:"C"`
+}
+
+// AbandonOutput is the output of `novel-step abandon`.
+type AbandonOutput struct {
+	*abandon.Result
+	Checkpoint checkpoint.Summary `json:"checkpoint"`
+}
+
+func (c abandonCmd) Run(ctx *cli.Context) error {
+	if c.Chapter < 1 {
+		return cli.UsageError("--chapter 必须 ≥ 1", "--chapter must be ≥ 1")
+	}
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	clk, err := now(ctx)
+	if err != nil {
+		return err
+	}
+	if err := abandon.Check(e.root, e.cp, c.Chapter); err != nil {
+		return err
+	}
+	release, err := guard(ctx, e, c.Chapter)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := abandon.Check(e.root, e.cp, c.Chapter); err != nil {
+		return err
+	}
+	r, err := abandon.Chapter(e.root, e.cp, c.Chapter, clk())
+	if err != nil {
+		return err
+	}
+	out := AbandonOutput{Result: r, Checkpoint: e.cp.Summarize()}
+	ctx.Result(out, func() string {
+		return pick(e.s, fmt.Sprintf("已放弃第 %d 章，%d 个暂存文件移至 %s", r.Chapter, len(r.Moved), r.MovedTo),
+			fmt.Sprintf("abandoned chapter %d; %d staging files moved to %s", r.Chapter, len(r.Moved), r.MovedTo))
+	})
+	return nil
+}
+
+type failCmd struct {
+	Step  string `required:"" help:"The step that failed." placeholder:"STEP"`
+	Error string `required:"" help:"What went wrong." placeholder:"MSG"`
+}
+
+// StateOutput is the output of fail, retry and volume.
+type StateOutput struct {
+	Checkpoint  checkpoint.Summary    `json:"checkpoint"`
+	LastError   *checkpoint.LastError `json:"last_error"`
+	NextCommand string                `json:"next_command"`
+}
+
+func (c failCmd) Run(ctx *cli.Context) error {
+	st, err := stepid.Parse(c.Step)
+	if err != nil {
+		return err
+	}
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	clk, err := now(ctx)
+	if err != nil {
+		return err
+	}
+	release, err := guard(ctx, e, current(e.cp))
+	if err != nil {
+		return err
+	}
+	defer release()
+	step.Fail(e.cp, st, c.Error, clk())
+	if err := e.cp.Save(e.root, clk()); err != nil {
+		return err
+	}
+	out := StateOutput{Checkpoint: e.cp.Summarize(), LastError: e.cp.LastError, NextCommand: "novel-step retry"}
+	ctx.Result(out, func() string {
+		return pick(e.s, "已记录失败："+st.String()+"（ERROR_RETRY），排除故障后运行 novel-step retry",
+			"failure recorded: "+st.String()+" (ERROR_RETRY); fix the cause and run novel-step retry")
+	})
+	return nil
+}
+
+type retryCmd struct{}
+
+func (retryCmd) Run(ctx *cli.Context) error {
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	clk, err := now(ctx)
+	if err != nil {
+		return err
+	}
+	if err := step.Retry(e.cp.Clone()); err != nil {
+		return err
+	}
+	release, err := guard(ctx, e, current(e.cp))
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := step.Retry(e.cp); err != nil {
+		return err
+	}
+	if err := e.cp.Save(e.root, clk()); err != nil {
+		return err
+	}
+	out := StateOutput{Checkpoint: e.cp.Summarize(), NextCommand: "novel-step next"}
+	ctx.Result(out, func() string {
+		return pick(e.s, "已恢复为 "+e.cp.State+"，运行 novel-step next 继续", "restored to "+e.cp.State+"; run novel-step next to continue")
+	})
+	return nil
+}
+
+type volumeCmd struct {
+	Next bool `required:"" help:"Finish the volume review and start planning the next volume."`
+}
+
+func (c volumeCmd) Run(ctx *cli.Context) error {
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	clk, err := now(ctx)
+	if err != nil {
+		return err
+	}
+	if err := step.VolumeNext(e.cp.Clone()); err != nil {
+		return err
+	}
+	release, err := guard(ctx, e, 0)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := step.VolumeNext(e.cp); err != nil {
+		return err
+	}
+	if err := e.cp.Save(e.root, clk()); err != nil {
+		return err
+	}
+	cmd := "novel instructions volume:" + layout.PadVol(e.cp.CurrentVolume) + ":plan"
+	out := StateOutput{Checkpoint: e.cp.Summarize(), NextCommand: cmd}
+	ctx.Result(out, func() string {
+		return pick(e.s, fmt.Sprintf("进入第 %d 卷规划（VOL_PLANNING），下一步：%s", e.cp.CurrentVolume, cmd),
+			fmt.Sprintf("planning volume %d (VOL_PLANNING); next: %s", e.cp.CurrentVolume, cmd))
+	})
+	return nil
+}
+
+func pick(s settings.Settings, zh, en string) string {
+	if s.Language == "en" {
+		return en
+	}
+	return zh
+}

@@ -1,0 +1,151 @@
+// Package abandon drops the chapter in flight (SPEC §3 abandon, and
+// novel-gate resolve --regen): its staging files are set aside, a pending
+// revision of it is rejected, and the checkpoint returns to idle. It is a
+// package of its own so both novel-step and the gate can call it (the step
+// package reads gate files, so the gate cannot import it).
+package abandon
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/revision"
+)
+
+// Result reports what Chapter did.
+type Result struct {
+	Chapter          int      `json:"chapter"`
+	MovedTo          string   `json:"moved_to"`
+	Moved            []string `json:"moved"`
+	RevisionRejected bool     `json:"revision_rejected"`
+}
+
+// Check is the legality of abandoning chapter c: WRITING,
+// CHAPTER_REWRITE or ERROR_RETRY, c in flight (or, when idle, the next
+// chapter with staging files), and no commit of it under way.
+func Check(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
+	if !cp.Writable() && cp.State != checkpoint.ErrorRetry {
+		return errs.Newf(errs.State, "当前编排状态 %s 不允许放弃章节（需 WRITING、CHAPTER_REWRITE 或 ERROR_RETRY）",
+			"orchestrator state %s does not allow abandoning a chapter (needs WRITING, CHAPTER_REWRITE or ERROR_RETRY)", cp.State).
+			With("orchestrator_state", cp.State).Hint("运行 novel-step status 查看项目状态", "run novel-step status to see the project state")
+	}
+	if root.IsFile(layout.CommitJournal(c)) {
+		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s 存在），不能放弃", "chapter %d is being committed (%s exists) and cannot be abandoned", c, layout.CommitJournal(c)).
+			With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+strconv.Itoa(c)+" 完成提交", "finish it with novel-commit --chapter "+strconv.Itoa(c))
+	}
+	want := cp.NextChapter()
+	if !cp.Idle() {
+		want = cp.Inflight
+	}
+	if c != want {
+		return errs.Newf(errs.StageOrder, "第 %d 章不在制作中（在制章节为第 %d 章），不能放弃", "chapter %d is not in flight (the chapter in flight is %d) and cannot be abandoned", c, want).
+			With("chapter", c).With("inflight_chapter", cp.Summarize().Inflight).
+			Hint("已提交的章节请用 novel-commit rollback --to "+strconv.Itoa(c), "for a committed chapter use novel-commit rollback --to "+strconv.Itoa(c))
+	}
+	return nil
+}
+
+// Chapter drops chapter c (SPEC §3): its staging files move to
+// staging/abandoned/chapter-NNN-{n}/ (same layout below staging/), a
+// pending revision of c becomes rejected with note "abandoned", and the
+// checkpoint returns to an idle WRITING with revision_count 0. Files move
+// before the checkpoint changes, so an interrupted abandon is finished by
+// running it again. The caller holds the lock and has run Check.
+func Chapter(root *project.Root, cp *checkpoint.Checkpoint, c int, now string) (*Result, error) {
+	files, err := products.StagingFiles(root, c)
+	if err != nil {
+		return nil, err
+	}
+	dest, err := freeAbandonDir(root, c)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Chapter: c, MovedTo: dest, Moved: []string{}}
+	for _, rel := range files {
+		to := dest + "/" + strings.TrimPrefix(rel, layout.Staging+"/")
+		if err := move(root, rel, to); err != nil {
+			return nil, err
+		}
+		res.Moved = append(res.Moved, rel)
+	}
+	pruneEmpty(root, layout.RevisionsDir(c))
+	if st, err := revision.Load(root, c); err != nil {
+		return nil, err
+	} else if st != nil && st.Status == revision.StatusPending {
+		if res.RevisionRejected, err = revision.SetStatus(root, c, revision.StatusRejected, "abandoned", now); err != nil {
+			return nil, err
+		}
+	}
+	cp.Inflight = 0
+	cp.Stage = ""
+	cp.RevisionCount = 0
+	cp.State = checkpoint.Writing
+	cp.LastError = nil
+	if err := cp.Save(root, now); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func freeAbandonDir(root *project.Root, c int) (string, error) {
+	for n := 1; ; n++ {
+		rel := layout.Abandoned(c, n)
+		abs, err := root.Abs(rel)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+			return rel, nil
+		}
+	}
+}
+
+// move renames one project file (both ends containment-checked).
+func move(root *project.Root, from, to string) error {
+	src, err := root.Abs(from)
+	if err != nil {
+		return err
+	}
+	dst, err := root.Abs(to)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return errs.Newf(errs.IO, "无法创建 %s：%v", "cannot create %s: %v", filepath.Dir(to), err).Wrap(err)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return errs.Newf(errs.IO, "无法移动 %s 到 %s：%v", "cannot move %s to %s: %v", from, to, err).With("file", from).Wrap(err)
+	}
+	jsonio.SyncDir(filepath.Dir(dst))
+	jsonio.SyncDir(filepath.Dir(src))
+	return nil
+}
+
+// pruneEmpty removes rel and its subdirectories when they hold no files
+// (the archived rounds' folders once their files moved away).
+func pruneEmpty(root *project.Root, rel string) {
+	abs, err := root.Abs(rel)
+	if err != nil {
+		return
+	}
+	var dirs []string
+	filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i]) // fails, harmlessly, on a non-empty directory
+	}
+}

@@ -1,0 +1,245 @@
+// Package step holds the checkpoint state machine of novel-step (SPEC §3):
+// the next-step rules, advance legality and transitions, and the
+// fail/retry/abandon/volume commands. It reads products through the
+// products package and never walks the project tree for `next`.
+package step
+
+import (
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// Reasons of the next step (SPEC §3 rules 0–6).
+const (
+	ReasonResumeCommit   = "resume_commit"
+	ReasonFresh          = "fresh"
+	ReasonRevising       = "revising"
+	ReasonPolishing      = "polishing"
+	ReasonMissingChapter = "missing_chapter"
+	ReasonMissingSummary = "missing_summary"
+	ReasonStaleDelta     = "stale_delta"
+	ReasonReadyRefine    = "ready_refine"
+	ReasonMissingEval    = "missing_eval"
+	ReasonMissingSecond  = "missing_secondary_eval"
+	ReasonMissingLogic   = "missing_logic_review"
+	ReasonReadyGate      = "ready_gate"
+	ReasonReadyCommit    = "ready_commit"
+)
+
+// Inflight is the chapter in flight as next saw it.
+type Inflight struct {
+	Chapter *int    `json:"chapter"`
+	Stage   *string `json:"pipeline_stage"`
+}
+
+// Evidence has one boolean per staging product (true = exists and
+// validates), plus the key-chapter flag and the gate decision.
+type Evidence struct {
+	Chapter       bool    `json:"chapter"`
+	Summary       bool    `json:"summary"`
+	Delta         bool    `json:"delta"`
+	Crossref      bool    `json:"crossref"`
+	Memory        bool    `json:"memory"`
+	Eval          bool    `json:"eval"`
+	EvalSecondary bool    `json:"eval_secondary"`
+	LogicReview   bool    `json:"logic_review"`
+	Gate          bool    `json:"gate"`
+	KeyChapter    bool    `json:"key_chapter"`
+	GateDecision  *string `json:"gate_decision"`
+}
+
+// Next is the result of `novel-step next`.
+type Next struct {
+	Step     string   `json:"step"`
+	Reason   string   `json:"reason"`
+	Chapter  int      `json:"chapter"`
+	Role     string   `json:"role,omitempty"`
+	Inflight Inflight `json:"inflight"`
+	Evidence Evidence `json:"evidence"`
+}
+
+// ComputeNext applies the next-step rules in order. It is read-only and
+// reads only the target chapter's products (plus the state file's
+// version when a delta exists).
+func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*Next, error) {
+	// Rule 0: an interrupted commit is finished first, whatever the state.
+	if c, ok := journalChapter(root, cp); ok {
+		n := &Next{Step: stepid.Chapter(c, stepid.Commit).String(), Reason: ReasonResumeCommit, Chapter: c, Inflight: inflightView(cp)}
+		return n, nil
+	}
+	// Rule 1.
+	if !cp.Writable() {
+		return nil, StateError(cp, "next")
+	}
+	idle := cp.Idle()
+	target := cp.NextChapter()
+	if !idle {
+		target = cp.Inflight
+	}
+	// Rule 2.
+	g, err := loadGate(root, target)
+	if err != nil {
+		return nil, err
+	}
+	if err := pendingBlock(root, target, g); err != nil {
+		return nil, err
+	}
+	// Rule 3.
+	if err := inflightConsistent(cp); err != nil {
+		return nil, err
+	}
+	p := newProbe(root, cp, s, target)
+	n := &Next{Chapter: target, Inflight: inflightView(cp)}
+	stage := cp.Stage
+	if idle {
+		// Rule 4: a draft written before its advance is not redone.
+		if !p.chapter() {
+			n.Evidence = p.evidence(g)
+			return n.set(stepid.Draft, ReasonFresh), nil
+		}
+		stage = checkpoint.Drafting
+	}
+	// Rule 5.
+	switch stage {
+	case checkpoint.Revising:
+		n.Evidence = p.evidence(g)
+		return n.set(stepid.Draft, ReasonRevising), nil
+	case checkpoint.Polishing:
+		if g == nil || !g.Polished {
+			n.Evidence = p.evidence(g)
+			return n.set(stepid.Polish, ReasonPolishing), nil
+		}
+		stage = checkpoint.Judged
+	}
+	// Rule 6.
+	n.Evidence = p.evidence(g)
+	ev := &n.Evidence
+	switch {
+	case !ev.Chapter:
+		return n.set(stepid.Draft, ReasonMissingChapter), nil
+	case !(ev.Summary && ev.Delta && ev.Crossref && ev.Memory):
+		return n.set(stepid.Summarize, ReasonMissingSummary), nil
+	}
+	version, err := StateVersion(root)
+	if err != nil {
+		return nil, err
+	}
+	if p.delta.BaseStateVersion != version {
+		return n.set(stepid.Summarize, ReasonStaleDelta), nil
+	}
+	if checkpoint.Order(stage) < checkpoint.Order(checkpoint.Refined) {
+		return n.set(stepid.Refine, ReasonReadyRefine), nil
+	}
+	if !ev.Eval {
+		return n.set(stepid.Judge, ReasonMissingEval), nil
+	}
+	if p.keyErr != nil {
+		return nil, p.keyErr
+	}
+	if ev.KeyChapter && !ev.EvalSecondary {
+		n.set(stepid.Judge, ReasonMissingSecond)
+		n.Role = products.RoleSecondary
+		return n, nil
+	}
+	if s.LogicReviewPolicy == settings.PolicyBlocking && !ev.LogicReview {
+		return n.set(stepid.LogicReview, ReasonMissingLogic), nil
+	}
+	if g == nil {
+		return n.set(stepid.Gate, ReasonReadyGate), nil
+	}
+	if g.Decision == "pass" || g.Decision == "accepted" {
+		return n.set(stepid.Commit, ReasonReadyCommit), nil
+	}
+	// A gate file whose decision was not carried out (a decide --apply cut
+	// short before its checkpoint write): re-applying it is idempotent and
+	// finishes the move.
+	return n.set(stepid.Gate, ReasonReadyGate), nil
+}
+
+func (n *Next) set(stage, reason string) *Next {
+	n.Step = stepid.Chapter(n.Chapter, stage).String()
+	n.Reason = reason
+	return n
+}
+
+func inflightView(cp *checkpoint.Checkpoint) Inflight {
+	sum := cp.Summarize()
+	return Inflight{Chapter: sum.Inflight, Stage: sum.Stage}
+}
+
+// journalChapter finds a commit journal of the chapters a commit could
+// be interrupted on: the inflight one, the next one, or the one the
+// checkpoint already records as committed.
+func journalChapter(root *project.Root, cp *checkpoint.Checkpoint) (int, bool) {
+	cands := []int{cp.Inflight, cp.NextChapter(), cp.LastCompleted}
+	for i, c := range cands {
+		if c < 1 || (i > 0 && c == cands[0]) || (i == 2 && c == cands[1]) {
+			continue
+		}
+		if root.IsFile(layout.CommitJournal(c)) {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// inflightConsistent is rule 3: an inflight chapter other than
+// last_completed+1 is a broken checkpoint. A committed stage naming the
+// chapter just committed is consistent (it is idle).
+func inflightConsistent(cp *checkpoint.Checkpoint) error {
+	if cp.Inflight == 0 || cp.Inflight == cp.NextChapter() {
+		return nil
+	}
+	if cp.Stage == checkpoint.Committed && cp.Inflight == cp.LastCompleted {
+		return nil
+	}
+	return errs.Newf(errs.Checkpoint, "%s 的 inflight_chapter 为 %d，但 last_completed_chapter 为 %d（应为 %d）",
+		"%s: inflight_chapter is %d but last_completed_chapter is %d (expected %d)",
+		layout.Checkpoint, cp.Inflight, cp.LastCompleted, cp.NextChapter()).
+		With("file", layout.Checkpoint).With("inflight_chapter", cp.Inflight).
+		With("last_completed_chapter", cp.LastCompleted).
+		Hint("修正 .checkpoint.json，或用 novel-step abandon --chapter N 放弃在制章节",
+			"fix .checkpoint.json, or drop the inflight chapter with novel-step abandon --chapter N")
+}
+
+// StateError is the E_STATE refusal for an orchestrator state that does
+// not allow chapter work, with the command that moves the project on.
+func StateError(cp *checkpoint.Checkpoint, what string) *errs.Error {
+	var cmd, zh, en string
+	switch cp.State {
+	case checkpoint.VolReview:
+		cmd = "novel-step volume --next"
+		zh, en = "本卷已完成，处于卷末回顾", "the volume is finished and under review"
+	case checkpoint.VolPlanning, checkpoint.QuickStart:
+		v := cp.CurrentVolume
+		if v < 1 {
+			v = 1
+		}
+		cmd = "novel instructions volume:" + layout.PadVol(v) + ":plan"
+		zh, en = "需要先规划第 "+itoa(v)+" 卷", "volume "+itoa(v)+" must be planned first"
+	case checkpoint.ErrorRetry:
+		cmd = "novel-step retry"
+		zh, en = "上一步失败，处于 ERROR_RETRY", "the last step failed (ERROR_RETRY)"
+	}
+	e := errs.New(errs.State, "当前编排状态 "+cp.State+" 不允许 "+what+"："+zh, "orchestrator state "+cp.State+" does not allow "+what+": "+en).
+		With("orchestrator_state", cp.State).With("next_command", cmd)
+	if cp.State == checkpoint.ErrorRetry {
+		c := cp.Inflight
+		if c == 0 {
+			c = cp.NextChapter()
+		}
+		abandon := "novel-step abandon --chapter " + itoa(c)
+		e.Hint("排除故障后运行 "+cmd+" 重试，或运行 "+abandon+" 放弃该章", "fix the cause and run "+cmd+", or "+abandon+" to drop the chapter")
+		if cp.LastError != nil {
+			e.With("last_error", cp.LastError)
+		}
+	} else {
+		e.Hint("运行 "+cmd, "run "+cmd)
+	}
+	return e
+}

@@ -1,0 +1,131 @@
+package step
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+)
+
+// probe looks at one chapter's staging products, each at most once.
+type probe struct {
+	root *project.Root
+	cp   *checkpoint.Checkpoint
+	s    settings.Settings
+	c    int
+
+	chapterOK *bool
+	delta     *products.Delta
+	keyErr    error
+}
+
+func newProbe(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings, c int) *probe {
+	return &probe{root: root, cp: cp, s: s, c: c}
+}
+
+func (p *probe) chapter() bool {
+	if p.chapterOK == nil {
+		ok := products.CheckChapter(p.root, p.c) == nil
+		p.chapterOK = &ok
+	}
+	return *p.chapterOK
+}
+
+// evidence validates every product of the chapter; an invalid product
+// counts as missing. A key-chapter lookup failure (no outline) is kept
+// for the rule that needs it rather than failing early rules.
+func (p *probe) evidence(g *gateView) Evidence {
+	ev := Evidence{Chapter: p.chapter()}
+	ev.Summary = products.CheckSummary(p.root, p.c) == nil
+	if d, err := products.ReadDelta(p.root, p.c); err == nil {
+		p.delta = d
+		ev.Delta = true
+		ev.Memory = products.CheckMemory(p.root, d.StorylineID) == nil
+	}
+	_, err := products.ReadCrossref(p.root, p.c, products.Lenient(p.cp, p.c))
+	ev.Crossref = err == nil
+	_, err = products.Eval(p.root, p.c, false)
+	ev.Eval = err == nil
+	_, err = products.Eval(p.root, p.c, true)
+	ev.EvalSecondary = err == nil
+	_, err = products.LogicReviewReport(p.root, p.c)
+	ev.LogicReview = err == nil
+	ev.KeyChapter, p.keyErr = products.KeyChapter(p.root, p.cp, p.c)
+	if g != nil {
+		ev.Gate = true
+		d := g.Decision
+		ev.GateDecision = &d
+	}
+	return ev
+}
+
+// StateVersion reads state_version of state/current-state.json; a
+// project without a state file yet is at version 0. The canonical state
+// file (sorted keys, 2-space indent) has the top-level key on its own
+// line, so it is found without decoding a multi-MiB document; any other
+// layout falls back to a full decode.
+func StateVersion(root *project.Root) (int, error) {
+	rel := layout.CurrentState
+	if !root.Exists(rel) {
+		if _, err := root.Abs(rel); err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		return 0, err
+	}
+	if v, ok := fastStateVersion(data); ok {
+		return v, nil
+	}
+	var st struct {
+		StateVersion json.RawMessage `json:"state_version"`
+	}
+	if err := jsonio.Decode(data, rel, &st); err != nil {
+		if errs.Is(err, errs.Schema) {
+			return 0, errs.Newf(errs.Schema, "%s 必须是 JSON 对象", "%s must be a JSON object", rel).With("file", rel)
+		}
+		return 0, err
+	}
+	if len(st.StateVersion) == 0 || string(st.StateVersion) == "null" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(string(st.StateVersion))
+	if err != nil || n < 0 {
+		return 0, errs.Newf(errs.Schema, "%s 的 state_version 必须是 ≥ 0 的整数", "%s: state_version must be an integer ≥ 0", rel).
+			With("file", rel).With("field", "state_version").
+			Hint("用 novel-commit rebuild 从变更日志重建状态文件", "rebuild the state file with novel-commit rebuild")
+	}
+	return n, nil
+}
+
+var stateVersionKey = []byte("\n  \"state_version\": ")
+
+// fastStateVersion finds the depth-1 key of a canonically indented
+// object: a raw newline cannot occur inside a JSON string, and deeper
+// keys are indented by 4 or more spaces.
+func fastStateVersion(data []byte) (int, bool) {
+	if len(data) == 0 || data[0] != '{' || bytes.Count(data, stateVersionKey) != 1 {
+		return 0, false
+	}
+	i := bytes.Index(data, stateVersionKey) + len(stateVersionKey)
+	j := i
+	for j < len(data) && data[j] >= '0' && data[j] <= '9' {
+		j++
+	}
+	if j == i || j-i > 12 || j >= len(data) || (data[j] != ',' && data[j] != '\n') {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(data[i:j]))
+	return n, err == nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

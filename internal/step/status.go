@@ -1,0 +1,192 @@
+package step
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/settings"
+)
+
+// Blocked is the refusal next would give, as data.
+type Blocked struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Hint    string         `json:"hint"`
+	Details map[string]any `json:"details"`
+}
+
+// PendingView is one pending revision in the status.
+type PendingView struct {
+	Chapter     int    `json:"chapter"`
+	File        string `json:"file"`
+	TriggeredBy string `json:"triggered_by"`
+	Notes       string `json:"revision_notes"`
+	CreatedAt   string `json:"created_at"`
+}
+
+// Counts are cheap project counters.
+type Counts struct {
+	CommittedChapters int `json:"committed_chapters"`
+	StagingFiles      int `json:"staging_files"`
+}
+
+// StatusView is the output of `novel-step status`.
+type StatusView struct {
+	Checkpoint       checkpoint.Summary    `json:"checkpoint"`
+	Lock             *lock.Status          `json:"lock"`
+	Next             *Next                 `json:"next"`
+	Blocked          *Blocked              `json:"blocked"`
+	PendingRevisions []PendingView         `json:"pending_revisions"`
+	LastError        *checkpoint.LastError `json:"last_error"`
+	Counts           Counts                `json:"counts"`
+
+	lang string
+}
+
+// Status gathers the dashboard. Problems that next would report become
+// the blocked entry instead of failing the status itself.
+func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*StatusView, error) {
+	v := &StatusView{Checkpoint: cp.Summarize(), LastError: cp.LastError, PendingRevisions: []PendingView{}, lang: s.Language}
+	ls, err := lock.Inspect(root, lock.Options{StaleMinutes: s.LockStaleMinutes})
+	if err != nil {
+		return nil, err
+	}
+	v.Lock = ls
+	if n, err := ComputeNext(root, cp, s); err != nil {
+		e := errs.Coerce(err)
+		d := e.Details
+		if d == nil {
+			d = map[string]any{}
+		}
+		v.Blocked = &Blocked{Code: e.Code, Message: e.Message(s.Language), Hint: e.HintText(s.Language), Details: d}
+	} else {
+		v.Next = n
+	}
+	if pend, err := revision.Pending(root); err == nil {
+		for _, p := range pend {
+			v.PendingRevisions = append(v.PendingRevisions, PendingView{Chapter: p.ChapterNumber, File: p.File,
+				TriggeredBy: p.TriggeredBy, Notes: p.RevisionNotes, CreatedAt: p.CreatedAt})
+		}
+	}
+	if v.Counts.CommittedChapters, err = committedChapters(root); err != nil {
+		return nil, err
+	}
+	c := cp.NextChapter()
+	if !cp.Idle() {
+		c = cp.Inflight
+	}
+	files, err := products.StagingFiles(root, c)
+	if err != nil {
+		return nil, err
+	}
+	v.Counts.StagingFiles = len(files)
+	return v, nil
+}
+
+// committedChapters counts chapters/chapter-NNN.md (one directory read).
+func committedChapters(root *project.Root) (int, error) {
+	abs, err := root.Abs("chapters")
+	if err != nil {
+		return 0, err
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, errs.Newf(errs.IO, "读取 chapters/ 失败：%v", "cannot read chapters/: %v", err).Wrap(err)
+	}
+	n := 0
+	for _, e := range ents {
+		name := e.Name()
+		if e.Type().IsRegular() && strings.HasPrefix(name, "chapter-") && strings.HasSuffix(name, ".md") &&
+			isDigits(name[len("chapter-"):len(name)-len(".md")]) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Text is the compact terminal dashboard.
+func (v *StatusView) Text() string {
+	en := v.lang == "en"
+	var b strings.Builder
+	cp := v.Checkpoint
+	inflight := "—"
+	if cp.Inflight != nil {
+		stage := "null"
+		if cp.Stage != nil {
+			stage = *cp.Stage
+		}
+		inflight = fmt.Sprintf("%d（%s）", *cp.Inflight, stage)
+		if en {
+			inflight = fmt.Sprintf("%d (%s)", *cp.Inflight, stage)
+		}
+	}
+	if en {
+		fmt.Fprintf(&b, "volume %d · %s · %d chapters done · in flight: %s · revisions %d\n",
+			cp.CurrentVolume, cp.State, cp.LastCompleted, inflight, cp.RevisionCount)
+	} else {
+		fmt.Fprintf(&b, "第 %d 卷 · %s · 已完成 %d 章 · 在制：%s · 修订 %d 次\n",
+			cp.CurrentVolume, cp.State, cp.LastCompleted, inflight, cp.RevisionCount)
+	}
+	switch {
+	case v.Next != nil:
+		fmt.Fprintf(&b, pick(en, "下一步：%s（%s）\n", "next: %s (%s)\n"), v.Next.Step, v.Next.Reason)
+	case v.Blocked != nil:
+		fmt.Fprintf(&b, pick(en, "受阻：%s %s\n", "blocked: %s %s\n"), v.Blocked.Code, v.Blocked.Message)
+		if v.Blocked.Hint != "" {
+			fmt.Fprintf(&b, pick(en, "  → %s\n", "  → %s\n"), v.Blocked.Hint)
+		}
+	}
+	if v.Lock != nil && v.Lock.Exists {
+		holder := ""
+		if v.Lock.Holder != nil {
+			holder = v.Lock.Holder.Info
+		}
+		stale := ""
+		if v.Lock.Stale {
+			stale = pick(en, "（已过期）", " (stale)")
+		}
+		fmt.Fprintf(&b, pick(en, "锁：%s%s\n", "lock: %s%s\n"), holder, stale)
+	} else {
+		b.WriteString(pick(en, "锁：空闲\n", "lock: free\n"))
+	}
+	for _, p := range v.PendingRevisions {
+		fmt.Fprintf(&b, pick(en, "待处理修订：第 %d 章（%s）%s\n", "pending revision: chapter %d (%s) %s\n"), p.Chapter, p.TriggeredBy, p.File)
+	}
+	if v.LastError != nil {
+		fmt.Fprintf(&b, pick(en, "上次错误：%s %s\n", "last error: %s %s\n"), v.LastError.Step, v.LastError.Message)
+	}
+	fmt.Fprintf(&b, pick(en, "已提交章节 %d · 暂存文件 %d\n", "committed chapters %d · staging files %d\n"),
+		v.Counts.CommittedChapters, v.Counts.StagingFiles)
+	return b.String()
+}
+
+func pick(en bool, zh, eng string) string {
+	if en {
+		return eng
+	}
+	return zh
+}
