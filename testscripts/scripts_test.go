@@ -31,6 +31,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
 	"github.com/novelsuite/novel/internal/cmd/novelreport"
 	"github.com/novelsuite/novel/internal/cmd/novelstep"
+	"github.com/novelsuite/novel/internal/llmfake"
 )
 
 // Commands are the binaries scripts can exec, by name.
@@ -45,6 +46,8 @@ var Commands = map[string]func(){
 	"novel-foreshadow": func() { os.Exit(novelforeshadow.Main()) },
 	"novel-agent":      func() { os.Exit(novelagent.Main()) },
 	"novel-report":     func() { os.Exit(novelreport.Main()) },
+	// Test-only: a scripted OpenAI-compatible server on loopback.
+	"fake-llm": func() { os.Exit(llmfake.Main()) },
 }
 
 func TestMain(m *testing.M) { testscript.Main(m, Commands) }
@@ -92,6 +95,7 @@ func Params(dir string) testscript.Params {
 			"tree-snapshot": cmdTreeSnapshot,
 			"cpdir":         cmdCpdir,
 			"waitfile":      cmdWaitfile,
+			"envfile":       cmdEnvfile,
 		},
 	}
 }
@@ -218,4 +222,13 @@ func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("timed out waiting for %s", args[0])
+}
+
+// envfile VAR FILE sets VAR to FILE's content (trimmed), e.g. the URL a
+// background fake server wrote.
+func cmdEnvfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envfile VAR FILE")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
 }
