@@ -103,10 +103,14 @@ type Doc struct {
 	warn []string
 }
 
-// Open prepares data for an update. canonical says the caller knows the
-// bytes are canonical (they hash to what the suite last wrote); anything
-// else is decoded fully and rewritten canonically once.
-func Open(data []byte, rel string, canonical bool) (*Doc, error) {
+// Open prepares data for an update. A canonical document is updated by
+// splicing; anything else (hand-edited) is decoded fully and rewritten
+// canonically once.
+func Open(data []byte, rel string) (*Doc, error) {
+	return open(data, rel, IsCanonical(data))
+}
+
+func open(data []byte, rel string, canonical bool) (*Doc, error) {
 	d := &Doc{old: data, rel: rel}
 	if canonical {
 		if top, ok := spliceLayout(data); ok {

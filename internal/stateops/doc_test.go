@@ -48,11 +48,11 @@ func canonicalState(t testing.TB, src string) []byte {
 func both(t testing.TB, data []byte, raws []any, chapter int) []byte {
 	t.Helper()
 	ops, _ := validateAll(raws)
-	ds, err := Open(data, "state", true)
+	ds, err := open(data, "state", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	df, err := Open(data, "state", false)
+	df, err := open(data, "state", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func cloneOps(ops []Op) []Op {
 
 func TestSpliceSeed(t *testing.T) {
 	data := canonicalState(t, seedState)
-	d, _ := Open(data, "state", true)
+	d, _ := open(data, "state", true)
 	if !d.Spliced || d.Version != 7 {
 		t.Fatalf("canonical seed not spliceable: %+v", d.Spliced)
 	}
@@ -130,7 +130,7 @@ func TestSpliceEmptyGroupsAndNoOps(t *testing.T) {
 
 func TestNonCanonicalFallsBack(t *testing.T) {
 	data := []byte(`{"state_version": 2, "characters": {"b": {}, "a": 1}}`)
-	d, err := Open(data, "state", true)
+	d, err := open(data, "state", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestNonCanonicalFallsBack(t *testing.T) {
 
 func TestBadStateDocuments(t *testing.T) {
 	for _, src := range []string{`[]`, `{"state_version":"3"}`, `{"state_version":-1}`, `{}`, `{"state_version":1.5}`, `nul`} {
-		if _, err := Open([]byte(src), "state/current-state.json", true); err == nil {
+		if _, err := Open([]byte(src), "state/current-state.json"); err == nil {
 			t.Errorf("%s: accepted", src)
 		}
 	}
@@ -212,7 +212,7 @@ func TestSpliceRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Open(data, "state", true); err != nil {
+		if _, err := open(data, "state", true); err != nil {
 			continue // e.g. items replaced by a scalar: still a state, checked by Open
 		}
 		var raws []any
@@ -260,5 +260,57 @@ func FuzzOps(f *testing.F) {
 			raws = []any{v}
 		}
 		both(t, data, raws, 5)
+	})
+}
+
+func TestIsCanonical(t *testing.T) {
+	good := canonicalState(t, seedState)
+	if !IsCanonical(good) {
+		t.Fatalf("canonical seed rejected:\n%s", good)
+	}
+	for _, bad := range []string{
+		"{\n  \"b\": 1,\n  \"a\": 2\n}\n",        // unsorted
+		"{\n  \"a\": 1,\n  \"a\": 2\n}\n",        // duplicate
+		"{\n  \"a\": \"\\/\"\n}\n",             // needless escape
+		"{\n  \"a\": \"\\u0041\"\n}\n",          // needless \u escape
+		"{\n  \"a\": \"\\u000a\"\n}\n",          // \n written long
+		"{\n  \"a\": \"\u2028\"\n}\n",           // raw U+2028
+		"{\n   \"a\": 1\n}\n",                    // indent
+		"{\n  \"a\":1\n}\n",                      // no space
+		"{\n  \"a\": 1\n}",                        // no trailing newline
+		"{\n  \"a\": 01\n}\n",                    // number
+		"{\n  \"a\": {\n  }\n}\n",                 // empty object spread
+		"\ufeff{}\n",                               // BOM
+	} {
+		if IsCanonical([]byte(bad)) {
+			t.Errorf("accepted non-canonical %q", bad)
+		}
+	}
+	for _, ok := range []string{"{}\n", "{\n  \"a\": \"<&>\\u0001\\t\\u2028\"\n}\n", "[\n  1.50,\n  -0,\n  1E+5\n]\n"} {
+		if !IsCanonical([]byte(ok)) {
+			t.Errorf("rejected canonical %q", ok)
+		}
+	}
+}
+
+// FuzzCanonical checks IsCanonical agrees with decode + re-encode.
+func FuzzCanonical(f *testing.F) {
+	f.Add([]byte(seedState))
+	f.Add([]byte("{\n  \"a\": \"\\u001f\\b\"\n}\n"))
+	f.Add([]byte("[\n  {},\n  []\n]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		canon, err := Canonical(data)
+		if err != nil {
+			if IsCanonical(data) {
+				t.Fatalf("undecodable input judged canonical: %q", data)
+			}
+			return
+		}
+		if IsCanonical(data) != bytes.Equal(canon, data) {
+			t.Fatalf("IsCanonical=%v but canonical form equal=%v for %q", IsCanonical(data), bytes.Equal(canon, data), data)
+		}
+		if !IsCanonical(canon) {
+			t.Fatalf("canonical form rejected: %q", canon)
+		}
 	})
 }

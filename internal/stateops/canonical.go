@@ -1,0 +1,241 @@
+package stateops
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// IsCanonical reports whether b is exactly what jsonio.Marshal produces
+// for its decoded value: 2-space indent, strictly sorted unique keys,
+// strings escaped as encoding/json escapes them, a trailing newline. It is
+// one linear pass without building values (a few ms on a 5 MiB state), so
+// a commit can trust the byte layout and splice without decoding it all.
+func IsCanonical(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	c := canon{b: b}
+	if !c.value(0, 0) {
+		return false
+	}
+	return c.i == len(b)-1 && b[c.i] == '\n'
+}
+
+type canon struct {
+	b []byte
+	i int
+}
+
+// strAttention marks the bytes a string scan must look at.
+var strAttention = func() (t [256]bool) {
+	for i := 0; i < 0x20; i++ {
+		t[i] = true
+	}
+	t['"'], t['\\'], t[0xE2] = true, true, true
+	return
+}()
+
+const maxDepth = 10000
+
+func (c *canon) newline(ind int) bool {
+	b := c.b
+	if c.i+1+ind > len(b) || b[c.i] != '\n' {
+		return false
+	}
+	for k := 1; k <= ind; k++ {
+		if b[c.i+k] != ' ' {
+			return false
+		}
+	}
+	c.i += 1 + ind
+	return true
+}
+
+func (c *canon) value(ind, depth int) bool {
+	b := c.b
+	if c.i >= len(b) || depth > maxDepth {
+		return false
+	}
+	switch b[c.i] {
+	case '{', '[':
+		obj := b[c.i] == '{'
+		closer := byte(']')
+		if obj {
+			closer = '}'
+		}
+		if c.i+1 < len(b) && b[c.i+1] == closer {
+			c.i += 2
+			return true
+		}
+		c.i++
+		var prev []byte
+		for n := 0; ; n++ {
+			if !c.newline(ind + 2) {
+				return false
+			}
+			if obj {
+				ks := c.i
+				esc, ok := c.str()
+				if !ok {
+					return false
+				}
+				key := b[ks+1 : c.i-1]
+				if esc {
+					var s string
+					if json.Unmarshal(b[ks:c.i], &s) != nil {
+						return false
+					}
+					key = []byte(s)
+				}
+				if n > 0 && bytes.Compare(prev, key) >= 0 {
+					return false
+				}
+				prev = key
+				if c.i+2 > len(b) || b[c.i] != ':' || b[c.i+1] != ' ' {
+					return false
+				}
+				c.i += 2
+			}
+			if !c.value(ind+2, depth+1) {
+				return false
+			}
+			if c.i < len(b) && b[c.i] == ',' {
+				c.i++
+				continue
+			}
+			if !c.newline(ind) || c.i >= len(b) || b[c.i] != closer {
+				return false
+			}
+			c.i++
+			return true
+		}
+	case '"':
+		_, ok := c.str()
+		return ok
+	case 't':
+		return c.lit("true")
+	case 'f':
+		return c.lit("false")
+	case 'n':
+		return c.lit("null")
+	}
+	return c.number()
+}
+
+func (c *canon) lit(s string) bool {
+	if !bytes.HasPrefix(c.b[c.i:], []byte(s)) {
+		return false
+	}
+	c.i += len(s)
+	return true
+}
+
+// str checks a string escaped exactly as encoding/json (SetEscapeHTML
+// false) escapes it; esc reports whether it holds any escape.
+func (c *canon) str() (esc, ok bool) {
+	b := c.b
+	if c.i >= len(b) || b[c.i] != '"' {
+		return false, false
+	}
+	i := c.i + 1
+	for i < len(b) {
+		ch := b[i]
+		if !strAttention[ch] {
+			i++
+			continue
+		}
+		switch {
+		case ch == '"':
+			c.i = i + 1
+			return esc, true
+		case ch == '\\':
+			esc = true
+			if i+1 >= len(b) {
+				return false, false
+			}
+			switch b[i+1] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return false, false
+				}
+				h := string(b[i+2 : i+6])
+				if !(h == "2028" || h == "2029" || (h[:2] == "00" && lowerHex(h[2]) && lowerHex(h[3]) && !shortEscape(h))) {
+					return false, false
+				}
+				if h[:2] == "00" && h[2] > '1' {
+					return false, false // only control characters take \u00XX
+				}
+				i += 6
+			default:
+				return false, false
+			}
+		case ch < 0x20:
+			return false, false
+		default: // 0xE2: U+2028/U+2029 must be escaped
+			if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+				return false, false
+			}
+			i++
+		}
+	}
+	return false, false
+}
+
+func lowerHex(ch byte) bool { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') }
+
+// shortEscape: control characters encoding/json writes as \b \f \n \r \t.
+func shortEscape(h string) bool {
+	switch h {
+	case "0008", "000c", "000a", "000d", "0009":
+		return true
+	}
+	return false
+}
+
+// number checks JSON number grammar (json.Number literals are kept as
+// written by the canonical encoder).
+func (c *canon) number() bool {
+	b := c.b
+	i := c.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		s := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == s {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		s := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == s {
+			return false
+		}
+	}
+	c.i = i
+	return true
+}
