@@ -269,18 +269,18 @@ func TestIsCanonical(t *testing.T) {
 		t.Fatalf("canonical seed rejected:\n%s", good)
 	}
 	for _, bad := range []string{
-		"{\n  \"b\": 1,\n  \"a\": 2\n}\n",        // unsorted
-		"{\n  \"a\": 1,\n  \"a\": 2\n}\n",        // duplicate
-		"{\n  \"a\": \"\\/\"\n}\n",             // needless escape
-		"{\n  \"a\": \"\\u0041\"\n}\n",          // needless \u escape
-		"{\n  \"a\": \"\\u000a\"\n}\n",          // \n written long
-		"{\n  \"a\": \"\u2028\"\n}\n",           // raw U+2028
-		"{\n   \"a\": 1\n}\n",                    // indent
-		"{\n  \"a\":1\n}\n",                      // no space
-		"{\n  \"a\": 1\n}",                        // no trailing newline
-		"{\n  \"a\": 01\n}\n",                    // number
-		"{\n  \"a\": {\n  }\n}\n",                 // empty object spread
-		"\ufeff{}\n",                               // BOM
+		"{\n  \"b\": 1,\n  \"a\": 2\n}\n", // unsorted
+		"{\n  \"a\": 1,\n  \"a\": 2\n}\n", // duplicate
+		"{\n  \"a\": \"\\/\"\n}\n",        // needless escape
+		"{\n  \"a\": \"\\u0041\"\n}\n",    // needless \u escape
+		"{\n  \"a\": \"\\u000a\"\n}\n",    // \n written long
+		"{\n  \"a\": \"\u2028\"\n}\n",     // raw U+2028
+		"{\n   \"a\": 1\n}\n",             // indent
+		"{\n  \"a\":1\n}\n",               // no space
+		"{\n  \"a\": 1\n}",                // no trailing newline
+		"{\n  \"a\": 01\n}\n",             // number
+		"{\n  \"a\": {\n  }\n}\n",         // empty object spread
+		"\ufeff{}\n",                      // BOM
 	} {
 		if IsCanonical([]byte(bad)) {
 			t.Errorf("accepted non-canonical %q", bad)
