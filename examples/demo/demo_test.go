@@ -1,0 +1,696 @@
+// Package demo_test checks the bundled demo novel (examples/demo/project)
+// and its replay recordings (examples/demo/replay) without running any
+// binary: the data must be valid for the suite's own parsers and must
+// drive the pipeline to the gate outcomes the README promises, because
+// `make demo`, the end-to-end scripts and other packages' tests rely on it.
+package demo_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/gate"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/volume"
+)
+
+const (
+	projectDir = "project"
+	replayDir  = "replay"
+	// Chapter versions are 1,200–2,000 字 (the suite's word count:
+	// non-whitespace characters, '#' heading markers excluded).
+	minWords = 1200
+	maxWords = 2000
+)
+
+// round is one pass of a chapter through draft → summarize → refine →
+// judge, with the gate decision its evals must produce.
+type round struct {
+	k            int
+	draftMode    string // "draft" (r0) or "revision"
+	decision     string
+	overallFinal float64
+	evalUsed     string
+}
+
+// plan is what the recordings of one chapter must exercise.
+type plan struct {
+	chapter   int
+	storyline string
+	key       bool
+	rounds    []round
+	polish    bool              // a style-refiner.polish recording after the last round
+	unknown   []string          // unknown entity names the bundles report
+	foreshadw map[string]string // foreshadow id → action the committed delta records
+}
+
+var plans = []plan{
+	{chapter: 1, storyline: "main-arc", key: true,
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: gate.Secondary}},
+		foreshadw: map[string]string{"F-001": "planted"}},
+	{chapter: 2, storyline: "main-arc",
+		rounds: []round{
+			{k: 0, draftMode: "draft", decision: gate.Revise, overallFinal: 3.2, evalUsed: gate.Primary},
+			{k: 1, draftMode: "revision", decision: gate.Pass, overallFinal: 4.1, evalUsed: gate.Primary},
+		},
+		unknown:   []string{"贺九"},
+		foreshadw: map[string]string{"F-002": "planted"}},
+	{chapter: 3, storyline: "main-arc",
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Polish, overallFinal: 3.7, evalUsed: gate.Primary}},
+		polish:    true,
+		foreshadw: map[string]string{"F-001": "advanced", "F-002": "resolved"}},
+}
+
+// expectedFiles lists every recording name the plans require, sorted.
+func expectedFiles(p plan) []string {
+	var out []string
+	for _, r := range p.rounds {
+		sfx := fmt.Sprintf(".r%d", r.k)
+		out = append(out,
+			"chapter-writer."+r.draftMode+sfx+".md",
+			"summarizer.summarize"+sfx+".json",
+			"style-refiner.refine"+sfx+".md",
+			"quality-judge.primary"+sfx+".json")
+		if p.key {
+			out = append(out, "quality-judge.secondary"+sfx+".json")
+		}
+	}
+	if p.polish {
+		out = append(out, fmt.Sprintf("style-refiner.polish.r%d.md", p.rounds[len(p.rounds)-1].k))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func chapterDir(c int) string { return filepath.Join(replayDir, "chapter-"+layout.Pad(c)) }
+
+func root(t *testing.T) *project.Root {
+	t.Helper()
+	r, err := project.New(projectDir)
+	if err != nil {
+		t.Fatalf("open demo project: %v", err)
+	}
+	return r
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func decodeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(readFile(t, path), v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestFilesCanonical: every JSON file parses and is written canonically
+// (2-space indent, trailing newline, no escaped non-ASCII), every Markdown
+// file is non-empty UTF-8 without a BOM.
+func TestFilesCanonical(t *testing.T) {
+	n := 0
+	for _, dir := range []string{projectDir, replayDir} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			n++
+			b := readFile(t, path)
+			if bytes.HasPrefix(b, []byte("\uFEFF")) {
+				t.Errorf("%s: starts with a BOM", path)
+			}
+			if !utf8.Valid(b) {
+				t.Errorf("%s: not valid UTF-8", path)
+			}
+			switch filepath.Ext(path) {
+			case ".json":
+				var compact bytes.Buffer
+				if err := json.Compact(&compact, b); err != nil {
+					t.Errorf("%s: invalid JSON: %v", path, err)
+					return nil
+				}
+				var want bytes.Buffer
+				_ = json.Indent(&want, compact.Bytes(), "", "  ")
+				want.WriteByte('\n')
+				if !bytes.Equal(b, want.Bytes()) {
+					t.Errorf("%s: not canonical JSON (2-space indent, trailing newline)", path)
+				}
+				if bytes.Contains(b, []byte(`\u`)) {
+					t.Errorf("%s: escaped characters; write UTF-8 as is", path)
+				}
+			case ".md":
+				if len(bytes.TrimSpace(b)) == 0 || !bytes.HasSuffix(b, []byte("\n")) {
+					t.Errorf("%s: empty or missing the trailing newline", path)
+				}
+			default:
+				t.Errorf("%s: unexpected file type in the demo", path)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n < 40 {
+		t.Fatalf("only %d files found; is the test running in examples/demo?", n)
+	}
+}
+
+func TestProjectBasics(t *testing.T) {
+	var cp map[string]any
+	decodeJSON(t, filepath.Join(projectDir, layout.Checkpoint), &cp)
+	want := map[string]any{"schema_version": 2.0, "last_completed_chapter": 0.0, "current_volume": 1.0,
+		"orchestrator_state": "WRITING", "pipeline_stage": nil, "inflight_chapter": nil, "revision_count": 0.0,
+		"last_checkpoint_time": "2026-11-01T08:00:00Z"}
+	if fmt.Sprint(cp) != fmt.Sprint(want) {
+		t.Errorf("checkpoint = %v, want %v", cp, want)
+	}
+
+	s, err := settings.Load(root(t), func(string) string { return "" })
+	if err != nil {
+		t.Fatalf("settings: %v", err)
+	}
+	if s.Language != "zh" || s.MaxRevisions != 2 || s.LogicReviewPolicy != settings.PolicyOff ||
+		s.GateThresholds != settings.Defaults().GateThresholds {
+		t.Errorf("settings = %+v; the demo relies on the default thresholds, 2 revisions, policy off", s)
+	}
+
+	var bl struct {
+		Version   string   `json:"version"`
+		Words     []string `json:"words"`
+		Whitelist []string `json:"whitelist"`
+		UpdateLog []any    `json:"update_log"`
+	}
+	decodeJSON(t, filepath.Join(projectDir, layout.AIBlacklist), &bl)
+	if bl.Version != "1.0.0" || len(bl.Words) < 12 || len(bl.Whitelist) != 0 || bl.UpdateLog == nil {
+		t.Errorf("ai-blacklist.json = %+v", bl)
+	}
+
+	var sp map[string]any
+	decodeJSON(t, filepath.Join(projectDir, layout.StyleProfile), &sp)
+	for _, k := range []string{"avg_sentence_length", "dialogue_ratio", "preferred_expressions", "platform"} {
+		if _, ok := sp[k]; !ok {
+			t.Errorf("style-profile.json lacks %s", k)
+		}
+	}
+
+	var rf struct {
+		Rules []map[string]any `json:"rules"`
+	}
+	decodeJSON(t, filepath.Join(projectDir, layout.WorldRules), &rf)
+	hard, withExc := 0, 0
+	for i, r := range rf.Rules {
+		if r["id"] != fmt.Sprintf("W-%03d", i+1) {
+			t.Errorf("rule %d id = %v", i, r["id"])
+		}
+		switch r["constraint_type"] {
+		case "hard":
+			hard++
+		case "soft":
+		default:
+			t.Errorf("rule %v: constraint_type %v", r["id"], r["constraint_type"])
+		}
+		if ex, _ := r["exceptions"].([]any); len(ex) > 0 {
+			withExc++
+		}
+	}
+	if len(rf.Rules) < 5 || hard == 0 || hard == len(rf.Rules) || withExc == 0 {
+		t.Errorf("world rules: %d rules, %d hard, %d with exceptions", len(rf.Rules), hard, withExc)
+	}
+	for _, f := range []string{layout.Brief, layout.StorylineSpec, layout.Memory("main-arc"), layout.GlobalForeshadow} {
+		if _, err := os.Stat(filepath.Join(projectDir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// characters returns slug → display_name of characters/active.
+func characters(t *testing.T) map[string]string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(projectDir, layout.CharactersActive, "*.json"))
+	out := map[string]string{}
+	for _, f := range files {
+		slug := strings.TrimSuffix(filepath.Base(f), ".json")
+		var c struct {
+			DisplayName string `json:"display_name"`
+		}
+		decodeJSON(t, f, &c)
+		if !project.IsSlug(slug) || c.DisplayName == "" {
+			t.Errorf("%s: slug %q / display_name %q", f, slug, c.DisplayName)
+		}
+		if _, err := os.Stat(strings.TrimSuffix(f, ".json") + ".md"); err != nil {
+			t.Errorf("%s has no profile: %v", f, err)
+		}
+		out[slug] = c.DisplayName
+	}
+	return out
+}
+
+func TestCharactersAndState(t *testing.T) {
+	chars := characters(t)
+	if len(chars) < 5 || len(chars) > 6 {
+		t.Errorf("%d characters, want 5–6", len(chars))
+	}
+	data := readFile(t, filepath.Join(projectDir, layout.CurrentState))
+	st, _, err := stateops.DecodeState(data, layout.CurrentState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := fmt.Sprintf("%v %v %v", st["schema_version"], st["state_version"], st["last_updated_chapter"]); h != "1 0 0" {
+		t.Errorf("state header = %v %v %v", st["schema_version"], st["state_version"], st["last_updated_chapter"])
+	}
+	stateChars, _ := st["characters"].(map[string]any)
+	var got, want []string
+	for k := range stateChars {
+		got = append(got, k)
+	}
+	for k := range chars {
+		want = append(want, k)
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("state characters %v, characters/active %v", got, want)
+	}
+	if af, ok := st["active_foreshadowing"].([]any); !ok || len(af) != 0 {
+		t.Errorf("active_foreshadowing = %v", st["active_foreshadowing"])
+	}
+}
+
+func TestOutlineContractsSchedule(t *testing.T) {
+	r := root(t)
+	o, err := outline.Load(r, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.Chapters, []int{1, 2, 3, 4, 5, 6}) {
+		t.Fatalf("outline chapters = %v", o.Chapters)
+	}
+	if s, e, ok := o.Range(); !ok || s != 1 || e != 6 {
+		t.Errorf("volume range = %d..%d %v", s, e, ok)
+	}
+	sched, err := volume.LoadSchedule(r, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sched.Active, []string{"main-arc", "sect-intrigue"}) || !slices.Equal(sched.Dormant, []string{"north-border"}) {
+		t.Errorf("schedule active %v dormant %v", sched.Active, sched.Dormant)
+	}
+	if len(sched.Events) != 1 || sched.Events[0].Start != 4 || sched.Events[0].End != 5 {
+		t.Errorf("convergence events = %+v", sched.Events)
+	}
+	keys := map[int]bool{1: true, 4: true, 5: true, 6: true}
+	for _, c := range o.Chapters {
+		b, err := o.Block(c)
+		if err != nil {
+			t.Errorf("chapter %d: %v", c, err)
+			continue
+		}
+		if len(b.MissingKeys) != 0 {
+			t.Errorf("chapter %d misses outline keys %v", c, b.MissingKeys)
+		}
+		if !project.IsSlug(b.StorylineID) || !slices.Contains(sched.Active, b.StorylineID) {
+			t.Errorf("chapter %d storyline %q is not an active slug", c, b.StorylineID)
+		}
+		if c <= 3 && b.StorylineID != "main-arc" {
+			t.Errorf("chapter %d storyline %q, want main-arc", c, b.StorylineID)
+		}
+		if b.TransitionHint == nil || !project.IsSlug(b.TransitionHint.NextStoryline) {
+			t.Errorf("chapter %d transition hint %+v", c, b.TransitionHint)
+		}
+		key, err := volume.KeyChapter(r, 1, c)
+		if err != nil || key != keys[c] {
+			t.Errorf("chapter %d key = %v (%v), want %v", c, key, err, keys[c])
+		}
+
+		var ct struct {
+			Chapter     int    `json:"chapter"`
+			StorylineID string `json:"storyline_id"`
+			Objectives  []struct {
+				ID       string `json:"id"`
+				Required bool   `json:"required"`
+			} `json:"objectives"`
+			Preconditions *struct {
+				CharacterStates map[string]any `json:"character_states"`
+			} `json:"preconditions"`
+			StorylineContext map[string]any `json:"storyline_context"`
+			TransitionHint   struct {
+				NextStoryline string `json:"next_storyline"`
+			} `json:"transition_hint"`
+		}
+		decodeJSON(t, filepath.Join(projectDir, layout.Contract(1, c)), &ct)
+		required := 0
+		for _, obj := range ct.Objectives {
+			if obj.Required {
+				required++
+			}
+		}
+		if ct.Chapter != c || ct.StorylineID != b.StorylineID || required == 0 || ct.StorylineContext == nil {
+			t.Errorf("contract %d: chapter %d storyline %q (outline %q), %d required objectives",
+				c, ct.Chapter, ct.StorylineID, b.StorylineID, required)
+		}
+		if ct.TransitionHint.NextStoryline != b.TransitionHint.NextStoryline {
+			t.Errorf("contract %d next_storyline %q, outline %q", c, ct.TransitionHint.NextStoryline, b.TransitionHint.NextStoryline)
+		}
+		if ct.Preconditions != nil {
+			names := map[string]bool{}
+			for _, n := range characters(t) {
+				names[n] = true
+			}
+			for n := range ct.Preconditions.CharacterStates {
+				if !names[n] {
+					t.Errorf("contract %d: precondition for unknown character %q", c, n)
+				}
+			}
+		}
+	}
+
+	plan, err := foreshadow.LoadPlan(r, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := 0
+	for _, it := range plan {
+		if _, _, ok := it.Range(); !ok || it.Status != "planted" {
+			t.Errorf("plan item %s: range valid=%v status %q", it.ID, ok, it.Status)
+		}
+		if it.Scope == "short" {
+			short++
+		}
+	}
+	if len(plan) < 3 || len(plan) > 4 || short != 1 {
+		t.Errorf("foreshadowing plan: %d items, %d short", len(plan), short)
+	}
+}
+
+var hintsRE = regexp.MustCompile("(?s)\n```json\n(.*)\n```\n$")
+
+// chapterText checks a recorded chapter version and returns its body
+// (without a trailing hints block, which only drafts may carry).
+func chapterText(t *testing.T, path string, draft bool, blacklist []string) string {
+	t.Helper()
+	text := string(readFile(t, path))
+	if m := hintsRE.FindStringSubmatchIndex(text); m != nil {
+		if !draft {
+			t.Errorf("%s: a refined/polished chapter must not carry the hints block", path)
+		}
+		var h struct {
+			Hints []map[string]any `json:"hints"`
+		}
+		if err := json.Unmarshal([]byte(text[m[2]:m[3]]), &h); err != nil || len(h.Hints) == 0 {
+			t.Errorf("%s: hints block %v", path, err)
+		}
+		text = text[:m[0]+1]
+	}
+	if strings.Contains(text, "```") {
+		t.Errorf("%s: stray code fence", path)
+	}
+	if !strings.HasPrefix(text, "# 第") {
+		t.Errorf("%s: should open with the chapter heading", path)
+	}
+	if n := products.WordCount(text); n < minWords || n > maxWords {
+		t.Errorf("%s: %d 字, want %d–%d", path, n, minWords, maxWords)
+	}
+	if !draft {
+		for _, w := range blacklist {
+			if strings.Contains(text, w) {
+				t.Errorf("%s: refined text still contains blacklisted %q", path, w)
+			}
+		}
+	}
+	return text
+}
+
+type bundle struct {
+	Summary  string          `json:"summary"`
+	Delta    json.RawMessage `json:"delta"`
+	Crossref map[string]any  `json:"crossref"`
+	Memory   string          `json:"memory"`
+}
+
+// TestReplay walks the recorded chapters in order the way the pipeline
+// would: every product validates with the suite's own parsers, each
+// delta applies cleanly to the state of the previous commit, and the
+// judges' evals give the intended gate decisions.
+func TestReplay(t *testing.T) {
+	r := root(t)
+	o, err := outline.Load(r, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chars := characters(t)
+	displayNames := map[string]bool{}
+	for _, n := range chars {
+		displayNames[n] = true
+	}
+	var bl struct {
+		Words []string `json:"words"`
+	}
+	decodeJSON(t, filepath.Join(projectDir, layout.AIBlacklist), &bl)
+	planItems, err := foreshadow.LoadPlan(r, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planIDs := map[string]bool{}
+	for _, it := range planItems {
+		planIDs[it.ID] = true
+	}
+	global, err := foreshadow.LoadGlobal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, _, err := stateops.DecodeState(readFile(t, filepath.Join(projectDir, layout.CurrentState)), layout.CurrentState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := 0
+	var unknown []string
+
+	for _, p := range plans {
+		dir := chapterDir(p.chapter)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var have []string
+		for _, e := range entries {
+			have = append(have, e.Name())
+		}
+		if want := expectedFiles(p); !slices.Equal(have, want) {
+			t.Errorf("chapter %d recordings:\n have %v\n want %v", p.chapter, have, want)
+		}
+		b, err := o.Block(p.chapter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.StorylineID != p.storyline {
+			t.Errorf("chapter %d outline storyline %q, plan %q", p.chapter, b.StorylineID, p.storyline)
+		}
+
+		var lastOps []json.RawMessage
+		var lastUnknown []products.UnknownEntity
+		for _, rd := range p.rounds {
+			sfx := fmt.Sprintf(".r%d", rd.k)
+			chapterText(t, filepath.Join(dir, "chapter-writer."+rd.draftMode+sfx+".md"), true, bl.Words)
+			chapterText(t, filepath.Join(dir, "style-refiner.refine"+sfx+".md"), false, bl.Words)
+
+			// Summarizer bundle: the four staging products.
+			bpath := filepath.Join(dir, "summarizer.summarize"+sfx+".json")
+			var bu bundle
+			decodeJSON(t, bpath, &bu)
+			if strings.TrimSpace(bu.Summary) == "" || strings.TrimSpace(bu.Memory) == "" || bu.Crossref == nil {
+				t.Errorf("%s: summary, memory and crossref are required", bpath)
+			}
+			if first, _, _ := strings.Cut(bu.Memory, "\n"); utf8.RuneCountInString(first) > 50 {
+				t.Errorf("%s: the memory's first line is its one-line status (≤ 50 字): %q", bpath, first)
+			}
+			d, err := products.ParseDelta(bu.Delta, bpath, p.chapter)
+			if err != nil {
+				t.Errorf("%s: delta: %v", bpath, err)
+				continue
+			}
+			if d.BaseStateVersion != version || d.StorylineID != b.StorylineID {
+				t.Errorf("%s: base_state_version %d storyline %q, want %d %q", bpath, d.BaseStateVersion, d.StorylineID, version, b.StorylineID)
+			}
+			var names []string
+			for _, u := range d.UnknownEntities {
+				names = append(names, u.Name)
+				if displayNames[u.Name] || u.Context == "" {
+					t.Errorf("%s: unknown entity %q is registered or has no context", bpath, u.Name)
+				}
+			}
+			if !slices.Equal(names, p.unknown) {
+				t.Errorf("%s: unknown entities %v, want %v", bpath, names, p.unknown)
+			}
+			checkOps(t, bpath, d.Ops, state, chars, planIDs)
+			lastOps, lastUnknown = d.Ops, d.UnknownEntities
+
+			// Judges and the gate decision they produce.
+			primary := loadEval(t, filepath.Join(dir, "quality-judge.primary"+sfx+".json"), p.chapter)
+			var secondary *eval.Eval
+			if p.key {
+				secondary = loadEval(t, filepath.Join(dir, "quality-judge.secondary"+sfx+".json"), p.chapter)
+			}
+			if primary == nil || (p.key && secondary == nil) {
+				continue
+			}
+			res := gate.Decide(gate.Input{Chapter: p.chapter, Primary: primary, Secondary: secondary,
+				KeyChapter: p.key, Settings: settings.Defaults(), RevisionCount: rd.k})
+			if res.Decision != rd.decision || res.OverallFinal != rd.overallFinal || res.EvalUsed != rd.evalUsed ||
+				res.ForcePassed || res.HasHighConfidenceViolation {
+				t.Errorf("chapter %d r%d gate: %s %.1f (%s, force %v, high %v), want %s %.1f (%s)", p.chapter, rd.k,
+					res.Decision, res.OverallFinal, res.EvalUsed, res.ForcePassed, res.HasHighConfidenceViolation,
+					rd.decision, rd.overallFinal, rd.evalUsed)
+			}
+			if rd.decision == gate.Revise && len(primary.RequiredFixes) == 0 {
+				t.Errorf("chapter %d r%d: a revise round needs required_fixes", p.chapter, rd.k)
+			}
+			if rd.decision == gate.Polish && len(res.FailedDimensions) == 0 {
+				t.Errorf("chapter %d r%d: a polish round should name failed dimensions", p.chapter, rd.k)
+			}
+		}
+		if p.polish {
+			k := p.rounds[len(p.rounds)-1].k
+			chapterText(t, filepath.Join(dir, fmt.Sprintf("style-refiner.polish.r%d.md", k)), false, bl.Words)
+		}
+
+		// Commit the last round: ops, then the foreshadowing merge.
+		var ops []stateops.Op
+		for _, raw := range lastOps {
+			v, _ := stateops.Decode(raw)
+			op, _ := stateops.Validate(v)
+			ops = append(ops, op)
+		}
+		stateops.Apply(state, ops)
+		version++
+		var dropped []foreshadow.Dropped
+		global, dropped = foreshadow.Merge(global, planItems, foreshadow.ParseOps(lastOps), p.chapter, p.storyline)
+		if len(dropped) != 0 {
+			t.Errorf("chapter %d: foreshadow ops dropped: %+v", p.chapter, dropped)
+		}
+		got := map[string]string{}
+		for _, raw := range lastOps {
+			fo := foreshadow.ParseOp(raw)
+			if fo.Op == "foreshadow" {
+				var v string
+				_ = json.Unmarshal(fo.Value, &v)
+				got[fo.Path] = v
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(p.foreshadw) {
+			t.Errorf("chapter %d foreshadow actions %v, want %v", p.chapter, got, p.foreshadw)
+		}
+		for _, u := range lastUnknown {
+			if !slices.Contains(unknown, u.Name) {
+				unknown = append(unknown, u.Name)
+			}
+		}
+	}
+
+	// After the recorded chapters: F-001 planted then advanced, F-002
+	// planted then resolved, one distinct unknown entity.
+	status := map[string]string{}
+	for _, it := range global {
+		status[it.ID] = it.Status
+	}
+	if status["F-001"] != "advanced" || status["F-002"] != "resolved" {
+		t.Errorf("foreshadowing after the replay: %v", status)
+	}
+	if !slices.Equal(unknown, []string{"贺九"}) {
+		t.Errorf("unknown entities over the replay: %v", unknown)
+	}
+}
+
+// checkOps requires every op of a delta to be valid, to apply to the state
+// as committed so far without a drop or warning, and to name existing
+// characters and planned foreshadowing. state is not modified.
+func checkOps(t *testing.T, file string, raws []json.RawMessage, state map[string]any, chars map[string]string, planIDs map[string]bool) {
+	t.Helper()
+	if len(raws) < 3 {
+		t.Errorf("%s: only %d ops", file, len(raws))
+	}
+	var ops []stateops.Op
+	for i, raw := range raws {
+		v, err := stateops.Decode(raw)
+		if err != nil {
+			t.Errorf("%s: op %d: %v", file, i, err)
+			continue
+		}
+		op, reason := stateops.Validate(v)
+		if reason != "" {
+			t.Errorf("%s: op %d invalid: %s", file, i, reason)
+			continue
+		}
+		switch {
+		case op.Kind == stateops.Foreshadow:
+			if !planIDs[op.Path] {
+				t.Errorf("%s: foreshadow %s is not in the volume plan", file, op.Path)
+			}
+		case op.Segs[0] == "characters":
+			if _, ok := chars[op.Segs[1]]; !ok {
+				t.Errorf("%s: op %d names unknown character %s", file, i, op.Segs[1])
+			}
+		}
+		ops = append(ops, op)
+	}
+	scratch, _ := stateops.Clone(state).(map[string]any)
+	res := stateops.Apply(scratch, ops)
+	if len(res.Dropped) != 0 || len(res.Warnings) != 0 {
+		t.Errorf("%s: dropped %+v, warnings %v", file, res.Dropped, res.Warnings)
+	}
+}
+
+func loadEval(t *testing.T, path string, c int) *eval.Eval {
+	t.Helper()
+	e, err := eval.Parse(readFile(t, path), path, c)
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return nil
+	}
+	if len(e.Dimensions) < 8 || e.Recommendation == "" {
+		t.Errorf("%s: %d scored dimensions, recommendation %q", path, len(e.Dimensions), e.Recommendation)
+	}
+	for _, dm := range e.Dimensions {
+		if dm.Feedback == "" {
+			t.Errorf("%s: dimension %s has no feedback", path, dm.Name)
+		}
+	}
+	var raw struct {
+		AntiAI *struct {
+			Suggestions []any `json:"blacklist_update_suggestions"`
+		} `json:"anti_ai"`
+		CV map[string][]any `json:"contract_verification"`
+	}
+	decodeJSON(t, path, &raw)
+	if raw.AntiAI == nil || raw.AntiAI.Suggestions == nil {
+		t.Errorf("%s: anti_ai.blacklist_update_suggestions missing", path)
+	}
+	for _, lvl := range []string{"l1_checks", "l2_checks", "l3_checks", "ls_checks"} {
+		if len(raw.CV[lvl]) == 0 {
+			t.Errorf("%s: contract_verification.%s is empty", path, lvl)
+		}
+	}
+	return e
+}
