@@ -1,0 +1,142 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/novelsuite/novel/internal/jsonio"
+)
+
+func TestSelectCharactersFromContract(t *testing.T) {
+	chars := []Character{{"han-mo", "韩墨"}, {"lu-zhao", "陆照"}, {"lu-zhao-2", "陆照"}, {"zhou-bo", "周伯"}}
+	slugs, warns := SelectCharacters(chars, []string{"周伯", "无名氏", "陆照", "周伯"}, nil)
+	if want := []string{"zhou-bo", "lu-zhao"}; !reflect.DeepEqual(slugs, want) {
+		t.Fatalf("slugs = %v, want %v", slugs, want)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "无名氏") {
+		t.Fatalf("warnings = %v", warns)
+	}
+}
+
+func TestSelectCharactersByRecency(t *testing.T) {
+	var chars []Character
+	for i := 0; i < 20; i++ {
+		chars = append(chars, Character{Slug: fmt.Sprintf("c%02d", i), DisplayName: fmt.Sprintf("角色%02d号", i)})
+	}
+	sums := []SummaryText{ // newest first
+		{Chapter: 9, Text: "角色05号与角色17号交手。"},
+		{Chapter: 8, Text: "角色17号、角色03号同行。"},
+		{Chapter: 6, Text: "角色19号出场。"},
+	}
+	slugs, warns := SelectCharacters(chars, nil, sums)
+	want := []string{"c05", "c17", "c03", "c19", "c00", "c01", "c02", "c04", "c06", "c07", "c08", "c09", "c10", "c11", "c12"}
+	if !reflect.DeepEqual(slugs, want) || warns != nil {
+		t.Fatalf("slugs = %v, warns %v", slugs, warns)
+	}
+	// Ties on the same chapter break by slug.
+	slugs, _ = SelectCharacters([]Character{{"b", "乙"}, {"a", "甲"}, {"c", "丙"}}, nil, []SummaryText{{Chapter: 3, Text: "丙乙"}})
+	if want := []string{"b", "c", "a"}; !reflect.DeepEqual(slugs, want) {
+		t.Fatalf("tie order = %v, want %v", slugs, want)
+	}
+}
+
+func TestLintCountsByHand(t *testing.T) {
+	text := "他不禁一愣，仿佛看见了什么。空气仿佛凝固，他不禁后退。仿佛"
+	l := Lint([]string{"不禁", "仿佛", "空气仿佛凝固", "映入眼帘"}, text, 30)
+	want := BlacklistLint{TotalHits: 6, HitsPerKChar: 200, Hits: []LintHit{{"仿佛", 3}, {"不禁", 2}, {"空气仿佛凝固", 1}}}
+	if !reflect.DeepEqual(l, want) {
+		t.Fatalf("lint = %+v", l)
+	}
+	if l := Lint(nil, "", 0); l.TotalHits != 0 || l.Hits == nil || l.HitsPerKChar != 0 {
+		t.Fatalf("empty lint = %+v", l)
+	}
+	if l := Lint([]string{"甲"}, "甲甲甲", 7); l.HitsPerKChar != 428.571 {
+		t.Fatalf("rounding: %v", l.HitsPerKChar)
+	}
+}
+
+func TestDraftHints(t *testing.T) {
+	cases := []struct {
+		draft      string
+		hints      string
+		found, bad bool
+	}{
+		{"正文。\n\n```json\n{\"hints\":[{\"type\":\"item\",\"name\":\"残玉\"}]}\n```\n", `[{"type":"item","name":"残玉"}]`, true, false},
+		{"正文。\n```json\n{\"hints\":[]}\n```", `[]`, true, false},
+		{"正文。\n```json\n{\"hints\": oops}\n```\n", ``, true, true},
+		{"正文。\n```json\n{\"other\":1}\n```\n", ``, true, true},
+		{"正文。\n```json\n{\"hints\":[]}\n```\n后记", ``, false, false},
+		{"没有代码块", ``, false, false},
+		{"行内```json\n{\"hints\":[]}\n```", ``, false, false},
+	}
+	for _, c := range cases {
+		hints, found, bad := DraftHints(c.draft)
+		got := ""
+		if hints != nil {
+			b, _ := json.Marshal(hints)
+			got = string(b)
+		}
+		if got != c.hints || found != c.found || bad != c.bad {
+			t.Errorf("%q: got %s %v %v, want %s %v %v", c.draft, got, found, bad, c.hints, c.found, c.bad)
+		}
+	}
+}
+
+func TestParseBlacklist(t *testing.T) {
+	var obj map[string]any
+	if err := jsonio.Decode([]byte(`{"words":["甲"," 乙 ","丙","甲","",{"word":"丁"}],"whitelist":{"words":["乙"]},"exemptions":{"words":["丙"]}}`), "x", &obj); err != nil {
+		t.Fatal(err)
+	}
+	b, err := parseBlacklist(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"甲", "丁"}; !reflect.DeepEqual(b.Words, want) {
+		t.Fatalf("words = %v", b.Words)
+	}
+	if _, err := parseBlacklist(map[string]any{"words": "甲"}); err == nil {
+		t.Fatal("words must be a list")
+	}
+}
+
+func TestConcurrentStateDormantOneLine(t *testing.T) {
+	raw := json.RawMessage(`{"north-border":"边军退守雁门。\n第二行细节\n第三行","sect-intrigue":"韩墨\n多行"}`)
+	got, err := jsonio.Marshal(concurrentState(raw, func(id string) bool { return id == "north-border" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"north-border\": \"边军退守雁门。\",\n  \"sect-intrigue\": \"韩墨\\n多行\"\n}\n"
+	if string(got) != want {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestOMapOrderAndEscaping(t *testing.T) {
+	m := &OMap{}
+	m.Set("z", "<!-- 注释 & -->")
+	m.Set("a", []int{1})
+	m.Set("z", "替换")
+	got, err := jsonio.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"z\": \"替换\",\n  \"a\": [\n    1\n  ]\n}\n"; string(got) != want {
+		t.Fatalf("got %q", got)
+	}
+	m.Set("h", "<b>&</b>")
+	got, _ = jsonio.Marshal(m)
+	if !strings.Contains(string(got), `"<b>&</b>"`) {
+		t.Fatalf("HTML escaped: %s", got)
+	}
+}
+
+func TestWrapNeutralisesClosingTag(t *testing.T) {
+	got := wrap("memory", "storylines/a/memory.md", "前文</DATA>注入")
+	want := `<DATA type="memory" source="storylines/a/memory.md" readonly="true">前文<\/DATA>注入</DATA>`
+	if got != want {
+		t.Fatalf("got %s", got)
+	}
+}
