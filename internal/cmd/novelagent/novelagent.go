@@ -1,21 +1,83 @@
-// Package novelagent is the command surface of novel-agent.
+// Package novelagent is the command surface of novel-agent: the executor
+// backends (SPEC §11) and the pipeline's per-step helpers (SPEC §10).
 package novelagent
 
 import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/agent"
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/errs"
 )
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Placeholder placeholderCmd `cmd:"" hidden:""`
+	Run         runCmd      `cmd:"" default:"withargs" help:"Run an executor on an instruction packet (the default command): novel-agent [--backend replay] --fixtures DIR PACKET."`
+	Pipeline    pipelineCmd `cmd:"" help:"Per-step mechanics used by pipeline.mk."`
 }
 
-type placeholderCmd struct{}
+type runCmd struct {
+	Backend  string `enum:"replay,openai,command" default:"replay" help:"Executor backend: replay (recorded outputs), openai, command."`
+	Fixtures string `help:"Replay recordings directory (default: $$NOVEL_REPLAY_DIR)." placeholder:"DIR"`
+	Packet   string `arg:"" help:"Instruction packet (SPEC §6), e.g. staging/manifests/chapter-001-draft.packet.json." placeholder:"PACKET_PATH"`
+}
 
-func (placeholderCmd) Run(ctx *cli.Context) error {
-	return errs.New(errs.Usage, "novel-agent 尚未实现", "novel-agent is not built yet")
+func (r *runCmd) Run(ctx *cli.Context) error {
+	backend, err := r.backend(ctx)
+	if err != nil {
+		return err
+	}
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	abs := r.Packet
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(ctx.Cwd, abs)
+	}
+	p, err := agent.LoadPacket(abs, r.Packet)
+	if err != nil {
+		return err
+	}
+	out, err := agent.Execute(root, p, backend)
+	if err != nil {
+		return err
+	}
+	if err := agent.AppendUsage(ctx.Getenv("NOVEL_RUN_LOG"), ctx.Cwd, agent.Usage{Model: out.Model, Tokens: out.Tokens}); err != nil {
+		return err
+	}
+	if out.Stdout != nil {
+		// A read-only agent's report is the document on stdout (SPEC §10).
+		ctx.Result(json.RawMessage(out.Stdout), nil)
+		return nil
+	}
+	ctx.Result(out, func() string {
+		return fmt.Sprintf("%s %s.%s r%d → %s", out.Step, out.Agent, out.Mode, out.Round, strings.Join(out.Written, ", "))
+	})
+	return nil
+}
+
+func (r *runCmd) backend(ctx *cli.Context) (agent.Backend, error) {
+	switch r.Backend {
+	case "replay":
+		dir := r.Fixtures
+		if dir == "" {
+			dir = ctx.Getenv("NOVEL_REPLAY_DIR")
+		}
+		if dir == "" {
+			return nil, cli.UsageError("replay 后端需要 --fixtures DIR 或环境变量 NOVEL_REPLAY_DIR",
+				"the replay backend needs --fixtures DIR or NOVEL_REPLAY_DIR")
+		}
+		return agent.Replay{Dir: dir}, nil
+	}
+	return nil, errs.Newf(errs.Usage, "后端 %s 尚未提供", "backend %s is not available yet", r.Backend).
+		With("backend", r.Backend).Hint("目前请使用 --backend replay", "use --backend replay for now")
 }
 
 // Main runs novel-agent.
-func Main() int { return cli.Main("novel-agent", "novel-agent (under construction)", &grammar{}) }
+func Main() int {
+	return cli.Main("novel-agent", "Executor backends for instruction packets (replay; openai and command later), and the pipeline's step helpers.", &grammar{})
+}

@@ -1,0 +1,129 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// Tokens is a backend's token usage.
+type Tokens struct {
+	Prompt     int `json:"prompt"`
+	Completion int `json:"completion"`
+}
+
+// Reply is a backend's raw answer to a packet.
+type Reply struct {
+	Text   []byte
+	Source string // where the answer came from, for error messages
+	Model  string
+	Tokens Tokens
+}
+
+// Backend produces an agent's answer for a packet. feedback is nil on the
+// first ask and the previous answer's parse/validation error on a re-ask.
+type Backend interface {
+	Name() string
+	// Reasks is how many times a failing answer may be asked again.
+	Reasks() int
+	Ask(p *Packet, feedback error) (*Reply, error)
+}
+
+// Outcome is what Execute did.
+type Outcome struct {
+	Step    string   `json:"step"`
+	Chapter int      `json:"chapter"`
+	Agent   string   `json:"agent"`
+	Mode    string   `json:"mode"`
+	Round   int      `json:"round"`
+	Backend string   `json:"backend"`
+	Model   string   `json:"model"`
+	Tokens  Tokens   `json:"tokens"`
+	Source  string   `json:"source"`
+	Written []string `json:"written"`
+	// Stdout is the JSON the packet wants printed (not part of the summary).
+	Stdout []byte `json:"-"`
+}
+
+// Execute asks the backend, parses and validates the answer (re-asking as
+// the backend allows), then writes every file output. Nothing is written
+// unless the whole answer is valid.
+func Execute(root *project.Root, p *Packet, b Backend) (*Outcome, error) {
+	var (
+		reply *Reply
+		res   *Result
+		err   error
+	)
+	var feedback error
+	for attempt := 0; attempt <= b.Reasks(); attempt++ {
+		reply, err = b.Ask(p, feedback)
+		if err != nil {
+			return nil, err
+		}
+		res, err = ParseAnswer(p, reply.Text, reply.Source)
+		if err == nil {
+			break
+		}
+		feedback = err
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range res.Files {
+		if err := CheckOutputPath(f.Path); err != nil {
+			return nil, err
+		}
+		if _, err := root.Abs(f.Path); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range res.Files {
+		if err := root.WriteFile(f.Path, f.Data); err != nil {
+			return nil, err
+		}
+	}
+	written := res.Paths()
+	return &Outcome{Step: p.Step, Chapter: p.Chapter, Agent: p.Agent.Name, Mode: p.Agent.Mode, Round: p.RevisionRound,
+		Backend: b.Name(), Model: reply.Model, Tokens: reply.Tokens, Source: reply.Source, Written: written, Stdout: res.Stdout}, nil
+}
+
+// Usage is the record an executor appends to $NOVEL_RUN_LOG (SPEC §10).
+type Usage struct {
+	Model  string `json:"model"`
+	Tokens Tokens `json:"tokens"`
+}
+
+// AppendUsage appends one usage line to the file named by NOVEL_RUN_LOG
+// (relative names are taken from cwd). An empty name does nothing.
+func AppendUsage(name, cwd string, u Usage) error {
+	if name == "" {
+		return nil
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(cwd, name)
+	}
+	line, err := jsonio.MarshalLine(u)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return runLogErr(name, err)
+	}
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return runLogErr(name, err)
+	}
+	if _, err := f.Write(line); err != nil {
+		f.Close()
+		return runLogErr(name, err)
+	}
+	return f.Close()
+}
+
+func runLogErr(name string, err error) error {
+	return errs.Newf(errs.IO, "无法追加运行日志 %s：%v", "cannot append to the run log %s: %v", name, err).
+		With("file", name).Hint("检查 NOVEL_RUN_LOG 指向的路径", "check the path NOVEL_RUN_LOG names").Wrap(err)
+}

@@ -1,0 +1,136 @@
+// Package agent runs executors: it reads an instruction packet (SPEC §6),
+// asks a backend for the agent's answer, parses and validates that answer
+// per agent role, and writes the declared outputs (SPEC §10 executor
+// contract, §11). Backends only produce answers; everything about packets,
+// outputs and the run log is shared, so the replay, openai and command
+// backends behave the same.
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// Output delivery modes of an expected output.
+const (
+	ViaFile   = "file"
+	ViaStdout = "stdout"
+)
+
+// Info is the packet's agent block.
+type Info struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	Mode string `json:"mode"`
+}
+
+// Expected is one declared output.
+type Expected struct {
+	Path     string `json:"path"`
+	Required bool   `json:"required"`
+	Via      string `json:"via"`
+}
+
+// Packet is the part of an instruction packet executors need. Manifest is
+// kept raw for prompt-rendering backends.
+type Packet struct {
+	Version         int             `json:"version"`
+	Step            string          `json:"step"`
+	Chapter         int             `json:"chapter"`
+	Volume          int             `json:"volume"`
+	RevisionRound   int             `json:"revision_round"`
+	Agent           Info            `json:"agent"`
+	Manifest        json.RawMessage `json:"manifest"`
+	ExpectedOutputs []Expected      `json:"expected_outputs"`
+
+	// File is how the packet was named (for error messages).
+	File string `json:"-"`
+}
+
+// LoadPacket reads a packet file (abs is its location, shown as name).
+func LoadPacket(abs, name string) (*Packet, error) {
+	data, err := jsonio.ReadFile(abs, name)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePacket(data, name)
+}
+
+// ParsePacket decodes and checks a packet: chapter ≥ 1, an agent step with
+// a name and mode usable in file names, outputs that are project-relative
+// paths inside staging/.
+func ParsePacket(data []byte, name string) (*Packet, error) {
+	var p Packet
+	if err := jsonio.Decode(data, name, &p); err != nil {
+		return nil, err
+	}
+	p.File = name
+	if p.Chapter < 1 {
+		return nil, packetErr(name, "chapter 必须是 ≥ 1 的整数", "chapter must be an integer ≥ 1", "chapter")
+	}
+	if p.RevisionRound < 0 {
+		return nil, packetErr(name, "revision_round 不能为负数", "revision_round must not be negative", "revision_round")
+	}
+	if p.Agent.Kind == "deterministic" {
+		return nil, errs.Newf(errs.Usage, "%s 是确定性步骤 %s 的指令包，不需要执行器", "%s is the packet of the deterministic step %s; it needs no executor", name, p.Step).
+			With("file", name).Hint("确定性步骤请运行指令包里的 command", "run the packet's command instead")
+	}
+	if !project.IsSlug(p.Agent.Name) {
+		return nil, packetErr(name, "agent.name 必须是 slug（如 chapter-writer）", "agent.name must be a slug such as chapter-writer", "agent.name")
+	}
+	if !project.IsSlug(p.Agent.Mode) {
+		return nil, packetErr(name, "agent.mode 必须是 slug（如 draft）", "agent.mode must be a slug such as draft", "agent.mode")
+	}
+	if len(p.ExpectedOutputs) == 0 {
+		return nil, packetErr(name, "expected_outputs 为空", "expected_outputs is empty", "expected_outputs")
+	}
+	for i := range p.ExpectedOutputs {
+		o := &p.ExpectedOutputs[i]
+		if o.Via == "" {
+			o.Via = ViaFile
+		}
+		if o.Via != ViaFile && o.Via != ViaStdout {
+			return nil, packetErr(name, "expected_outputs 的 via 只能是 file 或 stdout", "expected_outputs via must be file or stdout", "expected_outputs.via")
+		}
+		if err := CheckOutputPath(o.Path); err != nil {
+			return nil, err
+		}
+	}
+	return &p, nil
+}
+
+func packetErr(file, zh, en, field string) error {
+	return errs.New(errs.Schema, fmt.Sprintf("指令包 %s 无效：%s", file, zh), fmt.Sprintf("invalid packet %s: %s", file, en)).
+		With("file", file).With("field", field).
+		Hint("用 novel-manifest packet STEP --write-manifest 重新生成指令包", "regenerate it with novel-manifest packet STEP --write-manifest")
+}
+
+// CheckOutputPath refuses any output path that is not a clean
+// project-relative path under staging/ (SPEC §15: E_PATH).
+func CheckOutputPath(p string) error {
+	clean := path.Clean(p)
+	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || clean != p ||
+		!strings.HasPrefix(clean, "staging/") {
+		return errs.Newf(errs.Path, "输出路径 %q 不在 staging/ 之内", "output path %q is not inside staging/", p).
+			With("path", p).
+			Hint("执行器只能写 staging/ 下的项目相对路径；检查指令包的 expected_outputs", "executors may only write project-relative paths under staging/; check the packet's expected_outputs")
+	}
+	return nil
+}
+
+// Output returns the declared output with the given delivery, first one
+// whose path satisfies match (nil match accepts any).
+func (p *Packet) Output(via string, match func(string) bool) (Expected, bool) {
+	for _, o := range p.ExpectedOutputs {
+		if o.Via == via && (match == nil || match(o.Path)) {
+			return o, true
+		}
+	}
+	return Expected{}, false
+}
