@@ -1,0 +1,141 @@
+package novelagent
+
+import (
+	"fmt"
+
+	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/pipeline"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// pipelineCmd groups the helpers pipeline.mk runs, one per stage kind.
+type pipelineCmd struct {
+	Plan    planCmd    `cmd:"" help:"Read-only: the chapter's current revision round (for make's targets)."`
+	Next    nextCmd    `cmd:"" help:"Whether a chapter still has work (run|done|volume_review); a blocked project writes staging/BLOCKED.json and exits 3."`
+	Step    stepCmd    `cmd:"" help:"Run one agent stage: packet, pre-stage copy, executor, validate (restore on failure), one retry, advance, stamp."`
+	Gate    gateCmd    `cmd:"" help:"Run novel-gate decide --apply for the round; a pause writes staging/BLOCKED.json and exits 3."`
+	Commit  commitCmd  `cmd:"" help:"Run novel-commit when the chapter is ready to commit."`
+	Summary summaryCmd `cmd:"" help:"Print the run summary (Ch 1: 3120字 4.2 pass | …) from a summary file."`
+}
+
+func env(ctx *cli.Context) (*pipeline.Env, error) {
+	root, err := ctx.Root()
+	if err != nil {
+		return nil, err
+	}
+	clk, err := ctx.Clock()
+	if err != nil {
+		return nil, err
+	}
+	return &pipeline.Env{Root: root, Getenv: ctx.Getenv, Stderr: ctx.Err, Clock: clk}, nil
+}
+
+func outcome(ctx *cli.Context, o *pipeline.Outcome) {
+	ctx.Result(o, func() string { return o.Step + " " + o.Action })
+}
+
+type planCmd struct {
+	Chapter int `help:"Chapter (default: the inflight or next chapter)."`
+}
+
+func (c *planCmd) Run(ctx *cli.Context) error {
+	e, err := env(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := e.PlanFor(c.Chapter)
+	if err != nil {
+		return err
+	}
+	ctx.Result(p, func() string { return fmt.Sprintf("%d r%d", p.Chapter, p.Round) })
+	return nil
+}
+
+type nextCmd struct {
+	Chapter int `help:"Chapter the run is for (default: whatever is next)."`
+}
+
+func (c *nextCmd) Run(ctx *cli.Context) error {
+	e, err := env(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := e.Next(c.Chapter)
+	if err != nil {
+		return err
+	}
+	ctx.Result(s, func() string { return s.Status })
+	return nil
+}
+
+type stepCmd struct {
+	Step  string `arg:"" help:"Agent step id, e.g. chapter:001:draft."`
+	Round int    `required:"" help:"Revision round the make targets were built for."`
+	Agent string `required:"" help:"Executor command; run as AGENT PACKET_PATH in the project root."`
+}
+
+func (c *stepCmd) Run(ctx *cli.Context) error {
+	st, err := stepid.Parse(c.Step)
+	if err != nil {
+		return err
+	}
+	e, err := env(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := e.Step(st, c.Round, c.Agent)
+	if err != nil {
+		return err
+	}
+	outcome(ctx, o)
+	return nil
+}
+
+type gateCmd struct {
+	Chapter int `required:"" help:"Chapter."`
+	Round   int `required:"" help:"Revision round the make targets were built for."`
+}
+
+func (c *gateCmd) Run(ctx *cli.Context) error {
+	e, err := env(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := e.Gate(c.Chapter, c.Round)
+	if err != nil {
+		return err
+	}
+	outcome(ctx, o)
+	return nil
+}
+
+type commitCmd struct {
+	Chapter int    `required:"" help:"Chapter."`
+	Summary string `help:"File (outside the project) collecting novel-commit's outputs for the run summary." placeholder:"FILE"`
+}
+
+func (c *commitCmd) Run(ctx *cli.Context) error {
+	e, err := env(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := e.Commit(c.Chapter, c.Summary)
+	if err != nil {
+		return err
+	}
+	outcome(ctx, o)
+	return nil
+}
+
+type summaryCmd struct {
+	File string `arg:"" help:"Summary file written by pipeline commit --summary."`
+}
+
+func (c *summaryCmd) Run(ctx *cli.Context) error {
+	line, results, err := pipeline.Summary(c.File)
+	if err != nil {
+		return err
+	}
+	ctx.Result(map[string]any{"line": line, "chapters": results}, func() string { return line })
+	return nil
+}

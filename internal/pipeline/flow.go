@@ -1,0 +1,301 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// nextStep is the part of `novel-step next` the pipeline follows.
+type nextStep struct {
+	Step    string `json:"step"`
+	Reason  string `json:"reason"`
+	Chapter int    `json:"chapter"`
+	Role    string `json:"role"`
+	Stage   string `json:"-"`
+}
+
+// next asks novel-step next; a blocked project (exit 3) becomes
+// staging/BLOCKED.json and the blocking error.
+func (e *Env) next() (*nextStep, error) {
+	res, err := e.tool("novel-step", "next")
+	if err != nil {
+		return nil, err
+	}
+	if res.Exit != 0 {
+		return nil, e.block(res.Err)
+	}
+	var n nextStep
+	if err := jsonio.Decode(res.Stdout, "novel-step next", &n); err != nil {
+		return nil, err
+	}
+	st, err := stepid.Parse(n.Step)
+	if err != nil {
+		return nil, err
+	}
+	n.Stage, n.Chapter = st.Stage, st.Chapter
+	return &n, nil
+}
+
+// block writes a blocking error (exit 3) to staging/BLOCKED.json with
+// "exit":3 (Make itself can only exit 2) and prints it; other errors
+// pass through.
+func (e *Env) block(err *errs.Error) error {
+	if err == nil || err.Exit != errs.ExitBlocked {
+		return err
+	}
+	lang := settings.LoadLanguage(e.Root)
+	obj := map[string]any{"error": errorObject(err, lang), "exit": errs.ExitBlocked}
+	data, merr := jsonio.Marshal(obj)
+	if merr != nil {
+		return err
+	}
+	if werr := e.Root.WriteFile(layout.Blocked, data); werr != nil {
+		return werr
+	}
+	fmt.Fprintf(e.Stderr, "流水线已暂停，需要人工处理（%s）/ the pipeline is blocked and needs a person (%s)\n", layout.Blocked, layout.Blocked)
+	return err
+}
+
+// Gate runs novel-gate decide --apply for chapter c in round `round`.
+func (e *Env) Gate(c, round int) (*Outcome, error) {
+	start := time.Now()
+	st := stepid.Chapter(c, stepid.Gate)
+	out := &Outcome{Step: st.String(), Round: round}
+	if skip, why, err := e.skip(c, round); err != nil || skip {
+		out.Action, out.Reason = "skipped", why
+		return out, err
+	}
+	n, err := e.next()
+	if err != nil {
+		return nil, err
+	}
+	if n.Chapter != c {
+		out.Action, out.Reason = "skipped", "chapter_committed"
+		return out, nil
+	}
+	switch pos := position(n.Stage, n.Role); {
+	case pos < position(stepid.Gate, ""):
+		return nil, e.orderErr(st, n)
+	case pos == position(stepid.Gate, ""):
+		res, err := e.tool("novel-gate", "decide", "--chapter", strconv.Itoa(c), "--apply")
+		if err != nil {
+			return nil, err
+		}
+		if res.Exit != 0 {
+			return nil, e.block(res.Err)
+		}
+		var d struct {
+			Decision string `json:"decision"`
+		}
+		json.Unmarshal(res.Stdout, &d)
+		out.Action, out.Reason = "ran", d.Decision
+	default:
+		out.Action = "done"
+	}
+	if err := e.Root.WriteFile(Stamp(c, stepid.Gate, round), nil); err != nil {
+		return nil, err
+	}
+	out.Seconds = e.progress(c, stepid.Gate, start)
+	return out, nil
+}
+
+// CommitResult is the part of novel-commit's output the summary uses.
+type CommitResult struct {
+	Chapter           int      `json:"chapter"`
+	WordCount         int      `json:"word_count"`
+	OverallFinal      *float64 `json:"overall_final"`
+	GateDecision      string   `json:"gate_decision"`
+	RevisionCount     int      `json:"revision_count"`
+	OrchestratorState string   `json:"orchestrator_state"`
+}
+
+// SummaryPart is `Ch 1: 3120字 4.2 pass`.
+func (r CommitResult) SummaryPart() string {
+	score := "-"
+	if r.OverallFinal != nil {
+		score = strconv.FormatFloat(*r.OverallFinal, 'f', 1, 64)
+	}
+	return fmt.Sprintf("Ch %d: %d字 %s %s", r.Chapter, r.WordCount, score, r.GateDecision)
+}
+
+// Commit runs novel-commit when next proposes it for chapter c; in a
+// round that ended in a revision it does nothing. summary (optional,
+// outside the project) collects one line per commit for the run summary.
+func (e *Env) Commit(c int, summary string) (*Outcome, error) {
+	start := time.Now()
+	st := stepid.Chapter(c, stepid.Commit)
+	out := &Outcome{Step: st.String()}
+	cp, err := checkpoint.Load(e.Root)
+	if err != nil {
+		return nil, err
+	}
+	out.Round = currentRound(cp, c)
+	if cp.LastCompleted >= c && !e.Root.Exists(layout.CommitJournal(c)) {
+		out.Action, out.Reason = "skipped", "chapter_committed"
+		return out, nil
+	}
+	n, err := e.next()
+	if err != nil {
+		return nil, err
+	}
+	if n.Chapter != c || n.Stage != stepid.Commit {
+		out.Action, out.Reason = "skipped", n.Reason
+		return out, nil
+	}
+	raw, err := e.must("novel-commit", "--chapter", strconv.Itoa(c))
+	if err != nil {
+		return nil, err
+	}
+	var r CommitResult
+	if err := jsonio.Decode(raw, "novel-commit", &r); err != nil {
+		return nil, err
+	}
+	if summary != "" {
+		f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			f.Write(append(raw[:len(raw):len(raw)], '\n'))
+			f.Close()
+		}
+	}
+	out.Action, out.Reason = "ran", r.GateDecision
+	out.Seconds = e.progress(c, stepid.Commit, start)
+	return out, nil
+}
+
+// Status is what the driver loop of pipeline.mk needs to know.
+type Status struct {
+	Status  string `json:"status"` // run, done, volume_review
+	Chapter int    `json:"chapter"`
+	Step    string `json:"step,omitempty"`
+	Round   int    `json:"round"`
+}
+
+// Next tells the driver whether chapter c (0: whatever is next) still has
+// work. A blocked project writes BLOCKED.json and fails with exit 3; a
+// project in VOL_REVIEW reports volume_review (continue stops there).
+func (e *Env) Next(c int) (*Status, error) {
+	cp, err := checkpoint.Load(e.Root)
+	if err != nil {
+		return nil, err
+	}
+	if c > 0 && cp.LastCompleted >= c && !e.Root.Exists(layout.CommitJournal(c)) {
+		return &Status{Status: "done", Chapter: c}, nil
+	}
+	if cp.State == checkpoint.VolReview && !e.Root.Exists(layout.CommitJournal(cp.LastCompleted+1)) &&
+		(c == 0 || c > cp.LastCompleted) {
+		return &Status{Status: "volume_review", Chapter: cp.LastCompleted}, nil
+	}
+	n, err := e.next()
+	if err != nil {
+		return nil, err
+	}
+	if c > 0 && n.Chapter != c {
+		return nil, errs.Newf(errs.StageOrder, "第 %d 章现在不能写：下一章是第 %d 章", "chapter %d cannot be written now: the next chapter is %d", c, n.Chapter).
+			With("chapter", c).With("next", n.Step).
+			Hint(fmt.Sprintf("运行 make -f pipeline.mk chapter C=%d，或省略 C", n.Chapter), fmt.Sprintf("run make -f pipeline.mk chapter C=%d, or omit C", n.Chapter))
+	}
+	return &Status{Status: "run", Chapter: n.Chapter, Step: n.Step, Round: currentRound(cp, n.Chapter)}, nil
+}
+
+// Plan is the parse-time view pipeline.mk builds a round's targets from.
+type Plan struct {
+	Chapter     int    `json:"chapter"`
+	Round       int    `json:"round"`
+	LogicReview bool   `json:"logic_review"`
+	Stamps      string `json:"stamps"`
+}
+
+// PlanFor reads (never writes) what round chapter c is in.
+func (e *Env) PlanFor(c int) (*Plan, error) {
+	cp, err := checkpoint.Load(e.Root)
+	if err != nil {
+		return nil, err
+	}
+	s, err := settings.Load(e.Root, e.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if c == 0 {
+		c = cp.LastCompleted + 1
+		if cp.Inflight > 0 {
+			c = cp.Inflight
+		}
+	}
+	return &Plan{Chapter: c, Round: currentRound(cp, c), LogicReview: s.LogicReviewPolicy == settings.PolicyBlocking,
+		Stamps: layout.StagingStamps}, nil
+}
+
+// progress prints `[第048章] judge ✓ 3.2s (4/6)` and returns the seconds.
+func (e *Env) progress(c int, stage string, start time.Time) string {
+	secs := time.Since(start).Seconds()
+	if e.Clock.Fixed() {
+		secs = 0
+	}
+	s := strconv.FormatFloat(secs, 'f', 1, 64)
+	stages := []string{stepid.Draft, stepid.Summarize, stepid.Refine, stepid.Judge}
+	if set, err := settings.Load(e.Root, e.Getenv); err == nil && set.LogicReviewPolicy == settings.PolicyBlocking {
+		stages = append(stages, stepid.LogicReview)
+	}
+	stages = append(stages, stepid.Gate)
+	if stage == stepid.Polish || e.polishing(c) {
+		stages = append(stages, stepid.Polish)
+	}
+	stages = append(stages, stepid.Commit)
+	i := 0
+	for k, x := range stages {
+		if x == stage {
+			i = k + 1
+		}
+	}
+	fmt.Fprintf(e.Stderr, "[第%s章] %s ✓ %ss (%d/%d)\n", layout.Pad(c), stage, s, i, len(stages))
+	return s
+}
+
+// polishing reports whether the chapter's gate asked for (or did) a polish.
+func (e *Env) polishing(c int) bool {
+	var g struct {
+		Decision string `json:"decision"`
+		Polished bool   `json:"polished"`
+	}
+	if e.Root.ReadJSON(layout.StagingGate(c), &g) != nil {
+		return false
+	}
+	return g.Decision == "polish" || g.Polished
+}
+
+// Summary renders the commits collected in a summary file as
+// `Ch 1: 3120字 4.2 pass | Ch 2: …`.
+func Summary(file string) (string, []CommitResult, error) {
+	if !filepath.IsAbs(file) {
+		if abs, err := filepath.Abs(file); err == nil {
+			file = abs
+		}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil && !os.IsNotExist(err) {
+		return "", nil, errs.Newf(errs.IO, "读取 %s 失败：%v", "cannot read %s: %v", file, err).With("file", file)
+	}
+	var parts []string
+	results := []CommitResult{}
+	for _, l := range lines(data) {
+		var r CommitResult
+		if json.Unmarshal([]byte(l), &r) != nil {
+			continue
+		}
+		results = append(results, r)
+		parts = append(parts, r.SummaryPart())
+	}
+	return strings.Join(parts, " | "), results, nil
+}

@@ -1,0 +1,499 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+
+	"github.com/novelsuite/novel/internal/agent"
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// RoleSecondary is the strong second judge of a key chapter.
+const RoleSecondary = "secondary"
+
+// Stamp is the resume marker of a stage of one revision round, written
+// only after the stage completed (SPEC §10).
+func Stamp(c int, stage string, round int) string {
+	return layout.StagingStamps + "/chapter-" + layout.Pad(c) + "-" + stage + "-r" + strconv.Itoa(round)
+}
+
+// pendingPath marks an agent attempt in flight; usagePath collects the
+// executor's {"model","tokens"} records (NOVEL_RUN_LOG) for that attempt.
+func pendingPath(c int) string {
+	return layout.StagingLogs + "/chapter-" + layout.Pad(c) + "-run.pending.json"
+}
+func usagePath(c int) string {
+	return layout.StagingLogs + "/chapter-" + layout.Pad(c) + "-run.usage.jsonl"
+}
+
+// position orders the work of one round; the secondary judge follows the
+// primary inside the judge stage.
+func position(stage, role string) int {
+	p := map[string]int{stepid.Draft: 0, stepid.Summarize: 10, stepid.Refine: 20, stepid.Judge: 30,
+		stepid.LogicReview: 40, stepid.Gate: 50, stepid.Polish: 60, stepid.Commit: 70}[stage]
+	if role == RoleSecondary {
+		p += 5
+	}
+	return p
+}
+
+// currentRound is the revision round the checkpoint is in for chapter c.
+func currentRound(cp *checkpoint.Checkpoint, c int) int {
+	if cp.Inflight == c {
+		return cp.RevisionCount
+	}
+	return 0
+}
+
+// Outcome reports what a helper did.
+type Outcome struct {
+	Step    string `json:"step"`
+	Action  string `json:"action"` // ran, done, skipped
+	Reason  string `json:"reason,omitempty"`
+	Round   int    `json:"round"`
+	Runs    int    `json:"agent_runs"`
+	Seconds string `json:"seconds"`
+}
+
+// pending is the marker of an agent attempt in flight.
+type pending struct {
+	Step    string `json:"step"`
+	Role    string `json:"role,omitempty"`
+	Mode    string `json:"mode"`
+	Round   int    `json:"round"`
+	Attempt int    `json:"attempt"`
+	Started string `json:"started"`
+}
+
+// RunLine is one line of staging/logs/chapter-NNN-run.jsonl (SPEC §8.1).
+type RunLine struct {
+	Step    string          `json:"step"`
+	Mode    string          `json:"mode"`
+	Round   int             `json:"round"`
+	Attempt int             `json:"attempt"`
+	Started string          `json:"started"`
+	Ended   string          `json:"ended"`
+	Exit    int             `json:"exit"`
+	Model   string          `json:"model,omitempty"`
+	Tokens  json.RawMessage `json:"tokens,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// packetInfo is what the helper needs from a written packet.
+type packetInfo struct {
+	agent.Packet
+	Written string `json:"written_manifest_path"`
+}
+
+// Step runs the agent stage st of revision round `round` with the executor
+// command agentCmd. A stage that `novel-step next` shows as already done
+// is only confirmed (advance is idempotent); a stage of a finished round
+// or a committed chapter is skipped without a stamp.
+func (e *Env) Step(st stepid.Step, round int, agentCmd string) (*Outcome, error) {
+	if st.Volume || !st.IsAgent() || st.Stage == stepid.Gate || st.Stage == stepid.Commit {
+		return nil, errs.Newf(errs.Usage, "%s 不是章节的代理步骤", "%s is not an agent step of a chapter", st.String()).With("step", st.String())
+	}
+	start := time.Now()
+	c := st.Chapter
+	out := &Outcome{Step: st.String(), Round: round}
+	if skip, why, err := e.skip(c, round); err != nil || skip {
+		out.Action, out.Reason = "skipped", why
+		return out, err
+	}
+	for guard := 0; ; guard++ {
+		n, err := e.next()
+		if err != nil {
+			return nil, err
+		}
+		if n.Chapter != c {
+			out.Action, out.Reason = "skipped", "chapter_committed"
+			return out, nil
+		}
+		pos, mine := position(n.Stage, n.Role), position(st.Stage, "")
+		end := mine
+		if st.Stage == stepid.Judge {
+			end = position(stepid.Judge, RoleSecondary)
+		}
+		if pos < mine {
+			return nil, e.orderErr(st, n)
+		}
+		if pos > end || guard >= 4 {
+			break
+		}
+		if err := e.runAgent(st, n.Role, round, agentCmd); err != nil {
+			return nil, err
+		}
+		out.Runs++
+	}
+	if err := e.recoverPending(st); err != nil {
+		return nil, err
+	}
+	if _, err := e.must("novel-step", "advance", st.String()); err != nil {
+		return nil, err
+	}
+	if err := e.Root.WriteFile(Stamp(c, st.Stage, round), nil); err != nil {
+		return nil, err
+	}
+	out.Action = "done"
+	if out.Runs > 0 {
+		out.Action = "ran"
+	}
+	out.Seconds = e.progress(c, st.Stage, start)
+	return out, nil
+}
+
+// skip reports whether the chapter is committed or the round is over.
+func (e *Env) skip(c, round int) (bool, string, error) {
+	cp, err := checkpoint.Load(e.Root)
+	if err != nil {
+		return false, "", err
+	}
+	if cp.LastCompleted >= c && !e.Root.Exists(layout.CommitJournal(c)) {
+		return true, "chapter_committed", nil
+	}
+	if currentRound(cp, c) != round {
+		return true, "round_over", nil
+	}
+	return false, "", nil
+}
+
+func (e *Env) orderErr(st stepid.Step, n *nextStep) error {
+	return errs.Newf(errs.StageOrder, "%s 还不能运行：下一步是 %s", "%s cannot run yet: the next step is %s", st.String(), n.Step).
+		With("step", st.String()).With("next", n.Step).
+		Hint("用 novel-step next 查看进度，然后重新运行 make -f pipeline.mk chapter", "check novel-step next, then re-run make -f pipeline.mk chapter")
+}
+
+// runAgent performs one agent run of st (role) with one retry.
+func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) error {
+	c := st.Chapter
+	args := []string{"packet", st.String(), "--write-manifest"}
+	if role != "" {
+		args = append(args, "--role", role)
+	}
+	raw, err := e.must("novel-manifest", args...)
+	if err != nil {
+		return err
+	}
+	var pk packetInfo
+	if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
+		return err
+	}
+	packetPath := pk.Written
+	if packetPath == "" {
+		packetPath = layout.Packet(c, st.Stage)
+	}
+	if _, err := agent.ParsePacket(raw, packetPath); err != nil {
+		return err
+	}
+	pre := ""
+	if st.Stage == stepid.Refine || st.Stage == stepid.Polish || (st.Stage == stepid.Draft && pk.Agent.Mode == "revision") {
+		stage := st.Stage
+		if st.Stage == stepid.Draft {
+			stage = "revision"
+		}
+		pre = layout.StagingPreCopy(c, stage)
+	}
+	// A marker left by a killed attempt: its outputs are not trusted.
+	if e.Root.Exists(pendingPath(c)) {
+		if pre != "" && e.Root.IsFile(pre) {
+			if err := e.copyFile(pre, layout.StagingChapter(c)); err != nil {
+				return err
+			}
+		}
+		e.remove(pendingPath(c), usagePath(c))
+	}
+	var lastErr *errs.Error
+	for attempt := 1; attempt <= 2; attempt++ {
+		if pre != "" {
+			switch {
+			case e.Root.IsFile(pre):
+				err = e.copyFile(pre, layout.StagingChapter(c))
+			case e.Root.IsFile(layout.StagingChapter(c)):
+				err = e.copyFile(layout.StagingChapter(c), pre)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		failure, err := e.attempt(st, role, round, attempt, &pk, packetPath, agentCmd)
+		if err != nil {
+			return err
+		}
+		if failure == nil {
+			if pre != "" {
+				e.remove(pre)
+			}
+			return nil
+		}
+		lastErr = failure
+		e.cleanup(&pk, pre)
+		fmt.Fprintf(e.Stderr, "[第%s章] %s ✗ 第 %d 次尝试失败 / attempt %d failed: %s\n", layout.Pad(c), label(st.Stage, role), attempt, attempt, failure.Message("zh"))
+	}
+	if pre != "" {
+		e.remove(pre)
+	}
+	return e.giveUp(st, role, lastErr)
+}
+
+// attempt runs the executor once and validates its outputs. A returned
+// *errs.Error is a failed attempt (retryable); error is fatal.
+func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packetInfo, packetPath, agentCmd string) (*errs.Error, error) {
+	c := st.Chapter
+	mark := pending{Step: st.String(), Role: role, Mode: pk.Agent.Mode, Round: round, Attempt: attempt, Started: e.Clock.Stamp()}
+	if err := e.Root.WriteJSON(pendingPath(c), mark); err != nil {
+		return nil, err
+	}
+	e.remove(usagePath(c))
+	exit, stdout, err := e.execute(agentCmd, packetPath, usagePath(c))
+	if err != nil {
+		return nil, err
+	}
+	var failure *errs.Error
+	if exit != 0 {
+		failure = errs.Newf(errs.Agent, "执行器退出码 %d", "the executor exited with status %d", exit).With("exit", exit)
+	} else if o, ok := pk.Output(agent.ViaStdout, nil); ok {
+		if len(bytes.TrimSpace(stdout)) == 0 {
+			failure = errs.Newf(errs.Agent, "执行器没有在 stdout 打印 %s 的 JSON", "the executor printed no JSON for %s on stdout", o.Path).With("file", o.Path)
+		} else if err := e.Root.WriteFile(o.Path, stdout); err != nil {
+			return nil, err
+		}
+	}
+	if failure == nil {
+		failure, err = e.validate(st, role, pk)
+		if err != nil {
+			return nil, err
+		}
+	}
+	line := RunLine{Step: st.String(), Mode: pk.Agent.Mode, Round: round, Attempt: attempt, Started: mark.Started,
+		Ended: e.Clock.Stamp(), Exit: exit}
+	if failure != nil {
+		line.Error = failure.Code
+		if line.Exit == 0 {
+			line.Exit = 1
+		}
+	}
+	e.usage(c, &line)
+	if err := e.appendRunLine(c, line); err != nil {
+		return nil, err
+	}
+	e.remove(pendingPath(c), usagePath(c))
+	return failure, nil
+}
+
+// validate runs novel-step validate for the role just written. The
+// primary judge of a key chapter is accepted while only the secondary
+// eval is missing: that judge runs next.
+func (e *Env) validate(st stepid.Step, role string, pk *packetInfo) (*errs.Error, error) {
+	args := []string{"validate", st.String()}
+	if role != "" {
+		args = append(args, "--role", role)
+	}
+	res, err := e.tool("novel-step", args...)
+	if err != nil {
+		return nil, err
+	}
+	if res.Exit == 0 {
+		return nil, nil
+	}
+	if st.Stage == stepid.Judge && role == "" && res.Err.Code == errs.MissingFile &&
+		res.Err.Details["file"] == layout.StagingEvalSecondary(st.Chapter) {
+		return nil, nil
+	}
+	return res.Err, nil
+}
+
+// execute runs `$(AGENT) PACKET` with cwd = project root.
+func (e *Env) execute(agentCmd, packetPath, usage string) (int, []byte, error) {
+	usageAbs, err := e.Root.Abs(usage)
+	if err != nil {
+		return 0, nil, err
+	}
+	cmd := exec.Command("bash", "-c", agentCmd+` "$1"`, "novel-executor", packetPath)
+	cmd.Dir = e.Root.Dir
+	cmd.Env = append(os.Environ(), "NOVEL_RUN_LOG="+usageAbs, "NOVEL_PROJECT="+e.Root.Dir)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = e.Stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.Bytes(), nil
+	case errors.As(err, &ee):
+		code := ee.ExitCode()
+		if code < 0 {
+			code = 137
+		}
+		return code, out.Bytes(), nil
+	}
+	return 0, nil, errs.Newf(errs.Agent, "无法启动执行器 %q：%v", "cannot start the executor %q: %v", agentCmd, err).With("agent", agentCmd)
+}
+
+// usage folds the executor's NOVEL_RUN_LOG records into the run line:
+// the last model, token counts summed per key.
+func (e *Env) usage(c int, line *RunLine) {
+	data, err := e.Root.ReadFile(usagePath(c))
+	if err != nil {
+		return
+	}
+	sums := map[string]int64{}
+	var order []string
+	for _, l := range lines(data) {
+		var rec struct {
+			Model  string          `json:"model"`
+			Tokens json.RawMessage `json:"tokens"`
+		}
+		if json.Unmarshal([]byte(l), &rec) != nil {
+			continue
+		}
+		if rec.Model != "" {
+			line.Model = rec.Model
+		}
+		var t map[string]json.Number
+		if json.Unmarshal(rec.Tokens, &t) == nil {
+			for k, v := range t {
+				n, err := v.Int64()
+				if err != nil {
+					continue
+				}
+				if _, seen := sums[k]; !seen {
+					order = append(order, k)
+				}
+				sums[k] += n
+			}
+		}
+	}
+	if len(order) > 0 {
+		line.Tokens, _ = json.Marshal(sums) // sorted keys: deterministic
+	}
+}
+
+// appendRunLine adds line to the run log unless a line for the same step,
+// mode, round and attempt is there already (a resumed finish).
+func (e *Env) appendRunLine(c int, line RunLine) error {
+	rel := layout.RunLog(c)
+	var old []byte
+	if e.Root.IsFile(rel) {
+		var err error
+		if old, err = e.Root.ReadFile(rel); err != nil {
+			return err
+		}
+	}
+	for _, l := range lines(old) {
+		var prev RunLine
+		if json.Unmarshal([]byte(l), &prev) == nil && prev.Step == line.Step && prev.Mode == line.Mode &&
+			prev.Round == line.Round && prev.Attempt == line.Attempt {
+			return nil
+		}
+	}
+	b, err := jsonio.MarshalLine(line)
+	if err != nil {
+		return err
+	}
+	if len(old) > 0 && old[len(old)-1] != '\n' {
+		old = append(old, '\n')
+	}
+	return e.Root.WriteFile(rel, append(old, b...))
+}
+
+// recoverPending finishes the record of an attempt that was killed after
+// its executor wrote outputs that now validate (next moved past them).
+func (e *Env) recoverPending(st stepid.Step) error {
+	c := st.Chapter
+	if !e.Root.IsFile(pendingPath(c)) {
+		return nil
+	}
+	var mark pending
+	if err := e.Root.ReadJSON(pendingPath(c), &mark); err != nil || mark.Step != st.String() {
+		e.remove(pendingPath(c), usagePath(c))
+		return nil
+	}
+	line := RunLine{Step: mark.Step, Mode: mark.Mode, Round: mark.Round, Attempt: mark.Attempt, Started: mark.Started, Ended: e.Clock.Stamp()}
+	e.usage(c, &line)
+	if err := e.appendRunLine(c, line); err != nil {
+		return err
+	}
+	e.remove(pendingPath(c), usagePath(c))
+	return nil
+}
+
+// cleanup undoes a failed attempt: the chapter comes back from its
+// pre-stage copy, every other declared output is deleted.
+func (e *Env) cleanup(pk *packetInfo, pre string) {
+	c := pk.Chapter
+	if pre != "" && e.Root.IsFile(pre) {
+		e.copyFile(pre, layout.StagingChapter(c))
+	}
+	var del []string
+	if pk.Agent.Name == agent.Summarizer {
+		var d struct {
+			StorylineID string `json:"storyline_id"`
+		}
+		if e.Root.ReadJSON(layout.StagingDelta(c), &d) == nil && d.StorylineID != "" && agent.CheckOutputPath(layout.StagingMemory(d.StorylineID)) == nil {
+			del = append(del, layout.StagingMemory(d.StorylineID))
+		}
+	}
+	for _, o := range pk.ExpectedOutputs {
+		if o.Path == layout.StagingChapter(c) && pre != "" {
+			continue
+		}
+		del = append(del, o.Path)
+	}
+	e.remove(del...)
+}
+
+// giveUp records the second failure (ERROR_RETRY) and names the way back.
+func (e *Env) giveUp(st stepid.Step, role string, cause *errs.Error) error {
+	msg := cause.Message("zh")
+	if _, err := e.must("novel-step", "fail", "--step", st.String(), "--error", msg); err != nil {
+		return err
+	}
+	c := strconv.Itoa(st.Chapter)
+	out := errs.New(cause.Code,
+		fmt.Sprintf("第 %d 章的 %s 步骤重试后仍失败：%s", st.Chapter, label(st.Stage, role), msg),
+		fmt.Sprintf("step %s of chapter %d failed again after a retry: %s", label(st.Stage, role), st.Chapter, cause.Message("en"))).
+		Hint("修复问题后运行 novel-step retry，再运行 make -f pipeline.mk chapter C="+c+"（放弃本章：novel-step abandon --chapter "+c+"）",
+			"fix the problem, run novel-step retry, then make -f pipeline.mk chapter C="+c+" (to give up the chapter: novel-step abandon --chapter "+c+")").
+		With("step", st.String()).With("cause", errorObject(cause, "zh")).WithExit(errs.ExitFailed)
+	if role != "" {
+		out.With("role", role)
+	}
+	return out
+}
+
+func label(stage, role string) string {
+	if role != "" {
+		return stage + "(" + role + ")"
+	}
+	return stage
+}
+
+func (e *Env) copyFile(from, to string) error {
+	data, err := e.Root.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return e.Root.WriteFile(to, data)
+}
+
+// remove deletes project files, ignoring ones that are gone.
+func (e *Env) remove(rels ...string) {
+	for _, rel := range rels {
+		if abs, err := e.Root.Abs(rel); err == nil {
+			if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				fmt.Fprintf(e.Stderr, "warning: cannot remove %s: %v\n", rel, err)
+			}
+		}
+	}
+}

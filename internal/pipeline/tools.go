@@ -1,0 +1,142 @@
+// Package pipeline holds the per-step mechanics pipeline.mk runs through
+// `novel-agent pipeline …` (SPEC §10): packet → pre-stage copy → executor
+// → stdout output → validate (restore on failure) → advance, with one
+// retry, run-log lines, stamps, BLOCKED.json and progress lines. It drives
+// the other binaries as subprocesses, exactly as a shell recipe would, so
+// the lock token, NOVEL_NOW and every tool's own checks apply unchanged.
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/clock"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// Env is what the helpers run with.
+type Env struct {
+	Root   *project.Root
+	Getenv func(string) string
+	Stderr io.Writer
+	Clock  clock.Clock
+}
+
+// toolResult is one finished subprocess.
+type toolResult struct {
+	Stdout []byte
+	Exit   int
+	Err    *errs.Error // parsed from the last stderr line when Exit != 0
+}
+
+// tool runs one of the suite's binaries against the project. Its stderr
+// is forwarded except for a final error line, which becomes Err so the
+// caller can return it as its own (the last stderr line stays the error
+// JSON, SPEC §10).
+func (e *Env) tool(name string, args ...string) (*toolResult, error) {
+	cmd := exec.Command(name, append(args, "--project", e.Root.Dir)...)
+	cmd.Dir = e.Root.Dir
+	cmd.Env = os.Environ()
+	var out, stderr bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	res := &toolResult{Stdout: out.Bytes()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		e.Stderr.Write(stderr.Bytes())
+		return res, nil
+	case errors.As(err, &ee):
+		res.Exit = ee.ExitCode()
+		if res.Exit < 0 {
+			res.Exit = 128 + 9
+		}
+	default:
+		return nil, errs.Newf(errs.IO, "无法运行 %s：%v", "cannot run %s: %v", name, err).With("command", name).
+			Hint("确认 novel-* 程序都在 PATH 上（make build 后把 ./bin 加入 PATH）", "make sure the novel-* binaries are on PATH (make build, then add ./bin to PATH)")
+	}
+	body, last := splitLastLine(stderr.Bytes())
+	if pe := parseErrorLine(last); pe != nil {
+		e.Stderr.Write(body)
+		pe.Exit = res.Exit
+		res.Err = pe
+		return res, nil
+	}
+	e.Stderr.Write(stderr.Bytes())
+	res.Err = errs.Newf(errs.IO, "%s 失败（退出码 %d）", "%s failed (exit status %d)", name, res.Exit).
+		With("command", append([]string{name}, args...)).WithExit(res.Exit)
+	return res, nil
+}
+
+// must runs a tool and turns a failure into the tool's own error.
+func (e *Env) must(name string, args ...string) ([]byte, error) {
+	res, err := e.tool(name, args...)
+	if err != nil {
+		return nil, err
+	}
+	if res.Exit != 0 {
+		return nil, res.Err
+	}
+	return res.Stdout, nil
+}
+
+func splitLastLine(b []byte) (body, last []byte) {
+	t := bytes.TrimRight(b, "\n")
+	i := bytes.LastIndexByte(t, '\n')
+	if i < 0 {
+		return nil, t
+	}
+	return b[:i+1], t[i+1:]
+}
+
+// errorLine is the SPEC §1 error envelope.
+type errorLine struct {
+	Error *struct {
+		Code    string         `json:"code"`
+		Message string         `json:"message"`
+		Hint    string         `json:"hint"`
+		Details map[string]any `json:"details"`
+	} `json:"error"`
+}
+
+func parseErrorLine(line []byte) *errs.Error {
+	var l errorLine
+	if len(line) == 0 || json.Unmarshal(line, &l) != nil || l.Error == nil || l.Error.Code == "" {
+		return nil
+	}
+	e := errs.New(l.Error.Code, l.Error.Message, l.Error.Message).Hint(l.Error.Hint, l.Error.Hint)
+	for k, v := range l.Error.Details {
+		e.With(k, v)
+	}
+	return e
+}
+
+// errorObject renders an error as the SPEC §1 envelope map.
+func errorObject(e *errs.Error, lang string) map[string]any {
+	details := e.Details
+	if details == nil {
+		details = map[string]any{}
+	}
+	return map[string]any{"code": e.Code, "message": e.Message(lang), "hint": e.HintText(lang), "details": details}
+}
+
+// lines splits text output into non-empty trimmed lines.
+func lines(b []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if s := strings.TrimSpace(sc.Text()); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
