@@ -1,0 +1,229 @@
+package gate
+
+import (
+	"errors"
+	"os"
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/abandon"
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// Resolve actions (SPEC §7.5).
+const (
+	ActAccept  = "accept"
+	ActRevise  = "revise"
+	ActRejudge = "rejudge"
+	ActRegen   = "regen"
+)
+
+// ResolveResult is what resolve prints.
+type ResolveResult struct {
+	Chapter            int                `json:"chapter"`
+	Action             string             `json:"action"`
+	Status             string             `json:"status"`
+	RevisionStatusFile string             `json:"revision_status_file"`
+	DecisionAt         string             `json:"decision_at"`
+	Files              []string           `json:"files"` // archived, removed or set aside
+	Checkpoint         checkpoint.Summary `json:"checkpoint"`
+	NextStep           *string            `json:"next_step"`
+}
+
+func step(c int, stage string) *string {
+	s := "chapter:" + layout.Pad(c) + ":" + stage
+	return &s
+}
+
+// Resolve settles chapter c's pending revision with action.
+func Resolve(env Env, c int, action, note string) (*ResolveResult, error) {
+	root := env.Root
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	n := strconv.Itoa(c)
+	st, err := revision.Load(root, c)
+	if err != nil {
+		return nil, err
+	}
+	g, err := LoadGateFile(root, c)
+	if err != nil {
+		return nil, err
+	}
+	inflight := revision.IsInflight(cp, c)
+	if st == nil && inflight && g != nil && IsPause(g.Decision) {
+		// The gate paused the chapter but its revision file is missing:
+		// resolve it as the pending quality-gate revision it should be.
+		st = revision.New(c, revision.QualityGate, "门控结论为 "+g.Decision, env.Now)
+		st.GateFile = layout.StagingGate(c)
+	}
+	if st == nil {
+		return nil, errs.Newf(errs.State, "第 %d 章没有待处理的修订（%s 不存在）", "chapter %d has no revision to resolve (%s does not exist)", c, layout.Revision(c)).
+			With("chapter", c).With("file", layout.Revision(c)).Hint("用 novel-gate pending 列出待处理的修订", "list pending revisions with novel-gate pending")
+	}
+	if st.Status != revision.StatusPending {
+		return nil, errs.Newf(errs.State, "第 %d 章的修订状态已是 %s，不是 pending", "chapter %d's revision is already %s, not pending", c, st.Status).
+			With("chapter", c).With("file", st.File).With("status", st.Status).
+			Hint("无需再处理；用 novel-step next 查看下一步", "nothing to resolve; run novel-step next for the next step")
+	}
+	if action != ActAccept && !inflight {
+		return nil, errs.Newf(errs.State, "第 %d 章不在制作中，只能 --accept", "chapter %d is not in flight; only --accept is possible", c).
+			With("chapter", c).With("action", action).
+			Hint("接受修订：novel-gate resolve --chapter "+n+" --accept；或回滚：novel-commit rollback --to "+n,
+				"accept it (novel-gate resolve --chapter "+n+" --accept) or roll back with novel-commit rollback --to "+n)
+	}
+	switch action {
+	case ActRevise, ActRejudge:
+		if !cp.Writable() {
+			return nil, stateErr(cp)
+		}
+		if root.IsFile(layout.CommitJournal(c)) {
+			return nil, errs.Newf(errs.State, "第 %d 章的提交尚未完成，不能改动", "chapter %d is being committed and cannot be changed", c).
+				With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+n, "run novel-commit --chapter "+n+" first")
+		}
+	case ActRegen:
+		if err := abandon.Check(root, cp, c); err != nil {
+			return nil, err
+		}
+	}
+	var fixes []eval.Fix
+	if action == ActRevise {
+		if fixes, err = revisionFixes(root, c, g); err != nil {
+			return nil, err
+		}
+	}
+
+	release, err := lock.Guard(root, env.Getenv, c, env.Settings.LockStaleMinutes)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	res := &ResolveResult{Chapter: c, Action: action, Files: []string{}}
+	status := revision.StatusRejected
+	if action == ActAccept {
+		status = revision.StatusAccepted
+	}
+	st.Decide(status, note, env.Now)
+	if err := revision.Save(root, st); err != nil {
+		return nil, err
+	}
+	switch action {
+	case ActAccept:
+		if g != nil && inflight && g.Decision != Accepted {
+			g.OriginalDecision, g.Decision = g.Decision, Accepted
+			g.NextStep = nextStep(c, Accepted)
+			g.ResolvedAt, g.ResolveNote = env.Now, note
+			if err := SaveGateFile(root, g); err != nil {
+				return nil, err
+			}
+		}
+		if inflight {
+			res.NextStep = step(c, stepid.Commit)
+		}
+	case ActRevise:
+		if g != nil {
+			g.RequiredFixes = fixes
+			g.ResolvedAt, g.ResolveNote = env.Now, note
+			if err := SaveGateFile(root, g); err != nil {
+				return nil, err
+			}
+		}
+		if res.Files, err = ArchiveRound(root, c, cp.RevisionCount); err != nil {
+			return nil, err
+		}
+		startRevision(cp)
+		if err := cp.Save(root, env.Now); err != nil {
+			return nil, err
+		}
+		res.NextStep = step(c, stepid.Draft)
+	case ActRejudge:
+		if res.Files, err = removeJudgedProducts(root, c); err != nil {
+			return nil, err
+		}
+		cp.Stage = checkpoint.Drafting
+		if err := cp.Save(root, env.Now); err != nil {
+			return nil, err
+		}
+		res.NextStep = step(c, stepid.Summarize)
+	case ActRegen:
+		ab, err := abandon.Chapter(root, cp, c, env.Now)
+		if err != nil {
+			return nil, err
+		}
+		res.Files = ab.Moved
+		res.NextStep = step(c, stepid.Draft)
+	}
+	if err := removeBlocked(root); err != nil {
+		return nil, err
+	}
+	if cp, err = checkpoint.Load(root); err != nil {
+		return nil, err
+	}
+	res.Status, res.RevisionStatusFile, res.DecisionAt, res.Checkpoint = st.Status, st.File, st.DecisionAt, cp.Summarize()
+	return res, nil
+}
+
+// revisionFixes: the report's high/medium fix instructions, else the
+// gate's own required fixes.
+func revisionFixes(root *project.Root, c int, g *GateFile) ([]eval.Fix, error) {
+	if root.Exists(layout.StagingLogicReview(c)) {
+		lr, err := products.LogicReviewReport(root, c)
+		if err != nil {
+			return nil, err
+		}
+		if f := reviewFixes(lr); len(f) > 0 {
+			return f, nil
+		}
+	}
+	if g != nil {
+		return g.RequiredFixes, nil
+	}
+	return []eval.Fix{}, nil
+}
+
+// removeJudgedProducts deletes everything after the draft (rejudge): the
+// summary, delta, crossref, memory, evals, report and gate file.
+func removeJudgedProducts(root *project.Root, c int) ([]string, error) {
+	rels := []string{layout.StagingSummary(c), layout.StagingCrossref(c), layout.StagingEval(c),
+		layout.StagingEvalSecondary(c), layout.StagingLogicReview(c), layout.StagingGate(c)}
+	if d, err := products.ReadDelta(root, c); err == nil {
+		rels = append(rels, layout.StagingMemory(d.StorylineID))
+	}
+	// The delta goes last: it names the memory.
+	rels = append(rels, layout.StagingDelta(c))
+	var out []string
+	for _, rel := range rels {
+		abs, err := root.Abs(rel)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.Remove(abs); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return nil, errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", rel, err).With("file", rel)
+		}
+		out = append(out, rel)
+	}
+	return out, nil
+}
+
+func removeBlocked(root *project.Root) error {
+	abs, err := root.Abs(layout.Blocked)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(abs); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", layout.Blocked, err).With("file", layout.Blocked)
+	}
+	return nil
+}
