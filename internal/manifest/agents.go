@@ -148,11 +148,6 @@ func (b *builder) writer() error {
 	return nil
 }
 
-// archived maps a staging product path into revision round k's archive.
-func archived(c, k int, stagingRel string) string {
-	return layout.RevisionRound(c, k) + "/" + stagingRel[len(layout.Staging)+1:]
-}
-
 // revisionContext adds the gate's fixes and the previous draft and eval
 // from staging/revisions/chapter-NNN/r{K-1}/.
 func (b *builder) revisionContext() error {
@@ -163,7 +158,7 @@ func (b *builder) revisionContext() error {
 			With("file", layout.Checkpoint).
 			Hint("重新运行 novel-gate decide --apply，或用 novel-step abandon 放弃本章", "re-run novel-gate decide --apply, or abandon the chapter with novel-step abandon")
 	}
-	gateRel := archived(b.c, k, layout.StagingGate(b.c))
+	gateRel := gate.ArchivePath(b.c, k, layout.StagingGate(b.c))
 	fixes := []any{}
 	high := []any{}
 	var failed any = []any{}
@@ -192,12 +187,12 @@ func (b *builder) revisionContext() error {
 	b.in.Set("required_fixes", fixes)
 	b.in.Set("high_confidence_violations", high)
 	b.in.Set("failed_dimensions", failed)
-	if !b.pathIf("chapter_draft", archived(b.c, k, layout.StagingChapter(b.c))) {
-		b.warn("上一轮归档中没有草稿 %s", "the archived round has no draft %s", archived(b.c, k, layout.StagingChapter(b.c)))
+	if !b.pathIf("chapter_draft", gate.ArchivePath(b.c, k, layout.StagingChapter(b.c))) {
+		b.warn("上一轮归档中没有草稿 %s", "the archived round has no draft %s", gate.ArchivePath(b.c, k, layout.StagingChapter(b.c)))
 	}
-	b.pathIf("previous_eval", archived(b.c, k, layout.StagingEval(b.c)))
-	b.pathIf("previous_eval_secondary", archived(b.c, k, layout.StagingEvalSecondary(b.c)))
-	b.pathIf("previous_logic_review", archived(b.c, k, layout.StagingLogicReview(b.c)))
+	b.pathIf("previous_eval", gate.ArchivePath(b.c, k, layout.StagingEval(b.c)))
+	b.pathIf("previous_eval_secondary", gate.ArchivePath(b.c, k, layout.StagingEvalSecondary(b.c)))
+	b.pathIf("previous_logic_review", gate.ArchivePath(b.c, k, layout.StagingLogicReview(b.c)))
 	return nil
 }
 
