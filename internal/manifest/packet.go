@@ -194,7 +194,7 @@ func (b *builder) chapter() error {
 	if b.contract, err = loadContract(b.root, b.vol, b.c, b.blk.StorylineID); err != nil {
 		return err
 	}
-	if b.contract == nil && st.IsAgent() {
+	if b.contract == nil && (st.Stage == stepid.Draft || st.Stage == stepid.Judge || st.Stage == stepid.LogicReview) {
 		b.warn("第 %d 章没有章节契约 %s：storyline 取自大纲，角色按最近出现选取（最多 %d 个）",
 			"chapter %d has no contract %s: the storyline comes from the outline and characters are picked by recent appearance (at most %d)",
 			b.c, layout.Contract(b.vol, b.c), MaxDefaultCharacters)
