@@ -184,8 +184,9 @@ type Status struct {
 
 // Next tells the driver whether chapter c (0: whatever is next) still has
 // work. A blocked project writes BLOCKED.json and fails with exit 3; a
-// project in VOL_REVIEW reports volume_review (continue stops there).
-func (e *Env) Next(c int) (*Status, error) {
+// project in VOL_REVIEW reports volume_review (continue stops there)
+// unless strict, when it is the blocking E_STATE like any other.
+func (e *Env) Next(c int, strict bool) (*Status, error) {
 	cp, err := checkpoint.Load(e.Root)
 	if err != nil {
 		return nil, err
@@ -193,8 +194,7 @@ func (e *Env) Next(c int) (*Status, error) {
 	if c > 0 && cp.LastCompleted >= c && !e.Root.Exists(layout.CommitJournal(c)) {
 		return &Status{Status: "done", Chapter: c}, nil
 	}
-	if cp.State == checkpoint.VolReview && !e.Root.Exists(layout.CommitJournal(cp.LastCompleted+1)) &&
-		(c == 0 || c > cp.LastCompleted) {
+	if c == 0 && !strict && cp.State == checkpoint.VolReview && !e.Root.Exists(layout.CommitJournal(cp.LastCompleted+1)) {
 		return &Status{Status: "volume_review", Chapter: cp.LastCompleted}, nil
 	}
 	n, err := e.next()

@@ -136,11 +136,21 @@ func (e *Env) Step(st stepid.Step, round int, agentCmd string) (*Outcome, error)
 		}
 		out.Runs++
 	}
-	if err := e.recoverPending(st); err != nil {
+	recovered, err := e.recoverPending(st)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := e.must("novel-step", "advance", st.String()); err != nil {
+	cp, err := checkpoint.Load(e.Root)
+	if err != nil {
 		return nil, err
+	}
+	// Advance what ran; a stage found done is advanced only when the
+	// checkpoint has not recorded it (a kill between validate and advance).
+	// A polish that was not needed is never advanced (the gate said pass).
+	if out.Runs > 0 || recovered || (st.Stage != stepid.Polish && !recorded(cp, c, st.Stage)) {
+		if _, err := e.must("novel-step", "advance", st.String()); err != nil {
+			return nil, err
+		}
 	}
 	if err := e.Root.WriteFile(Stamp(c, st.Stage, round), nil); err != nil {
 		return nil, err
@@ -149,7 +159,9 @@ func (e *Env) Step(st stepid.Step, round int, agentCmd string) (*Outcome, error)
 	if out.Runs > 0 {
 		out.Action = "ran"
 	}
-	out.Seconds = e.progress(c, st.Stage, start)
+	if st.Stage != stepid.Polish || out.Runs > 0 || recovered {
+		out.Seconds = e.progress(c, st.Stage, start)
+	}
 	return out, nil
 }
 
@@ -409,23 +421,22 @@ func (e *Env) appendRunLine(c int, line RunLine) error {
 
 // recoverPending finishes the record of an attempt that was killed after
 // its executor wrote outputs that now validate (next moved past them).
-func (e *Env) recoverPending(st stepid.Step) error {
+func (e *Env) recoverPending(st stepid.Step) (bool, error) {
 	c := st.Chapter
 	if !e.Root.IsFile(pendingPath(c)) {
-		return nil
+		return false, nil
 	}
 	var mark pending
 	if err := e.Root.ReadJSON(pendingPath(c), &mark); err != nil || mark.Step != st.String() {
-		e.remove(pendingPath(c), usagePath(c))
-		return nil
+		return false, nil
 	}
 	line := RunLine{Step: mark.Step, Mode: mark.Mode, Round: mark.Round, Attempt: mark.Attempt, Started: mark.Started, Ended: e.Clock.Stamp()}
 	e.usage(c, &line)
 	if err := e.appendRunLine(c, line); err != nil {
-		return err
+		return false, err
 	}
 	e.remove(pendingPath(c), usagePath(c))
-	return nil
+	return true, nil
 }
 
 // cleanup undoes a failed attempt: the chapter comes back from its
@@ -496,4 +507,18 @@ func (e *Env) remove(rels ...string) {
 			}
 		}
 	}
+}
+
+// recorded reports whether the checkpoint already holds stage's advance
+// for chapter c (polishing implies everything up to judged).
+func recorded(cp *checkpoint.Checkpoint, c int, stage string) bool {
+	if cp.Inflight != c {
+		return false
+	}
+	if cp.Stage == checkpoint.Polishing {
+		return true
+	}
+	target := map[string]string{stepid.Draft: checkpoint.Drafting, stepid.Summarize: checkpoint.Drafted,
+		stepid.Refine: checkpoint.Refined, stepid.Judge: checkpoint.Judged, stepid.LogicReview: checkpoint.Judged}[stage]
+	return checkpoint.Order(cp.Stage) >= checkpoint.Order(target) && target != ""
 }
