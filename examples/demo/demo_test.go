@@ -76,6 +76,16 @@ var plans = []plan{
 		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Polish, overallFinal: 3.7, evalUsed: gate.Primary}},
 		polish:    true,
 		foreshadw: map[string]string{"F-001": "advanced", "F-002": "resolved"}},
+	// Convergence event [4,5] and the volume end: key chapters, two judges.
+	{chapter: 4, storyline: "sect-intrigue", key: true,
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.1, evalUsed: gate.Secondary}},
+		foreshadw: map[string]string{"F-003": "planted"}},
+	{chapter: 5, storyline: "sect-intrigue", key: true,
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.0, evalUsed: gate.Primary}},
+		foreshadw: map[string]string{"F-003": "advanced"}},
+	{chapter: 6, storyline: "main-arc", key: true,
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: gate.Secondary}},
+		foreshadw: map[string]string{"F-004": "planted"}},
 }
 
 // expectedFiles lists every recording name the plans require, sorted.
@@ -488,6 +498,21 @@ func TestReplay(t *testing.T) {
 	version := 0
 	var unknown []string
 
+	dirs, err := os.ReadDir(replayDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var haveDirs, wantDirs []string
+	for _, d := range dirs {
+		haveDirs = append(haveDirs, d.Name())
+	}
+	for _, p := range plans {
+		wantDirs = append(wantDirs, filepath.Base(chapterDir(p.chapter)))
+	}
+	if !slices.Equal(haveDirs, wantDirs) {
+		t.Errorf("replay directories %v, want %v", haveDirs, wantDirs)
+	}
+
 	for _, p := range plans {
 		dir := chapterDir(p.chapter)
 		entries, err := os.ReadDir(dir)
@@ -609,13 +634,13 @@ func TestReplay(t *testing.T) {
 		}
 	}
 
-	// After the recorded chapters: F-001 planted then advanced, F-002
-	// planted then resolved, one distinct unknown entity.
+	// After the recorded chapters: F-001 and F-003 planted then advanced,
+	// F-002 planted then resolved, F-004 planted; one distinct unknown entity.
 	status := map[string]string{}
 	for _, it := range global {
 		status[it.ID] = it.Status
 	}
-	if status["F-001"] != "advanced" || status["F-002"] != "resolved" {
+	if status["F-001"] != "advanced" || status["F-002"] != "resolved" || status["F-003"] != "advanced" || status["F-004"] != "planted" {
 		t.Errorf("foreshadowing after the replay: %v", status)
 	}
 	if !slices.Equal(unknown, []string{"贺九"}) {
