@@ -159,8 +159,8 @@ func parseBundle(p *Packet, answer []byte, source string) (*Result, error) {
 	}
 	id, _ := b.Delta["storyline_id"].(string)
 	if !project.IsSlug(id) {
-		return nil, answerErr(p, source, "的 delta.storyline_id 不是 slug（它会成为路径的一部分）",
-			"has a delta.storyline_id that is not a slug (it becomes part of a path)").With("value", b.Delta["storyline_id"])
+		return nil, schemaErr(answerErr(p, source, "的 delta.storyline_id 不是 slug（它会成为路径的一部分）",
+			"has a delta.storyline_id that is not a slug (it becomes part of a path)").With("value", b.Delta["storyline_id"]).With("field", "delta.storyline_id"))
 	}
 	if n, ok := jsonio.Int(b.Delta["chapter"]); !ok || n != p.Chapter {
 		return nil, answerErr(p, source, "的 delta.chapter 与指令包的章节不一致", "has a delta.chapter that differs from the packet's chapter").
@@ -194,4 +194,12 @@ func parseBundle(p *Packet, answer []byte, source string) (*Result, error) {
 // text ends Markdown taken from a JSON string with one newline.
 func text(s string) []byte {
 	return []byte(strings.TrimRight(s, "\n") + "\n")
+}
+
+// schemaErr turns an answer error into E_SCHEMA: a value that must be a
+// slug because it becomes part of a path (SPEC §15).
+func schemaErr(e *errs.Error) *errs.Error {
+	e.Code = errs.Schema
+	e.Exit = errs.DefaultExit(errs.Schema)
+	return e
 }
