@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := $(CURDIR)/bin
 PREFIX ?= $(HOME)/.local
 
-.PHONY: all build install test vet fmt-check clean
+.PHONY: all build install test vet fmt-check clean demo
 all: build
 
 ## build: compile every binary into ./bin
@@ -16,6 +16,17 @@ build:
 install: build
 	@mkdir -p $(PREFIX)/bin
 	cp $(BIN)/novel* $(PREFIX)/bin/
+
+## demo: build, copy the demo novel to $(DEMO_DIR) and run three chapters through pipeline.mk with
+##       the replay executor (no network, no API key)
+DEMO_DIR ?= $(CURDIR)/demo-out
+demo: build
+	rm -rf $(DEMO_DIR)
+	mkdir -p $(DEMO_DIR)
+	cp -R examples/demo/project/. $(DEMO_DIR)/
+	PATH="$(BIN):$$PATH" $(MAKE) -f $(CURDIR)/pipeline.mk continue N=3 PROJECT=$(DEMO_DIR) \
+	  AGENT="novel-agent --backend replay --fixtures $(CURDIR)/examples/demo/replay"
+	@echo "demo project: $(DEMO_DIR) (chapters/, summaries/, evaluations/, logs/, state/)"
 
 ## test: formatting, vet, unit tests and every testscript suite
 test: fmt-check vet
