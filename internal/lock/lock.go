@@ -226,13 +226,14 @@ func (s *Status) Describe(lang string) string {
 	if h.Chapter != nil {
 		chapter = fmt.Sprint(*h.Chapter)
 	}
+	// Whole minutes: what a person needs, and stable across a test run.
 	if s.AgeSeconds != nil {
-		age = (time.Duration(*s.AgeSeconds) * time.Second).String()
+		age = fmt.Sprint(*s.AgeSeconds / 60)
 	}
 	if lang == "en" {
-		return fmt.Sprintf("pid %s on host %s, chapter %s, age %s", pid, host, chapter, age)
+		return fmt.Sprintf("pid %s on host %s, chapter %s, age %s min", pid, host, chapter, age)
 	}
-	return fmt.Sprintf("pid %s，主机 %s，第 %s 章，已持有 %s", pid, host, chapter, age)
+	return fmt.Sprintf("pid %s，主机 %s，第 %s 章，已持有 %s 分钟", pid, host, chapter, age)
 }
 
 func heldErr(st *Status) *errs.Error {
@@ -407,6 +408,15 @@ func Release(root *project.Root, token string, force bool) (*ReleaseResult, erro
 	if err != nil {
 		return nil, err
 	}
+	// Refuse a non-owner before touching the flock file, so a refused
+	// release writes nothing at all.
+	if pre, err := inspect(p, Options{}); err != nil {
+		return nil, err
+	} else if !pre.Exists {
+		return &ReleaseResult{Reason: ReasonNoLock}, nil
+	} else if !force && (token == "" || pre.token != token) {
+		return nil, notOwnerErr(pre)
+	}
 	var res *ReleaseResult
 	err = withFlock(p, func() error {
 		st, err := inspect(p, Options{})
@@ -454,6 +464,11 @@ func Heartbeat(root *project.Root, token string, o Options) (*HeartbeatResult, e
 	if err != nil {
 		return nil, err
 	}
+	if pre, err := inspect(p, o); err != nil {
+		return nil, err
+	} else if pre.Exists && (token == "" || pre.token != token) {
+		return nil, notOwnerErr(pre)
+	}
 	var res *HeartbeatResult
 	err = withFlock(p, func() error {
 		st, err := inspect(p, o)
@@ -488,6 +503,13 @@ func Break(root *project.Root, force bool, o Options) (*ReleaseResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if pre, err := inspect(p, o); err != nil {
+		return nil, err
+	} else if !pre.Exists {
+		return &ReleaseResult{Reason: ReasonNoLock}, nil
+	} else if !pre.Stale && !force {
+		return nil, liveBreakErr(pre)
+	}
 	var res *ReleaseResult
 	err = withFlock(p, func() error {
 		st, err := inspect(p, o)
@@ -499,7 +521,7 @@ func Break(root *project.Root, force bool, o Options) (*ReleaseResult, error) {
 			return nil
 		}
 		if !st.Stale && !force {
-			return heldErr(st).Hint("锁仍有效；确认持有者已不在运行后用 novel-lock break --force", "the lock is live; once you are sure the holder is gone, use novel-lock break --force")
+			return liveBreakErr(st)
 		}
 		if err := removeDir(p); err != nil {
 			return err
@@ -518,4 +540,9 @@ func Token(root *project.Root) string {
 	}
 	data, err := os.ReadFile(p.info)
 	return parseInfo(data, err).Token
+}
+
+func liveBreakErr(st *Status) *errs.Error {
+	return heldErr(st).Hint("锁仍有效，未解除；确认持有者已不在运行后用 novel-lock break --force",
+		"the lock is live and was left alone; once you are sure the holder is gone, use novel-lock break --force")
 }
