@@ -14,8 +14,8 @@ import (
 // Contract is the part of an L3 chapter contract the packets use.
 type Contract struct {
 	Rel              string
-	CharacterNames   []string // preconditions.character_states keys, file order; nil when absent or empty
-	StorylineContext any // json.RawMessage or *OMap
+	CharacterNames   []string        // preconditions.character_states keys, file order; nil when absent or empty
+	StorylineContext any             // json.RawMessage or *OMap
 	ConcurrentState  json.RawMessage // storyline_context.concurrent_state (or a top-level one)
 	TransitionHint   json.RawMessage
 	NextStoryline    string
