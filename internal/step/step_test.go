@@ -1,0 +1,85 @@
+package step
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+func TestStateVersion(t *testing.T) {
+	big := "{\n  \"characters\": {\n    \"a\": {\n      \"state_version\": 99\n    }\n  },\n  \"state_version\": 12,\n  \"world_state\": {\n    \"pad\": \"" +
+		strings.Repeat("x", 100<<10) + "\"\n  }\n}\n"
+	cases := []struct {
+		name, body string
+		want       int
+		code       string
+	}{
+		{"canonical tail", "{\n  \"schema_version\": 1,\n  \"state_version\": 7,\n  \"world_state\": {}\n}\n", 7, ""},
+		{"canonical, key far from the end", big, 12, ""},
+		{"compact", `{"characters":{"a":{"state_version":3}},"state_version":5}`, 5, ""},
+		{"missing field", `{"characters":{}}`, 0, ""},
+		{"negative", `{"state_version":-1}`, 0, errs.Schema},
+		{"string", `{"state_version":"3"}`, 0, errs.Schema},
+		{"array", `[1]`, 0, errs.Schema},
+		{"broken", "{\n  \"state_version\": 3,", 0, errs.InvalidJSON},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "state"), 0o755)
+		os.WriteFile(filepath.Join(dir, "state", "current-state.json"), []byte(c.body), 0o644)
+		root, _ := project.New(dir)
+		got, err := StateVersion(root)
+		if c.code != "" {
+			if !errs.Is(err, c.code) {
+				t.Errorf("%s: err = %v, want %s", c.name, err, c.code)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %d, %v; want %d", c.name, got, err, c.want)
+		}
+	}
+	root, _ := project.New(t.TempDir())
+	if v, err := StateVersion(root); v != 0 || err != nil {
+		t.Errorf("no state file: %d, %v", v, err)
+	}
+}
+
+func TestFailRetry(t *testing.T) {
+	cp := &checkpoint.Checkpoint{State: checkpoint.ChapterRewrite, Inflight: 4, Stage: checkpoint.Drafting, RevisionCount: 1}
+	st := stepid.Chapter(4, stepid.Summarize)
+	Fail(cp, st, "boom", "2026-01-01T00:00:00Z")
+	Fail(cp, st, "boom again", "2026-01-01T00:01:00Z")
+	if cp.State != checkpoint.ErrorRetry || cp.LastError.PreviousState != checkpoint.ChapterRewrite || cp.LastError.Message != "boom again" {
+		t.Fatalf("after two failures: %+v %+v", cp, cp.LastError)
+	}
+	if cp.Stage != checkpoint.Drafting || cp.Inflight != 4 {
+		t.Fatalf("fail must keep stage and inflight: %+v", cp)
+	}
+	if err := Retry(cp); err != nil || cp.State != checkpoint.ChapterRewrite || cp.LastError != nil {
+		t.Fatalf("retry: %v %+v", err, cp)
+	}
+	if err := Retry(cp); !errs.Is(err, errs.State) {
+		t.Fatalf("retry outside ERROR_RETRY: %v", err)
+	}
+	cp = &checkpoint.Checkpoint{State: checkpoint.ErrorRetry, LastError: &checkpoint.LastError{PreviousState: "BOGUS"}}
+	if Retry(cp); cp.State != checkpoint.Writing {
+		t.Fatalf("unknown previous state should fall back to WRITING, got %s", cp.State)
+	}
+}
+
+func TestVolumeNext(t *testing.T) {
+	cp := &checkpoint.Checkpoint{State: checkpoint.VolReview, CurrentVolume: 2}
+	if err := VolumeNext(cp); err != nil || cp.CurrentVolume != 3 || cp.State != checkpoint.VolPlanning {
+		t.Fatalf("%v %+v", err, cp)
+	}
+	if err := VolumeNext(cp); !errs.Is(err, errs.State) {
+		t.Fatalf("second volume --next: %v", err)
+	}
+}
