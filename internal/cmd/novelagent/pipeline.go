@@ -52,7 +52,8 @@ func (c *planCmd) Run(ctx *cli.Context) error {
 }
 
 type nextCmd struct {
-	Chapter int `help:"Chapter the run is for (default: whatever is next)."`
+	Chapter int  `help:"Chapter the run is for (default: whatever is next)."`
+	Strict  bool `help:"A project in VOL_REVIEW is blocked (exit 3) instead of status volume_review."`
 }
 
 func (c *nextCmd) Run(ctx *cli.Context) error {
@@ -60,7 +61,7 @@ func (c *nextCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.Next(c.Chapter)
+	s, err := e.Next(c.Chapter, c.Strict)
 	if err != nil {
 		return err
 	}
