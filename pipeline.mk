@@ -52,13 +52,13 @@ DRYRUN  := $(findstring n,$(MFLAGS1))$(findstring q,$(MFLAGS1))
 PLAN_GOALS := chapter _chapter _round continue _continue
 ifneq ($(filter $(PLAN_GOALS),$(MAKECMDGOALS)),)
 ifeq ($(strip $(C)),)
-C := $(shell novel-agent pipeline plan --jq .chapter 2>/dev/null)
+C := $(shell novel-agent pipeline plan --project '$(P)' --jq .chapter 2>/dev/null)
 endif
 endif
 
 ifneq ($(strip $(C)),)
 NNN   := $(shell printf '%03d' '$(C)')
-PLAN  := $(shell novel-agent pipeline plan --chapter '$(C)' --jq '"\(.round) \(.logic_review)"' 2>/dev/null)
+PLAN  := $(shell novel-agent pipeline plan --project '$(P)' --chapter '$(C)' --jq '"\(.round) \(.logic_review)"' 2>/dev/null)
 K     := $(or $(word 1,$(PLAN)),0)
 LR    := $(word 2,$(PLAN))
 ST    := $(P)/staging/.stamps/chapter-$(NNN)
