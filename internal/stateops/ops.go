@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/novelsuite/novel/internal/project"
 )
@@ -90,8 +91,8 @@ func Validate(raw any) (Op, string) {
 	}
 	switch kind {
 	case Foreshadow:
-		if strings.Contains(path, ".") || strings.TrimSpace(path) != path || !printable(path) {
-			return op, "foreshadow id must not contain dots, surrounding spaces or control characters"
+		if !ForeshadowID(path) {
+			return op, "foreshadow path must be one item id (non-empty, no dots or spaces)"
 		}
 		switch value {
 		case Planted, Advanced, Resolved:
@@ -135,6 +136,21 @@ func Validate(raw any) (Op, string) {
 		}
 	}
 	return op, ""
+}
+
+// ForeshadowID reports whether id can name a foreshadowing item: one
+// path segment, no whitespace or control characters, at most 128 bytes
+// (the same rule the foreshadow merge applies, so both agree on drops).
+func ForeshadowID(id string) bool {
+	if id == "" || len(id) > 128 || strings.Contains(id, ".") {
+		return false
+	}
+	for _, r := range id {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func printable(s string) bool {

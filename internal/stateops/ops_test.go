@@ -71,7 +71,7 @@ func TestValidateReasons(t *testing.T) {
 		{`{"op":"set","path":7,"value":1}`, "path is missing or not a non-empty string"},
 		{`"set characters.a.b 1"`, "op is not an object"},
 		{`{"op":"foreshadow","path":"ancient_prophecy","value":"advanced"}`, ""},
-		{`{"op":"foreshadow","path":"a.b","value":"planted"}`, "foreshadow id must not contain dots, surrounding spaces or control characters"},
+		{`{"op":"foreshadow","path":"a.b","value":"planted"}`, "foreshadow path must be one item id (non-empty, no dots or spaces)"},
 		{`{"op":"foreshadow","path":"x","value":"done"}`, "foreshadow value must be planted, advanced or resolved"},
 		{`{"op":"foreshadow","path":"x"}`, "foreshadow value must be planted, advanced or resolved"},
 	}

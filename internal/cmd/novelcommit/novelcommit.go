@@ -1,21 +1,163 @@
-// Package novelcommit is the command surface of novel-commit.
+// Package novelcommit is the command surface of novel-commit: the
+// journaled chapter commit and the state rebuild (SPEC §8). The logic
+// lives in internal/commit.
 package novelcommit
 
 import (
+	"os"
+	"strconv"
+	"strings"
+
 	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lock"
 )
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Placeholder placeholderCmd `cmd:"" hidden:""`
-}
 
-type placeholderCmd struct{}
-
-func (placeholderCmd) Run(ctx *cli.Context) error {
-	return errs.New(errs.Usage, "novel-commit 尚未实现", "novel-commit is not built yet")
+	Chapter chapterCmd `cmd:"" default:"withargs" help:"Commit chapter C (novel-commit --chapter C [--dry-run])."`
+	Rebuild rebuildCmd `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
 }
 
 // Main runs novel-commit.
-func Main() int { return cli.Main("novel-commit", "novel-commit (under construction)", &grammar{}) }
+func Main() int {
+	return cli.Main("novel-commit", "Commit a judged chapter into the project (journaled, crash-safe), and rebuild the state from its changelog.", &grammar{})
+}
+
+type chapterCmd struct {
+	Chapter int  `name:"chapter" required:"" help:"The chapter to commit (the inflight chapter, last_completed+1)."`
+	DryRun  bool `name:"dry-run" help:"Check every precondition and print the plan without writing."`
+}
+
+func (c *chapterCmd) Run(ctx *cli.Context) error {
+	if c.Chapter < 1 {
+		return cli.UsageError("--chapter 必须 ≥ 1", "--chapter must be ≥ 1")
+	}
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	s, err := ctx.Settings()
+	if err != nil {
+		return err
+	}
+	clk, err := ctx.Clock()
+	if err != nil {
+		return err
+	}
+	env := commit.Env{Root: root, Settings: s, Now: clk.Stamp(), Crash: func(step string) {
+		if ctx.Getenv("NOVEL_CRASH_AT") == step {
+			os.Exit(137) // test hook: die like kill -9 right after the step
+		}
+	}}
+	pending, err := commit.PendingJournal(root)
+	if err != nil {
+		return err
+	}
+	if pending != 0 && pending != c.Chapter {
+		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s）", "the commit of chapter %d is unfinished (%s)", pending, layout.CommitJournal(pending)).
+			With("journal", layout.CommitJournal(pending)).With("chapter", pending).WithExit(errs.ExitFailed).
+			Hint("先运行 novel-commit --chapter "+strconv.Itoa(pending)+" 完成它", "run novel-commit --chapter "+strconv.Itoa(pending)+" first to finish it")
+	}
+	var j *commit.Journal
+	resume := pending == c.Chapter
+	if resume {
+		if j, err = commit.LoadJournal(root, c.Chapter); err != nil {
+			return err
+		}
+	} else if j, err = commit.Prepare(env, c.Chapter); err != nil {
+		return err
+	}
+	if c.DryRun {
+		ctx.Result(commit.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Output: j.Output}, func() string {
+			names := make([]string, len(j.Plan))
+			for i, p := range j.Plan {
+				names[i] = p.Name
+			}
+			return "plan: " + strings.Join(names, " → ")
+		})
+		return nil
+	}
+	release, err := lock.Guard(root, ctx.Getenv, c.Chapter, s.LockStaleMinutes)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if !resume {
+		// Re-check under the lock: another writer may have moved on.
+		if j, err = commit.Prepare(env, c.Chapter); err != nil {
+			return err
+		}
+	}
+	out, err := commit.Execute(env, j, !resume)
+	if err != nil {
+		return err
+	}
+	ctx.Result(out, func() string {
+		return "第 " + strconv.Itoa(out.Chapter) + " 章已生成（" + strconv.Itoa(out.WordCount) + " 字），评分 " + score(out.OverallFinal) +
+			"/5.0，门控 " + out.GateDecision + "，修订 " + strconv.Itoa(out.RevisionCount) + " 次"
+	})
+	return nil
+}
+
+// score prints at least one decimal (4 → 4.0, 3.85 → 3.85).
+func score(f float64) string {
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+type rebuildCmd struct {
+	Check bool `help:"Only compare the replay with state/current-state.json; exit 1 (E_STATE) naming the first differing path."`
+}
+
+func (r *rebuildCmd) Run(ctx *cli.Context) error {
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	if r.Check {
+		res, err := commit.Check(root)
+		if err != nil {
+			return err
+		}
+		ctx.Result(res, func() string {
+			return "ok: state matches the changelog replay (state_version " + strconv.Itoa(res.StateVersion) + ")"
+		})
+		return nil
+	}
+	s, err := ctx.Settings()
+	if err != nil {
+		return err
+	}
+	if j, err := commit.PendingJournal(root); err != nil {
+		return err
+	} else if j != 0 {
+		return errs.Newf(errs.State, "第 %d 章的提交尚未完成，不能重建", "the commit of chapter %d is unfinished; cannot rebuild", j).WithExit(errs.ExitFailed).
+			Hint("先运行 novel-commit --chapter "+strconv.Itoa(j), "run novel-commit --chapter "+strconv.Itoa(j)+" first")
+	}
+	release, err := lock.Guard(root, ctx.Getenv, 0, s.LockStaleMinutes)
+	if err != nil {
+		return err
+	}
+	defer release()
+	data, res, err := commit.Replay(root, 0)
+	if err != nil {
+		return err
+	}
+	cur, _ := root.ReadFile(layout.CurrentState)
+	res.Matches = string(cur) == string(data)
+	if !res.Matches {
+		if err := root.WriteFile(layout.CurrentState, data); err != nil {
+			return err
+		}
+		res.Written = true
+	}
+	ctx.Result(res, func() string { return "rebuilt state_version " + strconv.Itoa(res.StateVersion) })
+	return nil
+}

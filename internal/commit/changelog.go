@@ -1,0 +1,160 @@
+package commit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
+)
+
+// Line is one state/changelog.jsonl entry (SPEC §8.2), field order as
+// documented. Replaying Ops from the baseline reproduces the state.
+type Line struct {
+	Chapter          int                `json:"chapter"`
+	StateVersion     int                `json:"state_version"`
+	BaseStateVersion int                `json:"base_state_version"`
+	StorylineID      string             `json:"storyline_id"`
+	CommittedAt      string             `json:"committed_at"`
+	Ops              []any              `json:"ops"`
+	Dropped          []stateops.Dropped `json:"dropped"`
+}
+
+// rawLine is Line as read back (ops kept raw for replay).
+type rawLine struct {
+	Chapter      int               `json:"chapter"`
+	StateVersion int               `json:"state_version"`
+	StorylineID  string            `json:"storyline_id"`
+	Ops          []json.RawMessage `json:"ops"`
+}
+
+// lastOnStoryline scans the changelog backwards for the newest chapter
+// below before committed on storyline id; 0 when there is none. Reading
+// backwards keeps this cheap on a long changelog (the line is usually a
+// few chapters back).
+func lastOnStoryline(root *project.Root, id string, before int) (int, error) {
+	abs, err := root.Abs(layout.Changelog)
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, ioErr(layout.Changelog, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, ioErr(layout.Changelog, err)
+	}
+	needle := []byte(`"storyline_id":` + string(mustJSON(id)))
+	const chunk = 64 << 10
+	end := st.Size()
+	var tail []byte // an incomplete line carried to the next (earlier) chunk
+	for end > 0 {
+		start := max(end-chunk, 0)
+		buf := make([]byte, end-start, int(end-start)+len(tail))
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return 0, ioErr(layout.Changelog, err)
+		}
+		buf = append(buf, tail...)
+		lines := bytes.Split(buf, []byte{'\n'})
+		first := 0
+		if start > 0 {
+			tail, first = lines[0], 1
+		}
+		for i := len(lines) - 1; i >= first; i-- {
+			ln := lines[i]
+			if !bytes.Contains(ln, needle) {
+				continue
+			}
+			var rl rawLine
+			if json.Unmarshal(ln, &rl) == nil && rl.StorylineID == id && rl.Chapter < before {
+				return rl.Chapter, nil
+			}
+		}
+		end = start
+	}
+	return 0, nil
+}
+
+func mustJSON(v any) []byte {
+	b, _ := jsonio.MarshalLine(v)
+	return bytes.TrimSpace(b)
+}
+
+func ioErr(rel string, err error) error {
+	return errs.Newf(errs.IO, "读写 %s 失败：%v", "cannot access %s: %v", rel, err).With("file", rel).Wrap(err)
+}
+
+// fileSize is the size of a project file, 0 when it does not exist.
+func fileSize(root *project.Root, rel string) (int64, error) {
+	abs, err := root.Abs(rel)
+	if err != nil {
+		return 0, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, ioErr(rel, err)
+	}
+	return st.Size(), nil
+}
+
+// appendAt makes rel hold exactly its first size bytes followed by text:
+// truncate, append, fsync. Running it again gives the same file, which is
+// what makes the changelog and unknown-entities appends replayable after
+// a crash (rewriting a long log atomically would cost O(log size)).
+func appendAt(root *project.Root, rel string, size int64, text []byte) error {
+	abs, err := root.Abs(rel)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(parentDir(abs), 0o755); err != nil {
+		return ioErr(rel, err)
+	}
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return ioErr(rel, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ioErr(rel, err)
+	}
+	if st.Size() < size {
+		return errs.Newf(errs.State, "%s 比提交日志记录的更短（%d < %d 字节），可能被改动过", "%s is shorter than the commit journal recorded (%d < %d bytes); it was changed",
+			rel, st.Size(), size).With("file", rel).WithExit(errs.ExitFailed).
+			Hint("从备份恢复该文件后重新运行 novel-commit", "restore the file from a backup and run novel-commit again")
+	}
+	if err := f.Truncate(size); err != nil {
+		return ioErr(rel, err)
+	}
+	if _, err := f.WriteAt(text, size); err != nil {
+		return ioErr(rel, err)
+	}
+	if err := f.Sync(); err != nil {
+		return ioErr(rel, err)
+	}
+	jsonio.SyncDir(parentDir(abs))
+	return nil
+}
+
+func parentDir(abs string) string {
+	i := len(abs) - 1
+	for i > 0 && abs[i] != '/' {
+		i--
+	}
+	return abs[:i]
+}

@@ -1,0 +1,591 @@
+// Package commit is the journaled chapter commit (SPEC §8): preconditions,
+// the plan, the eight idempotent steps, crash recovery from the journal,
+// and rebuild of the state from the changelog.
+package commit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/gate"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/stepid"
+	"github.com/novelsuite/novel/internal/volume"
+)
+
+// Step names, in order (plan[].name; NOVEL_CRASH_AT takes one of them).
+const (
+	StepJournal         = "journal"
+	StepMove            = "move"
+	StepState           = "state"
+	StepForeshadow      = "foreshadow"
+	StepUnknownEntities = "unknown_entities"
+	StepChapterLog      = "chapter_log"
+	StepMaintenance     = "maintenance"
+	StepCheckpoint      = "checkpoint"
+	StepCleanup         = "cleanup"
+)
+
+// Steps lists the step names in execution order.
+var Steps = []string{StepJournal, StepMove, StepState, StepForeshadow, StepUnknownEntities,
+	StepChapterLog, StepMaintenance, StepCheckpoint, StepCleanup}
+
+// Output is the commit result (SPEC §8.1), field order as documented.
+type Output struct {
+	Chapter           int                `json:"chapter"`
+	WordCount         int                `json:"word_count"`
+	OverallFinal      float64            `json:"overall_final"`
+	GateDecision      string             `json:"gate_decision"`
+	RevisionCount     int                `json:"revision_count"`
+	AppliedOps        int                `json:"applied_ops"`
+	DroppedOps        []stateops.Dropped `json:"dropped_ops"`
+	Warnings          []string           `json:"warnings"`
+	StateVersion      int                `json:"state_version"`
+	OrchestratorState string             `json:"orchestrator_state"`
+	Periodic          map[string]any     `json:"periodic"`
+	Maintenance       any                `json:"maintenance"`
+}
+
+// PlanStep is one step of the plan with the files it writes.
+type PlanStep struct {
+	Name   string   `json:"name"`
+	Writes []string `json:"writes"`
+}
+
+// DryRun is what --dry-run prints: the plan and the predicted result.
+type DryRun struct {
+	DryRun bool       `json:"dry_run"`
+	Resume bool       `json:"resume"`
+	Plan   []PlanStep `json:"plan"`
+	Output
+}
+
+// Move is one staging file moved into the project.
+type Move struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// FileChange pins a rewritten file by content hash: a step is done when
+// the file hashes to New, still to do when it hashes to Old.
+type FileChange struct {
+	File          string `json:"file"`
+	Old           string `json:"old_sha256"`
+	New           string `json:"new_sha256"`
+	WriteBaseline bool   `json:"write_baseline,omitempty"`
+}
+
+// Append is a log append replayable by truncating to SizeBefore.
+type Append struct {
+	File       string `json:"file"`
+	SizeBefore int64  `json:"size_before"`
+	Text       string `json:"text"`
+}
+
+// Journal is staging/commit-NNN.journal.json, written before the first
+// change and deleted last (SPEC §8.4).
+type Journal struct {
+	JournalVersion  int          `json:"journal_version"`
+	Chapter         int          `json:"chapter"`
+	Volume          int          `json:"volume"`
+	CommittedAt     string       `json:"committed_at"`
+	StorylineID     string       `json:"storyline_id"`
+	Plan            []PlanStep   `json:"plan"`
+	Moves           []Move       `json:"moves"`
+	MemoryHistory   string       `json:"memory_history,omitempty"`
+	Eval            any          `json:"eval"`
+	State           FileChange   `json:"state"`
+	Foreshadow      *FileChange  `json:"foreshadow"`
+	Changelog       Append       `json:"changelog"`
+	UnknownEntities *Append      `json:"unknown_entities"`
+	ChapterLog      ChapterLog   `json:"chapter_log"`
+	TargetState     string       `json:"orchestrator_state"`
+	Output          Output       `json:"output"`
+	staged          *stagedFiles `json:"-"`
+}
+
+// stagedFiles carries the computed big files of a fresh commit so they
+// are not recomputed; a resumed commit recomputes them from the journal.
+type stagedFiles struct {
+	state, oldState, global []byte
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// Env is what a commit needs from the process.
+type Env struct {
+	Root     *project.Root
+	Settings settings.Settings
+	Now      string
+	// Crash is called after each step (the NOVEL_CRASH_AT test hook).
+	Crash func(step string)
+}
+
+// Prepare checks every §8.1 precondition and computes the whole commit
+// without writing anything.
+func Prepare(env Env, c int) (*Journal, error) {
+	root := env.Root
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := preconditions(env, cp, c); err != nil {
+		return nil, err
+	}
+	delta, err := products.ReadDelta(root, c)
+	if err != nil {
+		return nil, err
+	}
+	j := &Journal{JournalVersion: 1, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID}
+	out := &j.Output
+	out.Chapter, out.RevisionCount = c, cp.RevisionCount
+	out.Warnings = []string{}
+
+	// The state: version check, ops, new bytes.
+	oldState, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := stateops.Open(oldState, layout.CurrentState)
+	if err != nil {
+		return nil, err
+	}
+	if delta.BaseStateVersion != doc.Version {
+		return nil, errs.Newf(errs.StateVersion, "第 %d 章的 delta 基于 state_version %d，但当前状态是 %d", "the delta of chapter %d is based on state_version %d but the state is at %d",
+			c, delta.BaseStateVersion, doc.Version).
+			With("file", delta.File).With("base_state_version", delta.BaseStateVersion).With("state_version", doc.Version).
+			Hint("重新运行 summarize：novel instructions "+stepid.Chapter(c, stepid.Summarize).String(),
+				"rerun summarize: novel instructions "+stepid.Chapter(c, stepid.Summarize).String())
+	}
+	ops, static, fsRaw := validateOps(delta.Ops)
+	newState, res, err := doc.Apply(ops, c)
+	if err != nil {
+		return nil, err
+	}
+	out.AppliedOps = len(res.Applied)
+	out.DroppedOps = append(static, res.Dropped...)
+	if out.DroppedOps == nil {
+		out.DroppedOps = []stateops.Dropped{}
+	}
+	out.Warnings = append(out.Warnings, res.Warnings...)
+	out.StateVersion = doc.Version + 1
+	baselineMissing := !root.Exists(layout.Baseline)
+	j.State = FileChange{File: layout.CurrentState, Old: sha(oldState), New: sha(newState), WriteBaseline: baselineMissing}
+	ops0 := res.AppliedRaw()
+	line, err := jsonio.MarshalLine(Line{Chapter: c, StateVersion: doc.Version + 1, BaseStateVersion: delta.BaseStateVersion,
+		StorylineID: delta.StorylineID, CommittedAt: env.Now, Ops: ops0, Dropped: out.DroppedOps})
+	if err != nil {
+		return nil, errs.Newf(errs.IO, "无法编码 changelog 行：%v", "cannot encode the changelog line: %v", err)
+	}
+	size, err := fileSize(root, layout.Changelog)
+	if err != nil {
+		return nil, err
+	}
+	j.Changelog = Append{File: layout.Changelog, SizeBefore: size, Text: string(line)}
+	j.staged = &stagedFiles{state: newState, oldState: oldState}
+
+	// Foreshadowing: a malformed global file fails here, before any write.
+	gf, err := foreshadow.LoadGlobalFile(root)
+	if err != nil {
+		return nil, err
+	}
+	merged := gf.Items
+	if len(fsRaw) > 0 {
+		newGlobal, m, err := mergeForeshadow(root, gf, cp.CurrentVolume, fsRaw, c, delta.StorylineID)
+		if err != nil {
+			return nil, err
+		}
+		merged = m
+		oldGlobal := ""
+		if data, err := readIfExists(root, layout.GlobalForeshadow); err != nil {
+			return nil, err
+		} else if data != nil {
+			oldGlobal = sha(data)
+		}
+		j.Foreshadow = &FileChange{File: layout.GlobalForeshadow, Old: oldGlobal, New: sha(newGlobal)}
+		j.staged.global = newGlobal
+	}
+
+	// Unknown entities.
+	if err := unknownEntities(root, j, delta); err != nil {
+		return nil, err
+	}
+
+	// Chapter text, evals, gate.
+	text, err := products.ChapterText(root, layout.StagingChapter(c))
+	if err != nil {
+		return nil, err
+	}
+	out.WordCount = products.WordCount(text)
+	g, err := gate.LoadGateFile(root, c)
+	if err != nil {
+		return nil, err
+	}
+	out.GateDecision, out.OverallFinal = g.Decision, g.OverallFinal
+	runs, runWarn := readRunLog(root, c)
+	out.Warnings = append(out.Warnings, runWarn...)
+	ev, err := committedEval(root, c, g, runs)
+	if err != nil {
+		return nil, err
+	}
+	j.Eval = ev
+	j.ChapterLog = chapterLog(c, delta.StorylineID, out, g, ev, runs, env.Now)
+
+	// Moves and the memory history.
+	j.Moves = []Move{
+		{layout.StagingChapter(c), layout.Chapter(c)},
+		{layout.StagingSummary(c), layout.Summary(c)},
+	}
+	if root.Exists(layout.StagingCrossref(c)) {
+		j.Moves = append(j.Moves, Move{layout.StagingCrossref(c), layout.Crossref(c)})
+	}
+	j.Moves = append(j.Moves, Move{layout.StagingMemory(delta.StorylineID), layout.Memory(delta.StorylineID)})
+	if root.Exists(layout.Memory(delta.StorylineID)) {
+		prev, err := lastOnStoryline(root, delta.StorylineID, c)
+		if err != nil {
+			return nil, err
+		}
+		j.MemoryHistory = layout.MemoryHistory(delta.StorylineID, prev)
+	}
+
+	// Checkpoint target and periodic briefs.
+	last, err := volume.LastChapter(root, cp.CurrentVolume)
+	if err != nil {
+		return nil, err
+	}
+	j.TargetState = checkpoint.Writing
+	if c == last {
+		j.TargetState = checkpoint.VolReview
+	}
+	out.OrchestratorState = j.TargetState
+	out.Periodic = periodic(root, c, cp.CurrentVolume, c == last, out.OverallFinal, merged)
+	out.Maintenance = map[string]any{}
+	j.Plan = plan(j)
+	return j, nil
+}
+
+func readIfExists(root *project.Root, rel string) ([]byte, error) {
+	if !root.Exists(rel) {
+		return nil, nil
+	}
+	return root.ReadFile(rel)
+}
+
+// validateOps splits the delta's ops into valid ones, static drops, and
+// the raw valid foreshadow ops (for the merge).
+func validateOps(raws []json.RawMessage) ([]stateops.Op, []stateops.Dropped, []json.RawMessage) {
+	var ops []stateops.Op
+	var dropped []stateops.Dropped
+	var fs []json.RawMessage
+	for _, raw := range raws {
+		v, err := stateops.Decode(raw)
+		if err != nil {
+			dropped = append(dropped, stateops.Dropped{Op: string(raw), Reason: "op is not valid JSON"})
+			continue
+		}
+		op, reason := stateops.Validate(v)
+		if reason != "" {
+			dropped = append(dropped, stateops.Dropped{Op: v, Reason: reason})
+			continue
+		}
+		ops = append(ops, op)
+		if op.Kind == stateops.Foreshadow {
+			fs = append(fs, raw)
+		}
+	}
+	return ops, dropped, fs
+}
+
+func mergeForeshadow(root *project.Root, gf *foreshadow.File, vol int, fsRaw []json.RawMessage, c int, storyline string) ([]byte, []foreshadow.Item, error) {
+	plan, err := foreshadow.LoadPlan(root, vol)
+	if err != nil {
+		return nil, nil, err
+	}
+	merged, dropped := foreshadow.Merge(gf.Items, plan, foreshadow.ParseOps(fsRaw), c, storyline)
+	if len(dropped) > 0 {
+		// The ops were validated with the same rule; a disagreement is a bug,
+		// and applying the state part without the fact layer would split them.
+		return nil, nil, errs.Newf(errs.IO, "伏笔合并拒绝了已校验的操作：%s", "the foreshadow merge refused a validated op: %s", dropped[0].Reason)
+	}
+	data, err := gf.Encode(merged)
+	if err != nil {
+		return nil, nil, errs.Newf(errs.IO, "无法编码 %s：%v", "cannot encode %s: %v", layout.GlobalForeshadow, err)
+	}
+	return data, merged, nil
+}
+
+func preconditions(env Env, cp *checkpoint.Checkpoint, c int) error {
+	root := env.Root
+	if !cp.Writable() {
+		return errs.Newf(errs.State, "当前编排状态 %s 不允许提交章节", "orchestrator state %s does not allow committing a chapter", cp.State).
+			With("orchestrator_state", cp.State).Hint("先用 novel-step status 查看状态", "check novel-step status first")
+	}
+	if cp.Inflight != c || cp.Idle() {
+		return errs.Newf(errs.StageOrder, "第 %d 章不在进行中（inflight_chapter=%s），不能提交", "chapter %d is not in flight (inflight_chapter=%s); it cannot be committed",
+			c, inflightText(cp)).With("chapter", c).With("inflight_chapter", nullInt(cp.Inflight)).
+			Hint("用 novel-step next 查看下一步", "run novel-step next to see the next step")
+	}
+	if c != cp.LastCompleted+1 {
+		return errs.Newf(errs.Checkpoint, "第 %d 章不是下一章：last_completed_chapter=%d", "chapter %d is not the next chapter: last_completed_chapter=%d",
+			c, cp.LastCompleted).With("chapter", c).With("last_completed_chapter", cp.LastCompleted).
+			Hint("检查 .checkpoint.json，或用 novel-step next 查看下一步", "check .checkpoint.json, or run novel-step next")
+	}
+	if err := revision.Check(root, c); err != nil {
+		return err
+	}
+	if st, err := revision.Load(root, c); err != nil {
+		return err
+	} else if st != nil && st.Status == "pending" {
+		return revision.BlockedError(root, st, c, true)
+	}
+	if cp.Stage != checkpoint.Judged {
+		return errs.Newf(errs.StageOrder, "第 %d 章的阶段是 %s，提交需要 judged", "chapter %d is at stage %s; commit needs judged", c, cp.Stage).
+			With("chapter", c).With("pipeline_stage", cp.Stage).Hint("用 novel-step next 查看下一步", "run novel-step next to see the next step")
+	}
+	g, err := gate.LoadGateFile(root, c)
+	if err != nil {
+		return err
+	}
+	if g == nil {
+		return errs.Newf(errs.MissingFile, "缺少门控文件 %s", "missing gate file %s", layout.StagingGate(c)).
+			With("file", layout.StagingGate(c)).
+			Hint("先运行 novel-gate decide --chapter "+strconv.Itoa(c)+" --apply", "run novel-gate decide --chapter "+strconv.Itoa(c)+" --apply first")
+	}
+	if !g.Committable() {
+		return errs.Newf(errs.StageOrder, "第 %d 章的门控结论是 %s，只有 pass 或 accepted 可以提交", "the gate decision of chapter %d is %s; only pass or accepted can be committed",
+			c, g.Decision).With("file", layout.StagingGate(c)).With("decision", g.Decision).
+			Hint("用 novel-step next 继续（polish/revise 后重新评审）", "continue with novel-step next (polish or revise, then judge again)")
+	}
+	stages := []string{stepid.Draft, stepid.Summarize, stepid.Judge}
+	if env.Settings.LogicReviewPolicy == settings.PolicyBlocking {
+		stages = append(stages, stepid.LogicReview)
+	}
+	for _, s := range stages {
+		if err := products.Validate(root, cp, stepid.Chapter(c, s), env.Settings); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func inflightText(cp *checkpoint.Checkpoint) string {
+	if cp.Inflight == 0 {
+		return "null"
+	}
+	return strconv.Itoa(cp.Inflight)
+}
+
+func nullInt(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+func plan(j *Journal) []PlanStep {
+	c := j.Chapter
+	var moves []string
+	for _, m := range j.Moves {
+		moves = append(moves, m.To)
+	}
+	if j.MemoryHistory != "" {
+		moves = append(moves, j.MemoryHistory)
+	}
+	moves = append(moves, layout.Eval(c))
+	stateW := []string{layout.CurrentState, layout.Changelog}
+	if j.State.WriteBaseline {
+		stateW = append(stateW, layout.Baseline)
+	}
+	fsW := []string{}
+	if j.Foreshadow != nil {
+		fsW = []string{layout.GlobalForeshadow}
+	}
+	ueW := []string{}
+	if j.UnknownEntities != nil {
+		ueW = []string{layout.UnknownEntities}
+	}
+	return []PlanStep{
+		{StepJournal, []string{layout.CommitJournal(c)}},
+		{StepMove, moves},
+		{StepState, stateW},
+		{StepForeshadow, fsW},
+		{StepUnknownEntities, ueW},
+		{StepChapterLog, []string{layout.ChapterLog(c)}},
+		{StepMaintenance, []string{layout.AIBlacklist, layout.StyleDrift}},
+		{StepCheckpoint, []string{layout.Checkpoint}},
+		{StepCleanup, []string{"staging/…/chapter-" + layout.Pad(c) + "*", layout.CommitJournal(c)}},
+	}
+}
+
+// unknownEntities prepares the log append and the ≥ 3 distinct names
+// warning (counted over the whole log plus this chapter's names).
+func unknownEntities(root *project.Root, j *Journal, delta *products.Delta) error {
+	rel := layout.UnknownEntities
+	data, err := readIfExists(root, rel)
+	if err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for _, ln := range splitLines(data) {
+		var e struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(ln, &e) == nil && e.Name != "" {
+			names[e.Name] = true
+		}
+	}
+	var text []byte
+	for _, u := range delta.UnknownEntities {
+		if u.Name == "" {
+			continue
+		}
+		names[u.Name] = true
+		b, err := jsonio.MarshalLine(struct {
+			Chapter int    `json:"chapter"`
+			Name    string `json:"name"`
+			Context string `json:"context"`
+		}{j.Chapter, u.Name, u.Context})
+		if err != nil {
+			return err
+		}
+		text = append(text, b...)
+	}
+	if len(text) > 0 {
+		size := int64(len(data))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			text = append([]byte{'\n'}, text...) // never glue onto a torn last line
+		}
+		j.UnknownEntities = &Append{File: rel, SizeBefore: size, Text: string(text)}
+	}
+	if len(names) >= 3 {
+		list := make([]string, 0, len(names))
+		for n := range names {
+			list = append(list, n)
+		}
+		sort.Strings(list)
+		j.Output.Warnings = append(j.Output.Warnings, "项目中有 "+strconv.Itoa(len(names))+" 个未登记实体（"+joinMax(list, 10)+
+			"），请在 characters/active/ 中建档 / "+strconv.Itoa(len(names))+" unknown entities are logged in "+rel+"; add them to characters/active/")
+	}
+	return nil
+}
+
+func joinMax(list []string, n int) string {
+	s := ""
+	for i, x := range list {
+		if i == n {
+			return s + "…"
+		}
+		if i > 0 {
+			s += "、"
+		}
+		s += x
+	}
+	return s
+}
+
+func splitLines(data []byte) [][]byte {
+	var out [][]byte
+	start := 0
+	for i, b := range data {
+		if b == '\n' {
+			if i > start {
+				out = append(out, data[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(data) {
+		out = append(out, data[start:])
+	}
+	return out
+}
+
+// periodic builds the §8.1 briefs: a quality brief every 5th chapter, a
+// full-review reminder every 10th, the volume-review prompt at volume end.
+func periodic(root *project.Root, c, vol int, volEnd bool, overall float64, items []foreshadow.Item) map[string]any {
+	p := map[string]any{}
+	if c%5 == 0 {
+		type score struct {
+			Chapter int     `json:"chapter"`
+			Overall float64 `json:"overall"`
+		}
+		var scores []score
+		for k := max(1, c-4); k < c; k++ {
+			if o, ok := committedOverall(root, k); ok {
+				scores = append(scores, score{k, o})
+			}
+		}
+		scores = append(scores, score{c, overall})
+		sum := 0.0
+		for _, s := range scores {
+			sum += s.Overall
+		}
+		low := append([]score(nil), scores...)
+		sort.SliceStable(low, func(a, b int) bool { return low[a].Overall < low[b].Overall })
+		if len(low) > 2 {
+			low = low[:2]
+		}
+		overdue := []string{}
+		for i := range items {
+			it := &items[i]
+			if it.ID != "" && it.Status != foreshadow.Resolved && foreshadow.OverdueShort(it, c) {
+				overdue = append(overdue, it.ID)
+			}
+		}
+		sort.Strings(overdue)
+		p["quality_brief"] = map[string]any{
+			"chapters":           scores,
+			"mean_score":         math.Round(sum/float64(len(scores))*100) / 100,
+			"lowest":             low,
+			"open_high_risk":     overdue,
+			"open_high_risk_why": "overdue short foreshadowing",
+		}
+	}
+	if c%10 == 0 {
+		p["full_review"] = map[string]any{"message": "已提交 " + strconv.Itoa(c) + " 章，建议做一次全面审阅 / " + strconv.Itoa(c) +
+			" chapters committed: run a full review", "range": []int{max(1, c-9), c}}
+	}
+	if volEnd {
+		p["volume_review"] = map[string]any{"volume": vol, "message": "第 " + strconv.Itoa(vol) + " 卷已完结，请进行卷末回顾 / volume " +
+			strconv.Itoa(vol) + " is complete: review it", "command": "novel-step volume --next"}
+	}
+	return p
+}
+
+// committedOverall reads a committed eval's final score (metadata first).
+func committedOverall(root *project.Root, c int) (float64, bool) {
+	var m map[string]any
+	if root.ReadJSON(layout.Eval(c), &m) != nil {
+		return 0, false
+	}
+	if md, ok := m["metadata"].(map[string]any); ok {
+		if j, ok := md["judges"].(map[string]any); ok {
+			if f, ok := jsonio.Float(j["overall_final"]); ok {
+				return f, true
+			}
+		}
+	}
+	if f, ok := jsonio.Float(m["overall"]); ok {
+		return f, true
+	}
+	if eu, ok := m["eval_used"].(map[string]any); ok {
+		return jsonio.Float(eu["overall"])
+	}
+	return 0, false
+}

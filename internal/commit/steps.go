@@ -1,0 +1,315 @@
+package commit
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/maintenance"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
+)
+
+// Maintenance is the step-6 hook (SPEC §16); its errors become warnings.
+// A variable so tests can observe or replace it.
+var Maintenance = func(root *project.Root, c int, eval map[string]any, now string) (any, []string) {
+	rep, warns := maintenance.Run(root, c, eval, now)
+	return rep, warns
+}
+
+var journalRE = regexp.MustCompile(`^commit-(\d{3,})\.journal\.json$`)
+
+// PendingJournal returns the chapter of an existing commit journal, or 0.
+func PendingJournal(root *project.Root) (int, error) {
+	abs, err := root.Abs(layout.Staging)
+	if err != nil {
+		return 0, err
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, ioErr(layout.Staging, err)
+	}
+	for _, e := range ents {
+		if m := journalRE.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
+			n, _ := strconv.Atoi(m[1])
+			if n > 0 {
+				return n, nil
+			}
+		}
+	}
+	return 0, nil
+}
+
+// LoadJournal reads chapter c's journal.
+func LoadJournal(root *project.Root, c int) (*Journal, error) {
+	var j Journal
+	if err := root.ReadJSON(layout.CommitJournal(c), &j); err != nil {
+		if e := errs.As(err); e != nil {
+			e.Hint("提交日志损坏：检查 "+layout.CommitJournal(c)+"，必要时从备份恢复", "the commit journal is damaged: inspect "+layout.CommitJournal(c)+" and restore from a backup if needed")
+		}
+		return nil, err
+	}
+	if j.Chapter != c || len(j.Plan) == 0 {
+		return nil, errs.Newf(errs.Schema, "%s 不是第 %d 章的提交日志", "%s is not the commit journal of chapter %d", layout.CommitJournal(c), c).
+			With("file", layout.CommitJournal(c))
+	}
+	return &j, nil
+}
+
+// Execute writes the journal (fresh commits) and runs every step. Each
+// step is idempotent, so a resumed commit simply runs them all again.
+func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
+	root := env.Root
+	crash := env.Crash
+	if crash == nil {
+		crash = func(string) {}
+	}
+	if fresh {
+		if err := root.WriteJSON(layout.CommitJournal(j.Chapter), j); err != nil {
+			return nil, err
+		}
+	}
+	crash(StepJournal)
+	out := j.Output
+	out.Warnings = append([]string{}, out.Warnings...)
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{StepMove, func() error { return stepMove(root, j) }},
+		{StepState, func() error { return stepState(root, j) }},
+		{StepForeshadow, func() error { return stepForeshadow(root, j) }},
+		{StepUnknownEntities, func() error {
+			if j.UnknownEntities == nil {
+				return nil
+			}
+			return appendAt(root, j.UnknownEntities.File, j.UnknownEntities.SizeBefore, []byte(j.UnknownEntities.Text))
+		}},
+		{StepChapterLog, func() error { return root.WriteJSON(layout.ChapterLog(j.Chapter), j.ChapterLog) }},
+		{StepMaintenance, func() error {
+			ev, _ := j.Eval.(map[string]any)
+			rep, warns := Maintenance(root, j.Chapter, ev, j.CommittedAt)
+			out.Maintenance = rep
+			out.Warnings = append(out.Warnings, warns...)
+			return nil
+		}},
+		{StepCheckpoint, func() error { return stepCheckpoint(root, j) }},
+		{StepCleanup, func() error { return stepCleanup(root, j) }},
+	}
+	for _, s := range steps {
+		if err := s.fn(); err != nil {
+			if e := errs.As(err); e != nil {
+				e.With("commit_step", s.name).With("journal", layout.CommitJournal(j.Chapter))
+				if e.HintZh == "" {
+					e.Hint("修复后重新运行 novel-commit --chapter "+strconv.Itoa(j.Chapter)+"，会从日志继续", "fix it and run novel-commit --chapter "+strconv.Itoa(j.Chapter)+" again; it resumes from the journal")
+				}
+			}
+			return nil, err
+		}
+		crash(s.name)
+	}
+	return &out, nil
+}
+
+func stepMove(root *project.Root, j *Journal) error {
+	for _, m := range j.Moves {
+		src, err := root.Abs(m.From)
+		if err != nil {
+			return err
+		}
+		dst, err := root.Abs(m.To)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Lstat(src); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // moved by an earlier run of this commit
+			}
+			return ioErr(m.From, err)
+		}
+		if j.MemoryHistory != "" && m.To == layout.Memory(j.StorylineID) {
+			// While the staging memory exists the old memory is still in
+			// place (rename is atomic), so copying it is repeatable.
+			old, err := root.ReadFile(m.To)
+			if err != nil {
+				return err
+			}
+			if err := root.WriteFile(j.MemoryHistory, old); err != nil {
+				return err
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return ioErr(m.To, err)
+		}
+		if err := os.Rename(src, dst); err != nil {
+			return ioErr(m.To, err)
+		}
+		jsonio.SyncDir(filepath.Dir(dst))
+		jsonio.SyncDir(filepath.Dir(src))
+	}
+	return root.WriteJSON(layout.Eval(j.Chapter), j.Eval)
+}
+
+func changedErr(rel string) error {
+	return errs.Newf(errs.State, "%s 在提交过程中被改动过，与提交日志不符", "%s was changed during the commit and no longer matches the commit journal", rel).
+		With("file", rel).WithExit(errs.ExitFailed).
+		Hint("从备份恢复该文件后重新运行 novel-commit；或用 novel-commit rebuild 重建状态", "restore the file and run novel-commit again, or rebuild the state with novel-commit rebuild")
+}
+
+func stepState(root *project.Root, j *Journal) error {
+	cur, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return err
+	}
+	h := sha(cur)
+	var newState, oldState []byte
+	switch {
+	case h == j.State.New:
+		newState = nil // already written
+	case h == j.State.Old:
+		oldState = cur
+		if j.staged != nil && j.staged.state != nil {
+			newState = j.staged.state
+		} else {
+			// Resumed: recompute from the staging delta, still in place until cleanup.
+			delta, err := products.ReadDelta(root, j.Chapter)
+			if err != nil {
+				return err
+			}
+			doc, err := stateops.Open(cur, layout.CurrentState)
+			if err != nil {
+				return err
+			}
+			ops, _, _ := validateOps(delta.Ops)
+			if newState, _, err = doc.Apply(ops, j.Chapter); err != nil {
+				return err
+			}
+			if sha(newState) != j.State.New {
+				return changedErr(layout.CurrentState)
+			}
+		}
+	default:
+		return changedErr(layout.CurrentState)
+	}
+	if newState != nil {
+		if j.State.WriteBaseline {
+			if err := root.WriteFile(layout.Baseline, oldState); err != nil {
+				return err
+			}
+		}
+		if err := root.WriteFile(layout.CurrentState, newState); err != nil {
+			return err
+		}
+	}
+	return appendAt(root, j.Changelog.File, j.Changelog.SizeBefore, []byte(j.Changelog.Text))
+}
+
+func stepForeshadow(root *project.Root, j *Journal) error {
+	fc := j.Foreshadow
+	if fc == nil {
+		return nil
+	}
+	cur, err := readIfExists(root, layout.GlobalForeshadow)
+	if err != nil {
+		return err
+	}
+	h := ""
+	if cur != nil {
+		h = sha(cur)
+	}
+	if h == fc.New {
+		return nil
+	}
+	if h != fc.Old {
+		return changedErr(layout.GlobalForeshadow)
+	}
+	data := []byte(nil)
+	if j.staged != nil && j.staged.global != nil {
+		data = j.staged.global
+	} else {
+		delta, err := products.ReadDelta(root, j.Chapter)
+		if err != nil {
+			return err
+		}
+		gf, err := foreshadow.LoadGlobalFile(root)
+		if err != nil {
+			return err
+		}
+		_, _, fsRaw := validateOps(delta.Ops)
+		if data, _, err = mergeForeshadow(root, gf, j.Volume, fsRaw, j.Chapter, j.StorylineID); err != nil {
+			return err
+		}
+		if sha(data) != fc.New {
+			return changedErr(layout.GlobalForeshadow)
+		}
+	}
+	return root.WriteFile(layout.GlobalForeshadow, data)
+}
+
+func stepCheckpoint(root *project.Root, j *Journal) error {
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return err
+	}
+	cp.LastCompleted = j.Chapter
+	cp.Stage = checkpoint.Committed
+	cp.Inflight = 0
+	cp.RevisionCount = 0
+	cp.State = j.TargetState
+	return cp.Save(root, j.CommittedAt)
+}
+
+// stepCleanup removes the chapter's staging files (products, packets,
+// snapshots, stamps, run log, archived rounds), then the journal.
+func stepCleanup(root *project.Root, j *Journal) error {
+	c := j.Chapter
+	files, err := products.StagingFiles(root, c)
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	for _, rel := range files {
+		abs, err := root.Abs(rel)
+		if err != nil {
+			return err
+		}
+		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return ioErr(rel, err)
+		}
+	}
+	for _, dir := range []string{layout.RevisionsDir(c), "staging/storylines/" + j.StorylineID} {
+		abs, err := root.Abs(dir)
+		if err != nil {
+			return err
+		}
+		if dir == layout.RevisionsDir(c) {
+			if err := os.RemoveAll(abs); err != nil {
+				return ioErr(dir, err)
+			}
+			continue
+		}
+		os.Remove(abs) // only when empty
+	}
+	abs, err := root.Abs(layout.CommitJournal(c))
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ioErr(layout.CommitJournal(c), err)
+	}
+	jsonio.SyncDir(filepath.Dir(abs))
+	return nil
+}
