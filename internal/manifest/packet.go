@@ -146,9 +146,9 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 // stateErr refuses work in an orchestrator state that does not allow it,
 // naming the command that moves the project on (SPEC §3 rule 1).
 func stateErr(cp *checkpoint.Checkpoint, st stepid.Step) error {
-	e := errs.Newf(errs.State, "编排状态 %s 下不能生成 %s 的指令包（需要 WRITING 或 CHAPTER_REWRITE）",
-		"cannot make the packet of %s in orchestrator state %s (needs WRITING or CHAPTER_REWRITE)", cp.State, st.String())
-	e.En = fmt.Sprintf("cannot make the packet of %s in orchestrator state %s (needs WRITING or CHAPTER_REWRITE)", st.String(), cp.State)
+	e := errs.New(errs.State,
+		fmt.Sprintf("编排状态 %s 下不能生成 %s 的指令包（需要 WRITING 或 CHAPTER_REWRITE）", cp.State, st.String()),
+		fmt.Sprintf("cannot make the packet of %s in orchestrator state %s (needs WRITING or CHAPTER_REWRITE)", st.String(), cp.State))
 	e.With("orchestrator_state", cp.State).With("step", st.String())
 	plan := "novel instructions volume:" + layout.PadVol(max(cp.CurrentVolume, 1)) + ":plan"
 	switch cp.State {
