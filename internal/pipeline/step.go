@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -265,6 +266,12 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 	mark := pending{Step: st.String(), Role: role, Mode: pk.Agent.Mode, Round: round, Attempt: attempt, Started: e.Clock.Stamp()}
 	if err := e.Root.WriteJSON(pendingPath(c), mark); err != nil {
 		return nil, err
+	}
+	// Executors may assume the directories of their outputs exist.
+	for _, o := range pk.ExpectedOutputs {
+		if abs, err := e.Root.Abs(o.Path); err == nil {
+			os.MkdirAll(filepath.Dir(abs), 0o755)
+		}
 	}
 	e.remove(usagePath(c))
 	exit, stdout, err := e.execute(agentCmd, packetPath, usagePath(c))
