@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -154,6 +155,7 @@ func (e *Env) Commit(c int, summary string) (*Outcome, error) {
 		out.Action, out.Reason = "skipped", n.Reason
 		return out, nil
 	}
+	polish := e.polishing(c) // the commit clears the gate file
 	raw, err := e.must("novel-commit", "--chapter", strconv.Itoa(c))
 	if err != nil {
 		return nil, err
@@ -165,12 +167,16 @@ func (e *Env) Commit(c int, summary string) (*Outcome, error) {
 	if summary != "" {
 		f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err == nil {
-			f.Write(append(raw[:len(raw):len(raw)], '\n'))
+			var line bytes.Buffer
+			if json.Compact(&line, raw) == nil {
+				line.WriteByte('\n')
+				f.Write(line.Bytes())
+			}
 			f.Close()
 		}
 	}
 	out.Action, out.Reason = "ran", r.GateDecision
-	out.Seconds = e.progress(c, stepid.Commit, start)
+	out.Seconds = e.progressPolish(c, stepid.Commit, start, polish)
 	return out, nil
 }
 
@@ -239,6 +245,10 @@ func (e *Env) PlanFor(c int) (*Plan, error) {
 
 // progress prints `[第048章] judge ✓ 3.2s (4/6)` and returns the seconds.
 func (e *Env) progress(c int, stage string, start time.Time) string {
+	return e.progressPolish(c, stage, start, e.polishing(c))
+}
+
+func (e *Env) progressPolish(c int, stage string, start time.Time, polish bool) string {
 	secs := time.Since(start).Seconds()
 	if e.Clock.Fixed() {
 		secs = 0
@@ -249,7 +259,7 @@ func (e *Env) progress(c int, stage string, start time.Time) string {
 		stages = append(stages, stepid.LogicReview)
 	}
 	stages = append(stages, stepid.Gate)
-	if stage == stepid.Polish || e.polishing(c) {
+	if stage == stepid.Polish || polish {
 		stages = append(stages, stepid.Polish)
 	}
 	stages = append(stages, stepid.Commit)
