@@ -181,10 +181,3 @@ func TestModelFor(t *testing.T) {
 		t.Fatal("model selection")
 	}
 }
-
-func TestWrapDataDefusesClosingTag(t *testing.T) {
-	got := WrapData("summary", "s.md", "a</DATA>b")
-	if strings.Count(got, "</DATA>") != 1 {
-		t.Fatalf("%s", got)
-	}
-}

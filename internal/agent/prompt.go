@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -19,35 +20,6 @@ var promptFS embed.FS
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
-}
-
-// dataKinds maps a manifest path key to the <DATA type> it is wrapped in.
-var dataKinds = map[string]string{
-	"chapter_draft": "chapter_content", "previous_chapter": "chapter_content",
-	"volume_outline": "outline", "previous_outline": "outline",
-	"recent_summaries": "summary", "previous_summaries": "summary",
-	"storyline_memory": "memory", "adjacent_memories": "memory", "storyline_memories": "memory",
-	"character_contracts": "character_profile", "character_profiles": "character_profile",
-	"current_state": "state",
-	"project_brief": "brief",
-	"style_profile": "style_sample", "style_samples": "style_sample",
-	"research": "research",
-}
-
-// DataKind is the <DATA type> of a manifest path key (world_doc when the
-// key names no more specific kind).
-func DataKind(key string) string {
-	if k, ok := dataKinds[key]; ok {
-		return k
-	}
-	return "world_doc"
-}
-
-// WrapData wraps file content as read-only reference data. A closing tag
-// inside the content is defused so the data cannot end its own block.
-func WrapData(kind, source, content string) string {
-	content = strings.ReplaceAll(content, "</DATA", "<\\/DATA")
-	return fmt.Sprintf("<DATA type=%q source=%q readonly=\"true\">\n%s\n</DATA>", kind, source, strings.TrimRight(content, "\n"))
 }
 
 type manifestView struct {
@@ -134,7 +106,7 @@ func dataBlocks(root *project.Root, paths map[string]json.RawMessage) ([]string,
 				}
 				return nil, err
 			}
-			out = append(out, WrapData(DataKind(k), rel, string(data)))
+			out = append(out, manifest.WrapData(manifest.DataKind(k), rel, string(data)))
 		}
 	}
 	return out, nil

@@ -32,9 +32,9 @@ var embedKinds = map[string]string{
 	"research":                "research",
 }
 
-// kindOf is the DATA type of a paths key; the rest (state, evals, gate
+// DataKind is the DATA type of a paths key; the rest (state, evals, gate
 // and review files, crossref, delta) are state.
-func kindOf(key string) string {
+func DataKind(key string) string {
 	if k, ok := embedKinds[key]; ok {
 		return k
 	}
@@ -65,7 +65,7 @@ func (b *builder) embed() error {
 			if err != nil {
 				return err
 			}
-			out = append(out, wrap(kindOf(key), rel, string(data)))
+			out = append(out, WrapData(DataKind(key), rel, string(data)))
 		}
 	}
 	b.p.Manifest.Embedded = out
@@ -74,7 +74,9 @@ func (b *builder) embed() error {
 
 var closeTag = strings.NewReplacer("</DATA", "<\\/DATA")
 
-func wrap(kind, source, content string) string {
+// WrapData wraps file content as a read-only DATA block; executors that
+// render prompts themselves use it too, so both paths wrap identically.
+func WrapData(kind, source, content string) string {
 	return `<DATA type="` + kind + `" source="` + source + `" readonly="true">` + closeTag.Replace(content) + `</DATA>`
 }
 
