@@ -77,6 +77,7 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 	if crash == nil {
 		crash = func(string) {}
 	}
+	removeTemps(root, j)
 	if fresh {
 		if err := root.WriteJSON(layout.CommitJournal(j.Chapter), j); err != nil {
 			return nil, err
@@ -312,4 +313,25 @@ func stepCleanup(root *project.Root, j *Journal) error {
 	}
 	jsonio.SyncDir(filepath.Dir(abs))
 	return nil
+}
+
+// removeTemps deletes temp files an interrupted atomic write left next to
+// the files this commit writes (jsonio names them .NAME.tmp-*), so a
+// resumed commit leaves the same tree as an uninterrupted one.
+func removeTemps(root *project.Root, j *Journal) {
+	targets := []string{layout.CommitJournal(j.Chapter), layout.Eval(j.Chapter), layout.ChapterLog(j.Chapter),
+		layout.CurrentState, layout.Baseline, layout.GlobalForeshadow, layout.Checkpoint, layout.AIBlacklist, layout.StyleDrift}
+	if j.MemoryHistory != "" {
+		targets = append(targets, j.MemoryHistory)
+	}
+	for _, rel := range targets {
+		abs, err := root.Abs(rel)
+		if err != nil {
+			continue
+		}
+		matches, _ := filepath.Glob(filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".tmp-*"))
+		for _, m := range matches {
+			os.Remove(m)
+		}
+	}
 }
