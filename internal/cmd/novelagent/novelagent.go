@@ -5,12 +5,12 @@ package novelagent
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/agent"
 	"github.com/novelsuite/novel/internal/cli"
-	"github.com/novelsuite/novel/internal/errs"
 )
 
 type grammar struct {
@@ -22,6 +22,7 @@ type grammar struct {
 type runCmd struct {
 	Backend  string `enum:"replay,openai,command" default:"replay" help:"Executor backend: replay (recorded outputs), openai, command."`
 	Fixtures string `help:"Replay recordings directory (default: $$NOVEL_REPLAY_DIR)." placeholder:"DIR"`
+	Cmd      string `help:"command backend: the command the prompt is piped to, run with sh -c in the project root (e.g. \"claude -p\"; default: $$NOVEL_AGENT_CMD)." placeholder:"CMD"`
 	Packet   string `arg:"" help:"Instruction packet (SPEC §6), e.g. staging/manifests/chapter-001-draft.packet.json." placeholder:"PACKET_PATH"`
 }
 
@@ -73,11 +74,24 @@ func (r *runCmd) backend(ctx *cli.Context) (agent.Backend, error) {
 		}
 		return agent.Replay{Dir: dir}, nil
 	}
-	return nil, errs.Newf(errs.Usage, "后端 %s 尚未提供", "backend %s is not available yet", r.Backend).
-		With("backend", r.Backend).Hint("目前请使用 --backend replay", "use --backend replay for now")
+	root, err := ctx.Root()
+	if err != nil {
+		return nil, err
+	}
+	if r.Backend == "openai" {
+		return agent.NewOpenAI(root, ctx.Getenv)
+	}
+	cmd := r.Cmd
+	if cmd == "" {
+		cmd = ctx.Getenv("NOVEL_AGENT_CMD")
+	}
+	if cmd == "" {
+		return nil, cli.UsageError("command 后端需要 --cmd \"命令\" 或环境变量 NOVEL_AGENT_CMD", "the command backend needs --cmd \"COMMAND\" or NOVEL_AGENT_CMD")
+	}
+	return &agent.Command{Cmd: cmd, Root: root, Env: os.Environ()}, nil
 }
 
 // Main runs novel-agent.
 func Main() int {
-	return cli.Main("novel-agent", "Executor backends for instruction packets (replay; openai and command later), and the pipeline's step helpers.", &grammar{})
+	return cli.Main("novel-agent", "Executor backends for instruction packets (replay, openai-compatible APIs, any command), and the pipeline's step helpers.", &grammar{})
 }
