@@ -13,8 +13,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/stateops"
 )
 
@@ -27,6 +29,9 @@ type Options struct {
 	StateBytes  int // approximate size of the state file (default 5 MiB)
 	ChapterSize int // characters per chapter body (default 1200)
 	Seed        uint64
+	// Idle leaves no chapter in flight (checkpoint committed, empty
+	// staging), the starting point of a pipeline run of chapter N+1.
+	Idle bool
 }
 
 func (o *Options) defaults() {
@@ -74,7 +79,10 @@ func Generate(dir string, o Options) error {
 		return fmt.Errorf("largeproject: %d chapters cannot fill %d volumes", o.Chapters, o.Volumes)
 	}
 	g.names = g.characterNames()
-	steps := []func() error{g.basics, g.characters, g.volumes, g.committed, g.foreshadowing, g.state, g.inflight}
+	steps := []func() error{g.basics, g.characters, g.volumes, g.committed, g.foreshadowing, g.state}
+	if !o.Idle {
+		steps = append(steps, g.inflight)
+	}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err
@@ -142,8 +150,12 @@ func (g *gen) characterNames() []string {
 func slug(i int) string { return fmt.Sprintf("char-%03d", i+1) }
 
 func (g *gen) basics() error {
+	var stage, inflight any = "judged", g.o.Chapters + 1
+	if g.o.Idle {
+		stage, inflight = "committed", nil
+	}
 	cp := map[string]any{"schema_version": 2, "last_completed_chapter": g.o.Chapters, "current_volume": g.volumeOf(g.o.Chapters + 1),
-		"orchestrator_state": "WRITING", "pipeline_stage": "judged", "inflight_chapter": g.o.Chapters + 1, "revision_count": 0,
+		"orchestrator_state": "WRITING", "pipeline_stage": stage, "inflight_chapter": inflight, "revision_count": 0,
 		"last_checkpoint_time": nowStamp}
 	var rules []any
 	for i := 1; i <= 60; i++ {
@@ -256,7 +268,8 @@ func (g *gen) body(c int) string {
 
 func (g *gen) committed() error {
 	for c := 1; c <= g.o.Chapters; c++ {
-		if err := g.write(layout.Chapter(c), []byte(g.body(c))); err != nil {
+		body := g.body(c)
+		if err := g.write(layout.Chapter(c), []byte(body)); err != nil {
 			return err
 		}
 		sum := fmt.Sprintf("# 第%d章摘要\n\n%s与%s在青岚山会面，%s暗中观察。宗门大比临近，暗流涌动。\n", c,
@@ -264,21 +277,52 @@ func (g *gen) committed() error {
 		if err := g.write(layout.Summary(c), []byte(sum)); err != nil {
 			return err
 		}
+		// novel-commit keeps each storyline memory it replaces under
+		// history/, so a real project has one of these per chapter.
+		if err := g.write(layout.MemoryHistory(g.storylineOf(c), c), []byte("# "+g.storylineOf(c)+" 线记忆\n\n- 第"+fmt.Sprint(c)+"章前的进展。\n")); err != nil {
+			return err
+		}
 		overall := 3.5 + float64(g.rng.IntN(15))/10
+		// Shaped like novel-commit's committed eval: the primary eval plus
+		// metadata {gate, judges}.
+		judges := map[string]any{"overall_final": overall, "primary": map[string]any{"overall": overall}, "used": "primary"}
 		ev := map[string]any{"chapter": c, "overall": overall, "recommendation": "pass",
-			"scores":   map[string]any{"plot_logic": map[string]any{"score": 4, "feedback": "情节合理"}, "character": map[string]any{"score": 4, "feedback": "人物鲜明"}},
-			"metadata": map[string]any{"gate": map[string]any{"decision": "pass", "overall_final": overall}}}
+			"scores":                map[string]any{"plot_logic": map[string]any{"score": 4, "feedback": "情节合理"}, "character": map[string]any{"score": 4, "feedback": "人物鲜明"}},
+			"contract_verification": map[string]any{"l1_checks": []any{}, "l2_checks": []any{}, "l3_checks": []any{}, "ls_checks": []any{}},
+			"required_fixes":        []any{},
+			"metadata": map[string]any{"judges": judges, "gate": map[string]any{"chapter": c, "decision": "pass", "overall_final": overall,
+				"eval_used": "primary", "force_passed": false, "has_high_confidence_violation": false, "failed_dimensions": []any{},
+				"decided_at": nowStamp}}}
 		if err := g.writeJSON(layout.Eval(c), ev); err != nil {
 			return err
 		}
 		if err := g.writeJSON(layout.Crossref(c), map[string]any{"chapter": c, "storyline_id": g.storylineOf(c), "conflicts": []any{}}); err != nil {
 			return err
 		}
-		if err := g.writeJSON(layout.ChapterLog(c), map[string]any{"chapter": c, "gate_decision": "pass", "word_count": g.o.ChapterSize, "storyline": g.storylineOf(c)}); err != nil {
+		lg := chapterLog{Chapter: c, StorylineID: g.storylineOf(c), WordCount: products.WordCount(body), GateDecision: "pass",
+			OverallFinal: overall, Judges: judges, Stages: []any{}, CommittedAt: nowStamp}
+		if err := g.writeJSON(layout.ChapterLog(c), lg); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// chapterLog mirrors the field order of commit.ChapterLog (whose stage
+// type is private) so committed logs look like novel-commit's.
+type chapterLog struct {
+	Chapter              int     `json:"chapter"`
+	StorylineID          string  `json:"storyline_id"`
+	WordCount            int     `json:"word_count"`
+	GateDecision         string  `json:"gate_decision"`
+	ForcePassed          bool    `json:"force_passed"`
+	Polished             bool    `json:"polished"`
+	Revisions            int     `json:"revisions"`
+	OverallFinal         float64 `json:"overall_final"`
+	Judges               any     `json:"judges"`
+	Stages               []any   `json:"stages"`
+	TotalDurationSeconds float64 `json:"total_duration_seconds"`
+	CommittedAt          string  `json:"committed_at"`
 }
 
 func (g *gen) item(i, planted int) map[string]any {
@@ -361,8 +405,10 @@ func (g *gen) state() error {
 		}
 		state["state_version"] = json.Number(fmt.Sprint(c))
 		state["last_updated_chapter"] = json.Number(fmt.Sprint(c))
-		line, err := jsonio.MarshalLine(map[string]any{"chapter": c, "state_version": c, "base_state_version": c - 1,
-			"storyline_id": g.storylineOf(c), "committed_at": nowStamp, "ops": res.AppliedRaw(), "dropped": []any{}})
+		// The same record type novel-commit appends, so the field order and
+		// encoding match and `novel-commit rebuild --check` holds.
+		line, err := jsonio.MarshalLine(commit.Line{Chapter: c, StateVersion: c, BaseStateVersion: c - 1,
+			StorylineID: g.storylineOf(c), CommittedAt: nowStamp, Ops: res.AppliedRaw(), Dropped: []stateops.Dropped{}})
 		if err != nil {
 			return err
 		}
@@ -374,21 +420,33 @@ func (g *gen) state() error {
 	return g.writeJSON(layout.CurrentState, state)
 }
 
-// inflight writes the staging products of chapter N+1 up to the judge.
-func (g *gen) inflight() error {
+func (g *gen) inflightDelta() map[string]any {
 	c := g.o.Chapters + 1
-	sl := g.storylineOf(c)
-	delta := map[string]any{"chapter": c, "base_state_version": g.o.Chapters, "storyline_id": sl,
+	return map[string]any{"chapter": c, "base_state_version": g.o.Chapters, "storyline_id": g.storylineOf(c),
 		"ops": []any{
 			map[string]any{"op": "set", "path": "characters.char-001.location", "value": "北境"},
 			map[string]any{"op": "inc", "path": "characters.char-002.level", "value": 1},
 			map[string]any{"op": "foreshadow", "path": "F-0001", "value": "advanced", "detail": "铜镜再现"},
 		},
 		"unknown_entities": []any{map[string]any{"name": "黑袍客", "context": "山门外的神秘人"}}}
-	ev := map[string]any{"chapter": c, "overall": 4.2, "recommendation": "pass",
+}
+
+func (g *gen) inflightEval() map[string]any {
+	return map[string]any{"chapter": g.o.Chapters + 1, "overall": 4.2, "recommendation": "pass",
 		"scores":                map[string]any{"plot_logic": map[string]any{"score": 4.2, "feedback": "节奏紧凑"}},
 		"contract_verification": map[string]any{"l1_checks": []any{}, "l2_checks": []any{}, "l3_checks": []any{}, "ls_checks": []any{}},
 		"required_fixes":        []any{}}
+}
+
+const inflightSummary = "# 摘要\n\n主角北上。\n"
+
+func inflightMemory(sl string) string { return "# " + sl + " 线记忆\n\n- 北上途中。\n" }
+
+// inflight writes the staging products of chapter N+1 up to the judge.
+func (g *gen) inflight() error {
+	c := g.o.Chapters + 1
+	sl := g.storylineOf(c)
+	delta, ev := g.inflightDelta(), g.inflightEval()
 	files := []struct {
 		rel string
 		v   any
@@ -405,8 +463,37 @@ func (g *gen) inflight() error {
 	if err := g.write(layout.StagingChapter(c), []byte(g.body(c))); err != nil {
 		return err
 	}
-	if err := g.write(layout.StagingSummary(c), []byte("# 摘要\n\n主角北上。\n")); err != nil {
+	if err := g.write(layout.StagingSummary(c), []byte(inflightSummary)); err != nil {
 		return err
 	}
-	return g.write(layout.StagingMemory(sl), []byte("# "+sl+" 线记忆\n\n- 北上途中。\n"))
+	return g.write(layout.StagingMemory(sl), []byte(inflightMemory(sl)))
+}
+
+// WriteReplay writes replay recordings for chapter N+1 into dir
+// (dir/chapter-NNN/{agent}.{mode}.r0.{md|json}, SPEC §11): the same
+// products the non-idle project has in staging, so novel-agent's replay
+// backend can take an idle project's chapter N+1 from draft to commit.
+func WriteReplay(dir string, o Options) error {
+	o.defaults()
+	g := &gen{dir: dir, o: o, rng: rand.New(rand.NewPCG(o.Seed, 0x6e6f76656c)), per: o.Chapters / o.Volumes}
+	if g.per < 1 {
+		return fmt.Errorf("largeproject: %d chapters cannot fill %d volumes", o.Chapters, o.Volumes)
+	}
+	g.names = g.characterNames()
+	c := o.Chapters + 1
+	sl := g.storylineOf(c)
+	sub := "chapter-" + layout.Pad(c) + "/"
+	body := g.body(c)
+	if err := g.write(sub+"chapter-writer.draft.r0.md", []byte(body)); err != nil {
+		return err
+	}
+	if err := g.write(sub+"style-refiner.refine.r0.md", []byte(body+"山风渐起，夜色四合。\n")); err != nil {
+		return err
+	}
+	bundle := map[string]any{"summary": inflightSummary, "delta": g.inflightDelta(),
+		"crossref": map[string]any{"chapter": c, "conflicts": []any{}}, "memory": inflightMemory(sl)}
+	if err := g.writeJSON(sub+"summarizer.summarize.r0.json", bundle); err != nil {
+		return err
+	}
+	return g.writeJSON(sub+"quality-judge.primary.r0.json", g.inflightEval())
 }

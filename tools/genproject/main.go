@@ -1,5 +1,5 @@
 // Command genproject writes the large benchmark project (SPEC §14):
-// genproject [-chapters 2000] [-seed 1] DIR
+// genproject [-chapters 2000] [-seed 1] [-idle] [-replay DIR] DIR
 package main
 
 import (
@@ -17,6 +17,8 @@ func main() {
 	flag.IntVar(&o.Characters, "characters", 300, "active characters")
 	flag.IntVar(&o.Foreshadow, "foreshadow", 2000, "foreshadowing items")
 	flag.IntVar(&o.StateBytes, "state-bytes", 5<<20, "approximate state file size")
+	flag.BoolVar(&o.Idle, "idle", false, "leave no chapter in flight (start of a pipeline run)")
+	replay := flag.String("replay", "", "also write replay recordings for the next chapter into this directory")
 	seed := flag.Uint64("seed", 1, "random seed")
 	flag.Parse()
 	o.Seed = *seed
@@ -27,5 +29,11 @@ func main() {
 	if err := largeproject.Generate(flag.Arg(0), o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if *replay != "" {
+		if err := largeproject.WriteReplay(*replay, o); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 }
