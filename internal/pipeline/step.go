@@ -136,6 +136,12 @@ func (e *Env) Step(st stepid.Step, round int, agentCmd string) (*Outcome, error)
 			return nil, err
 		}
 		out.Runs++
+		// Only the primary judge can be followed by more work in the same
+		// stage (the secondary judge); next cannot see a stage as done
+		// before its advance (refine, polish).
+		if st.Stage != stepid.Judge || n.Role != "" {
+			break
+		}
 	}
 	recovered, err := e.recoverPending(st)
 	if err != nil {
