@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -108,8 +109,18 @@ func decodeErr(data []byte, rel string, err error) error {
 	switch {
 	case errors.As(err, &se):
 		// Offset counts the offending byte too; point at it.
-		line, col := LineCol(data, int(se.Offset)-1)
-		return invalidJSON(rel, "JSON 语法错误："+se.Error(), "JSON syntax error: "+se.Error(), line, col)
+		off := int(se.Offset) - 1
+		line, col := LineCol(data, off)
+		msg := se.Error()
+		if strings.HasPrefix(msg, "invalid character ") && off >= 0 && off < len(data) && data[off] >= utf8.RuneSelf {
+			// encoding/json quotes the first byte of a multi-byte character;
+			// name the whole character (e.g. 这, not è).
+			r, _ := utf8.DecodeRune(data[off:])
+			if i := strings.Index(msg, "' "); i > 0 {
+				msg = "invalid character " + strconv.QuoteRune(r) + msg[i+1:]
+			}
+		}
+		return invalidJSON(rel, "JSON 语法错误："+msg, "JSON syntax error: "+msg, line, col)
 	case errors.As(err, &te):
 		field := te.Field
 		if field == "" {

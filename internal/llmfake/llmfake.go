@@ -5,6 +5,7 @@
 package llmfake
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -138,12 +139,15 @@ func (s *Server) logRequest(n int, path string, body []byte) {
 	if json.Unmarshal(body, &v) != nil {
 		v = string(body)
 	}
-	line, _ := json.Marshal(map[string]any{"n": n, "path": path, "body": v})
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false) // keep <DATA …> readable for assertions
+	enc.Encode(map[string]any{"n": n, "path": path, "body": v})
 	f, err := os.OpenFile(s.log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return
 	}
-	f.Write(append(line, '\n'))
+	f.Write(line.Bytes())
 	f.Close()
 }
 
