@@ -125,3 +125,11 @@ const (
 	StagingLogs      = "staging/logs"
 	StagingStamps    = "staging/.stamps"
 )
+
+// VolumeJournal is the journal of a volume-plan commit (SPEC §6.1, §8.4).
+func VolumeJournal(v int) string { return "staging/volume-" + PadVol(v) + ".journal.json" }
+
+// VolumeReplaced keeps a volume directory that a committed plan replaced.
+func VolumeReplaced(v, n int) string {
+	return "staging/replaced/vol-" + PadVol(v) + "-" + strconv.Itoa(n)
+}

@@ -20,6 +20,7 @@ type grammar struct {
 
 	Chapter chapterCmd `cmd:"" default:"withargs" help:"Commit chapter C (novel-commit --chapter C [--dry-run])."`
 	Rebuild rebuildCmd `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
+	Volume  volumeCmd  `cmd:"" help:"Validate the staged volume plan (staging/volumes/vol-VV/) and move it into volumes/vol-VV/ (journaled); enters WRITING (SPEC §6.1)."`
 }
 
 // Main runs novel-commit.

@@ -1,0 +1,304 @@
+package volumeplan
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// Step names of a volume commit, in order (plan[].name; NOVEL_CRASH_AT).
+const (
+	StepJournal    = "journal"
+	StepReplace    = "replace"
+	StepMove       = "move"
+	StepCheckpoint = "checkpoint"
+	StepCleanup    = "cleanup"
+)
+
+// Result is what `novel-commit volume` prints.
+type Result struct {
+	Volume            int      `json:"volume"`
+	StartChapter      int      `json:"start_chapter"`
+	EndChapter        int      `json:"end_chapter"`
+	Chapters          []int    `json:"chapters"`
+	Files             []string `json:"files"`
+	MissingContracts  []int    `json:"missing_contracts"`
+	Replaced          *string  `json:"replaced"`
+	Warnings          []string `json:"warnings"`
+	CurrentVolume     int      `json:"current_volume"`
+	OrchestratorState string   `json:"orchestrator_state"`
+	NextStep          string   `json:"next_step"`
+}
+
+// Journal is staging/volume-VV.journal.json: written before the first
+// change, deleted last; every step is idempotent, so a resumed commit
+// runs them all again (SPEC §8.4 applied to §6.1).
+type Journal struct {
+	JournalVersion int               `json:"journal_version"`
+	Volume         int               `json:"volume"`
+	CommittedAt    string            `json:"committed_at"`
+	Plan           []commit.PlanStep `json:"plan"`
+	Replace        *commit.Move      `json:"replace"`
+	Moves          []commit.Move     `json:"moves"`
+	Output         Result            `json:"output"`
+}
+
+// DryRun is what --dry-run prints.
+type DryRun struct {
+	DryRun bool              `json:"dry_run"`
+	Resume bool              `json:"resume"`
+	Plan   []commit.PlanStep `json:"plan"`
+	Result
+}
+
+// Prepare validates the staged plan of volume v and computes the commit.
+func Prepare(root *project.Root, v int, now string) (*Journal, error) {
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Validate(root, cp, v)
+	if err != nil {
+		return nil, err
+	}
+	j := &Journal{JournalVersion: 1, Volume: v, CommittedAt: now, Replace: p.Replace, Moves: p.Moves}
+	out := &j.Output
+	out.Volume, out.StartChapter, out.EndChapter, out.Chapters = v, p.Start, p.End, p.Chapters
+	out.MissingContracts, out.Warnings = p.MissingContracts, p.Warnings
+	for _, m := range p.Moves {
+		out.Files = append(out.Files, m.To)
+	}
+	if p.Replace != nil {
+		to := p.Replace.To
+		out.Replaced = &to
+	}
+	out.CurrentVolume, out.OrchestratorState = v, checkpoint.Writing
+	out.NextStep = stepid.Chapter(p.Start, stepid.Draft).String()
+
+	replaceW := []string{}
+	if p.Replace != nil {
+		replaceW = []string{p.Replace.To}
+	}
+	j.Plan = []commit.PlanStep{
+		{Name: StepJournal, Writes: []string{layout.VolumeJournal(v)}},
+		{Name: StepReplace, Writes: replaceW},
+		{Name: StepMove, Writes: out.Files},
+		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
+		{Name: StepCleanup, Writes: []string{layout.StagingVolumeDir(v), layout.VolumePacket(v), layout.VolumeSnapshot(v), layout.VolumeJournal(v)}},
+	}
+	return j, nil
+}
+
+// PendingJournal reports whether volume v has an unfinished commit.
+func PendingJournal(root *project.Root, v int) bool { return root.IsFile(layout.VolumeJournal(v)) }
+
+// LoadJournal reads volume v's journal.
+func LoadJournal(root *project.Root, v int) (*Journal, error) {
+	rel := layout.VolumeJournal(v)
+	var j Journal
+	if err := root.ReadJSON(rel, &j); err != nil {
+		if e := errs.As(err); e != nil {
+			e.Hint("卷提交日志损坏：检查 "+rel+"，必要时从备份恢复", "the volume commit journal is damaged: inspect "+rel+" and restore from a backup if needed")
+		}
+		return nil, err
+	}
+	if j.Volume != v || len(j.Plan) == 0 {
+		return nil, errs.Newf(errs.Schema, "%s 不是第 %d 卷的提交日志", "%s is not the commit journal of volume %d", rel, v).With("file", rel)
+	}
+	for _, m := range append(j.Moves, derefMove(j.Replace)...) {
+		// Journal paths are data: they must stay inside the project.
+		for _, p := range []string{m.From, m.To} {
+			if _, err := root.Abs(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &j, nil
+}
+
+func derefMove(m *commit.Move) []commit.Move {
+	if m == nil {
+		return nil
+	}
+	return []commit.Move{*m}
+}
+
+// Execute writes the journal (fresh commits) and runs every step; crash
+// is called after each step (the NOVEL_CRASH_AT test hook).
+func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*Result, error) {
+	if crash == nil {
+		crash = func(string) {}
+	}
+	if fresh {
+		if err := root.WriteJSON(layout.VolumeJournal(j.Volume), j); err != nil {
+			return nil, err
+		}
+	}
+	crash(StepJournal)
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{StepReplace, func() error { return stepReplace(root, j) }},
+		{StepMove, func() error { return stepMove(root, j) }},
+		{StepCheckpoint, func() error { return stepCheckpoint(root, j) }},
+		{StepCleanup, func() error { return stepCleanup(root, j) }},
+	}
+	for _, s := range steps {
+		if err := s.fn(); err != nil {
+			e := errs.Coerce(err)
+			e.With("commit_step", s.name).With("journal", layout.VolumeJournal(j.Volume))
+			if e.HintZh == "" {
+				cmd := "novel-commit volume --volume " + layout.PadVol(j.Volume)
+				e.Hint("修复后重新运行 "+cmd+"，会从日志继续", "fix it and run "+cmd+" again; it resumes from the journal")
+			}
+			return nil, e
+		}
+		crash(s.name)
+	}
+	out := j.Output
+	return &out, nil
+}
+
+func exists(root *project.Root, rel string) (bool, error) {
+	abs, err := root.Abs(rel)
+	if err != nil {
+		return false, err
+	}
+	if _, err := os.Lstat(abs); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, ioErr(rel, err)
+	}
+	return true, nil
+}
+
+// rename moves one project path (file or directory), creating parents.
+func rename(root *project.Root, from, to string) error {
+	src, err := root.Abs(from)
+	if err != nil {
+		return err
+	}
+	dst, err := root.Abs(to)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return ioErr(to, err)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return ioErr(to, err)
+	}
+	jsonio.SyncDir(filepath.Dir(dst))
+	jsonio.SyncDir(filepath.Dir(src))
+	return nil
+}
+
+// stepReplace sets the old volume directory aside; done once its
+// destination exists (by then the source may already hold new files).
+func stepReplace(root *project.Root, j *Journal) error {
+	if j.Replace == nil {
+		return nil
+	}
+	if done, err := exists(root, j.Replace.To); err != nil || done {
+		return err
+	}
+	if there, err := exists(root, j.Replace.From); err != nil || !there {
+		return err
+	}
+	return rename(root, j.Replace.From, j.Replace.To)
+}
+
+// stepMove renames every staged file into place; a file already moved by
+// an earlier run is skipped, a file missing at both ends is lost.
+func stepMove(root *project.Root, j *Journal) error {
+	for _, m := range j.Moves {
+		src, err := exists(root, m.From)
+		if err != nil {
+			return err
+		}
+		if src {
+			if err := rename(root, m.From, m.To); err != nil {
+				return err
+			}
+			continue
+		}
+		if dst, err := exists(root, m.To); err != nil {
+			return err
+		} else if !dst {
+			return errs.Newf(errs.MissingFile, "卷提交中 %s 和 %s 都不存在", "neither %s nor %s exists during the volume commit", m.From, m.To).
+				With("file", m.From).With("target", m.To).
+				Hint("恢复 "+m.From+" 后重新运行 novel-commit volume --volume "+layout.PadVol(j.Volume),
+					"restore "+m.From+" and run novel-commit volume --volume "+layout.PadVol(j.Volume)+" again")
+		}
+	}
+	return nil
+}
+
+func stepCheckpoint(root *project.Root, j *Journal) error {
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return err
+	}
+	if cp.CurrentVolume == j.Volume && cp.State == checkpoint.Writing && cp.Inflight == 0 {
+		return nil // done by an earlier run
+	}
+	cp.CurrentVolume = j.Volume
+	cp.State = checkpoint.Writing
+	cp.Inflight = 0
+	cp.RevisionCount = 0
+	return cp.Save(root, j.CommittedAt)
+}
+
+// stepCleanup removes the volume packet and snapshot, the staged plan
+// directories once empty (a stray file the plan did not include stays),
+// then the journal.
+func stepCleanup(root *project.Root, j *Journal) error {
+	v := j.Volume
+	for _, rel := range []string{layout.VolumePacket(v), layout.VolumeSnapshot(v)} {
+		if err := remove(root, rel); err != nil {
+			return err
+		}
+	}
+	for _, rel := range []string{Staged(v, ContractsDir), layout.StagingVolumeDir(v), "staging/volumes"} {
+		abs, err := root.Abs(rel)
+		if err != nil {
+			return err
+		}
+		os.Remove(abs) // only when empty
+	}
+	return remove(root, layout.VolumeJournal(v))
+}
+
+func remove(root *project.Root, rel string) error {
+	abs, err := root.Abs(rel)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ioErr(rel, err)
+	}
+	jsonio.SyncDir(filepath.Dir(abs))
+	return nil
+}
+
+func ioErr(rel string, err error) error {
+	return errs.Newf(errs.IO, "无法写入 %s：%v", "cannot write %s: %v", rel, err).With("file", rel).Wrap(err)
+}
+
+// Text is the --text line of a volume commit.
+func (r *Result) Text() string {
+	return "第 " + strconv.Itoa(r.Volume) + " 卷规划已提交：第 " + strconv.Itoa(r.StartChapter) + "–" + strconv.Itoa(r.EndChapter) +
+		" 章（" + strconv.Itoa(len(r.Chapters)) + " 章），下一步 " + r.NextStep
+}

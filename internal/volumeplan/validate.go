@@ -1,0 +1,438 @@
+// Package volumeplan validates a staged volume plan (SPEC §6.1) and
+// commits it: outline, storyline schedule, foreshadowing plan and chapter
+// contracts move from staging/volumes/vol-VV/ into volumes/vol-VV/ under
+// a journal, and the checkpoint enters WRITING for the new volume.
+package volumeplan
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/boundary"
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/manifest"
+	"github.com/novelsuite/novel/internal/outline"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/stepid"
+	"github.com/novelsuite/novel/internal/volume"
+)
+
+// The files of a plan, relative to the volume directory.
+const (
+	OutlineFile    = "outline.md"
+	ScheduleFile   = "storyline-schedule.json"
+	ForeshadowFile = "foreshadowing.json"
+	ContractsDir   = "chapter-contracts"
+)
+
+// Step is the planning step of volume v (volume:VV:plan).
+func Step(v int) stepid.Step {
+	return stepid.Step{Volume: true, Number: v, Stage: stepid.Plan}
+}
+
+// Staged is the staging path of a plan file.
+func Staged(v int, name string) string { return layout.StagingVolumeDir(v) + "/" + name }
+
+// Target is where a plan file lives once committed.
+func Target(v int, name string) string { return layout.VolumeDir(v) + "/" + name }
+
+// Plan is a validated staged plan and what committing it moves.
+type Plan struct {
+	Volume           int
+	Start, End       int
+	Chapters         []int
+	Moves            []commit.Move
+	MissingContracts []int
+	// Replace sets aside an existing, non-empty volumes/vol-VV (nil: none).
+	Replace  *commit.Move
+	Warnings []string
+}
+
+func planCmd(v int) string { return "novel instructions volume:" + layout.PadVol(v) + ":plan" }
+
+// CheckState refuses a volume commit outside VOL_PLANNING for the current
+// volume or QUICK_START for volume 1 (E_STATE, exit 3).
+func CheckState(cp *checkpoint.Checkpoint, v int) error {
+	if (cp.State == checkpoint.VolPlanning && v == cp.CurrentVolume) || (cp.State == checkpoint.QuickStart && v == 1) {
+		return nil
+	}
+	e := errs.Newf(errs.State, "只能在 VOL_PLANNING（当前卷 %d）或 QUICK_START（第 1 卷）时提交卷规划，当前为 %s，要提交的是第 %d 卷",
+		"a volume plan can be committed only in VOL_PLANNING for the current volume (%d) or QUICK_START for volume 1; the project is in %s and the plan is for volume %d",
+		cp.CurrentVolume, cp.State, v).
+		With("orchestrator_state", cp.State).With("current_volume", cp.CurrentVolume).With("volume", v)
+	switch cp.State {
+	case checkpoint.VolReview:
+		e.Hint("先运行 novel-step volume --next 进入下一卷的规划", "run novel-step volume --next to start planning the next volume")
+	case checkpoint.VolPlanning, checkpoint.QuickStart:
+		cur := max(cp.CurrentVolume, 1)
+		e.Hint("提交当前卷的规划：novel-commit volume --volume "+layout.PadVol(cur), "commit the current volume's plan: novel-commit volume --volume "+layout.PadVol(cur))
+	default:
+		e.Hint("本卷仍在写作中；卷末章节提交后（VOL_REVIEW）再规划下一卷", "the volume is still being written; plan the next one after its last chapter is committed (VOL_REVIEW)")
+	}
+	return e
+}
+
+// Validate checks the staged plan of volume v against the checkpoint
+// without writing anything.
+func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, error) {
+	if err := CheckState(cp, v); err != nil {
+		return nil, err
+	}
+	start := cp.LastCompleted + 1
+	if err := revision.Check(root, start); err != nil {
+		return nil, err
+	}
+	p := &Plan{Volume: v, Warnings: []string{}, MissingContracts: []int{}}
+
+	// Every required file first, so a missing one is named before any
+	// content error.
+	for _, name := range []string{OutlineFile, ScheduleFile, ForeshadowFile} {
+		rel := Staged(v, name)
+		if !root.IsFile(rel) {
+			if _, err := root.Abs(rel); err != nil {
+				return nil, err
+			}
+			return nil, errs.Newf(errs.MissingFile, "卷规划缺少 %s", "the volume plan lacks %s", rel).
+				With("file", rel).With("volume", v).
+				Hint("运行规划代理生成它："+planCmd(v)+"（或 make -f pipeline.mk volume V="+strconv.Itoa(v)+"）",
+					"run the planner to produce it: "+planCmd(v)+" (or make -f pipeline.mk volume V="+strconv.Itoa(v)+")")
+		}
+	}
+
+	o, err := checkOutline(root, v, start)
+	if err != nil {
+		return nil, err
+	}
+	p.Chapters = o.Chapters
+	p.Start, p.End = o.Chapters[0], o.Chapters[len(o.Chapters)-1]
+	if err := checkEarlierVolumes(root, v, p.Start, p.End); err != nil {
+		return nil, err
+	}
+	storylines := map[int]string{}
+	for _, c := range p.Chapters {
+		blk, err := o.Block(c)
+		if err != nil {
+			return nil, err
+		}
+		storylines[c] = blk.StorylineID
+	}
+
+	// Contracts: each must agree with its outline block; a contract for a
+	// chapter the outline does not head is refused.
+	contracts, err := checkContracts(root, v, p, storylines)
+	if err != nil {
+		return nil, err
+	}
+
+	schedRel := Staged(v, ScheduleFile)
+	data, err := root.ReadFile(schedRel)
+	if err != nil {
+		return nil, err
+	}
+	sched, err := volume.ParseSchedule(data, schedRel)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range sched.Events {
+		if ev.Start < p.Start || ev.End > p.End {
+			p.Warnings = append(p.Warnings, "交汇事件的章节范围 ["+strconv.Itoa(ev.Start)+","+strconv.Itoa(ev.End)+"] 超出本卷 ["+
+				strconv.Itoa(p.Start)+","+strconv.Itoa(p.End)+"]（"+schedRel+"） / a convergence event range ["+strconv.Itoa(ev.Start)+","+
+				strconv.Itoa(ev.End)+"] lies outside the volume ["+strconv.Itoa(p.Start)+","+strconv.Itoa(p.End)+"] ("+schedRel+")")
+		}
+	}
+	for _, c := range p.Chapters {
+		if sched.IsDormant(storylines[c]) {
+			p.Warnings = append(p.Warnings, "第 "+strconv.Itoa(c)+" 章的故事线 "+storylines[c]+" 在本卷排期中是休眠线（"+schedRel+
+				"） / chapter "+strconv.Itoa(c)+" is on "+storylines[c]+", a dormant line in "+schedRel)
+		}
+	}
+
+	fsRel := Staged(v, ForeshadowFile)
+	if data, err = root.ReadFile(fsRel); err != nil {
+		return nil, err
+	}
+	if _, err := foreshadow.Parse(data, fsRel); err != nil {
+		return nil, err
+	}
+
+	// The planner may write only under staging/ (SPEC §3.2, §10).
+	warns, err := boundary.Check(root, Step(v), "")
+	if err != nil {
+		return nil, err
+	}
+	p.Warnings = append(p.Warnings, warns...)
+
+	for _, name := range []string{OutlineFile, ScheduleFile, ForeshadowFile} {
+		p.Moves = append(p.Moves, commit.Move{From: Staged(v, name), To: Target(v, name)})
+	}
+	for _, c := range contracts {
+		p.Moves = append(p.Moves, commit.Move{From: "staging/" + layout.Contract(v, c), To: layout.Contract(v, c)})
+	}
+	if err := p.replacement(root); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkOutline parses the staged outline with the one recogniser and
+// checks its chapter numbers: first == start, then +1 each, in file order.
+func checkOutline(root *project.Root, v, start int) (*outline.Outline, error) {
+	rel := Staged(v, OutlineFile)
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		return nil, err
+	}
+	o, err := outline.Parse(data, rel, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHeadings(string(data), rel, start); err != nil {
+		return nil, err
+	}
+	if len(o.Chapters) == 0 {
+		return nil, errs.Newf(errs.Outline, "卷大纲 %s 中没有任何章节标题（应从第 %d 章开始，格式 ### 第 %d 章: 章名）",
+			"the volume outline %s heads no chapter (it should start at chapter %d, headed like ### 第 %d 章: 章名)", rel, start, start).
+			With("file", rel).With("chapter", start).With("expected_start", start).
+			Hint("补写章节大纲后重试，或重新规划："+planCmd(v), "outline the chapters and retry, or re-plan: "+planCmd(v))
+	}
+	seen := map[int]bool{}
+	for i, c := range o.Chapters {
+		want := start + i
+		switch {
+		case seen[c]:
+			// Headed twice: outline.Block names both lines.
+			_, err := o.Block(c)
+			return nil, overlapped(err, c)
+		case i == 0 && c != start:
+			return nil, seqErr(rel, v, c, "卷大纲 %s 从第 %d 章开始，但上一章是第 %d 章，应从第 %d 章开始（章号必须接续，不能重叠或留空）",
+				"the volume outline %s starts at chapter %d but the last completed chapter is %d; it must start at chapter %d (no overlap, no gap)",
+				rel, c, start-1, start).With("expected_start", start).With("last_completed_chapter", start-1)
+		case c < want:
+			return nil, seqErr(rel, v, c, "卷大纲 %s 中第 %d 章出现在第 %d 章之后：章号必须按顺序逐一递增",
+				"the volume outline %s heads chapter %d after chapter %d: chapter numbers must run in order, one by one",
+				rel, c, o.Chapters[i-1]).With("after_chapter", o.Chapters[i-1])
+		case c > want:
+			missing := make([]int, 0, c-want)
+			for m := want; m < c && len(missing) < 50; m++ {
+				missing = append(missing, m)
+			}
+			return nil, seqErr(rel, v, want, "卷大纲 %s 缺少第 %d 章：第 %d 章之后直接是第 %d 章（章号不能留空）",
+				"the volume outline %s lacks chapter %d: chapter %d is followed by chapter %d (no gaps allowed)",
+				rel, want, want-1, c).With("missing_chapters", missing).With("next_headed", c)
+		}
+		seen[c] = true
+	}
+	return o, nil
+}
+
+func seqErr(rel string, v, c int, zh, en string, args ...any) *errs.Error {
+	return errs.Newf(errs.Outline, zh, en, args...).With("file", rel).With("chapter", c).
+		Hint("修正卷大纲的章节编号后重试，或重新规划："+planCmd(v), "fix the chapter numbers of the outline and retry, or re-plan: "+planCmd(v))
+}
+
+func overlapped(err error, c int) error {
+	if e := errs.As(err); e != nil {
+		return e.With("chapter", c)
+	}
+	return err
+}
+
+// chapterish spots a heading meant as a chapter heading that the
+// recogniser does not accept (第8章节, Chapter 8, a wrong level, an
+// indented heading); other headings (acts, notes) are left alone.
+var chapterish = regexp.MustCompile(`(?i)章|^\s*chapter\s*\d`)
+
+// checkHeadings refuses chapter-looking headings that do not parse, so a
+// typo is reported as such rather than as a gap.
+func checkHeadings(text, rel string, start int) error {
+	prev := start - 1
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		trimmed := strings.TrimLeft(line, " \t\u3000")
+		if !strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		if c, _, ok := outline.ParseHeading(line); ok {
+			prev = c
+			continue
+		}
+		n := len(trimmed) - len(strings.TrimLeft(trimmed, "#"))
+		rest := trimmed[n:]
+		_, _, asChapter := outline.ParseHeading("###" + rest)
+		if !asChapter && !(n == 3 && chapterish.MatchString(rest)) {
+			continue
+		}
+		why, whyEn := "无法识别", "does not parse"
+		switch {
+		case asChapter && trimmed != line:
+			why, whyEn = "前面不能有空白", "must start at the beginning of the line"
+		case asChapter:
+			why, whyEn = "必须是三级标题（###）", "must be a level-3 heading (###)"
+		}
+		return errs.New(errs.Outline,
+			fmt.Sprintf("卷大纲 %s 第 %d 行的章节标题 %q %s（第 %d 章之后；格式 ### 第 %d 章: 章名）", rel, i+1, line, why, prev, prev+1),
+			fmt.Sprintf("the volume outline %s line %d: chapter heading %q %s (after chapter %d; expected ### 第 %d 章: 章名)", rel, i+1, line, whyEn, prev, prev+1)).
+			With("file", rel).With("line", i+1).With("chapter", prev+1).With("heading", line).
+			Hint("把标题改为 ### 第 "+strconv.Itoa(prev+1)+" 章: 章名", "rewrite the heading as ### 第 "+strconv.Itoa(prev+1)+" 章: 章名")
+	}
+	return nil
+}
+
+// checkEarlierVolumes refuses a plan whose chapters an earlier volume's
+// outline already heads.
+func checkEarlierVolumes(root *project.Root, v, start, end int) error {
+	for k := v - 1; k >= 1; k-- {
+		rel := layout.Outline(k)
+		if !root.IsFile(rel) {
+			continue
+		}
+		o, err := outline.Load(root, k)
+		if err != nil {
+			return err
+		}
+		for _, c := range o.Chapters {
+			if c >= start && c <= end {
+				return errs.Newf(errs.Outline, "卷规划的第 %d 章与第 %d 卷大纲 %s 重叠", "chapter %d of the volume plan overlaps the outline of volume %d (%s)", c, k, rel).
+					With("file", Staged(v, OutlineFile)).With("chapter", c).With("overlaps", rel).With("volume", v).
+					Hint("新卷的章号必须接在已有各卷之后；修正卷大纲或重新规划："+planCmd(v),
+						"a new volume's chapters must follow the earlier volumes'; fix the outline or re-plan: "+planCmd(v))
+			}
+		}
+	}
+	return nil
+}
+
+var contractName = regexp.MustCompile(`^chapter-(\d+)\.(json|md)$`)
+
+// checkContracts validates the staged contracts and returns the chapters
+// whose .json contract moves with the plan.
+func checkContracts(root *project.Root, v int, p *Plan, storylines map[int]string) ([]int, error) {
+	dirRel := Staged(v, ContractsDir)
+	abs, err := root.Abs(dirRel)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	if ents, err := os.ReadDir(abs); err == nil {
+		for _, e := range ents {
+			m := contractName.FindStringSubmatch(e.Name())
+			n, _ := strconv.Atoi(m2(m))
+			if m == nil || e.IsDir() || "chapter-"+layout.Pad(n)+"."+m[2] != e.Name() {
+				p.Warnings = append(p.Warnings, "忽略 "+dirRel+"/"+e.Name()+"（不是 chapter-NNN.json） / ignored "+dirRel+"/"+e.Name()+" (not chapter-NNN.json)")
+				continue
+			}
+			if m[2] == "json" && storylines[n] == "" {
+				rel := dirRel + "/" + e.Name()
+				return nil, errs.Newf(errs.Contract, "章节契约 %s 属于第 %d 章，但卷大纲没有这一章", "the chapter contract %s is for chapter %d, which the volume outline does not head", rel, n).
+					With("file", rel).With("chapter", n).With("chapters", p.Chapters).
+					Hint("删除该契约，或在卷大纲中补上第 "+strconv.Itoa(n)+" 章", "remove the contract, or outline chapter "+strconv.Itoa(n))
+			}
+			names[e.Name()] = true
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, errs.Newf(errs.IO, "无法读取目录 %s：%v", "cannot read directory %s: %v", dirRel, err).With("file", dirRel)
+	}
+	sroot, err := stagingRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, c := range p.Chapters {
+		if !names["chapter-"+layout.Pad(c)+".json"] && !names["chapter-"+layout.Pad(c)+".md"] {
+			p.MissingContracts = append(p.MissingContracts, c)
+			continue
+		}
+		ok, err := manifest.CheckContract(sroot, v, c, storylines[c])
+		if err != nil {
+			return nil, restage(err, v)
+		}
+		if ok {
+			out = append(out, c)
+		}
+	}
+	if len(p.MissingContracts) > 0 {
+		p.Warnings = append(p.Warnings, "以下章节没有章节契约，写作时将只按大纲："+ints(p.MissingContracts)+
+			" / these chapters have no chapter contract and will be written from the outline alone: "+ints(p.MissingContracts))
+	}
+	return out, nil
+}
+
+func m2(m []string) string {
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// stagingRoot is staging/ seen as a project root, so the contract rules
+// written for volumes/vol-VV/ apply unchanged to the staged copy.
+func stagingRoot(root *project.Root) (*project.Root, error) {
+	abs, err := root.Abs(layout.Staging)
+	if err != nil {
+		return nil, err
+	}
+	return project.New(abs)
+}
+
+// restage rewrites the volumes/vol-VV/ paths in an error from the staging
+// root into the staging/volumes/vol-VV/ paths the user sees.
+func restage(err error, v int) error {
+	e := errs.As(err)
+	if e == nil {
+		return err
+	}
+	fix := func(s string) string {
+		vd := layout.VolumeDir(v) + "/"
+		s = strings.ReplaceAll(s, "staging/"+vd, "\x00")
+		s = strings.ReplaceAll(s, vd, "staging/"+vd)
+		return strings.ReplaceAll(s, "\x00", "staging/"+vd)
+	}
+	e.Zh, e.En, e.HintZh, e.HintEn = fix(e.Zh), fix(e.En), fix(e.HintZh), fix(e.HintEn)
+	for k, val := range e.Details {
+		if s, ok := val.(string); ok {
+			e.Details[k] = fix(s)
+		}
+	}
+	return e
+}
+
+// replacement sets aside an existing, non-empty volumes/vol-VV so the
+// committed plan never mixes with an older one (nothing is deleted).
+func (p *Plan) replacement(root *project.Root) error {
+	dir := layout.VolumeDir(p.Volume)
+	abs, err := root.Abs(dir)
+	if err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil || len(ents) == 0 {
+		return nil
+	}
+	for n := 1; ; n++ {
+		to := layout.VolumeReplaced(p.Volume, n)
+		if _, err := root.Abs(to); err != nil {
+			return err
+		}
+		if !root.Exists(to) {
+			p.Replace = &commit.Move{From: dir, To: to}
+			p.Warnings = append(p.Warnings, dir+" 已存在，原内容移到 "+to+" / "+dir+" already exists; its files move to "+to)
+			return nil
+		}
+	}
+}
+
+func ints(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
