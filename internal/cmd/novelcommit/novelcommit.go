@@ -69,8 +69,10 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 		if j, err = commit.LoadJournal(root, c.Chapter); err != nil {
 			return err
 		}
-	} else if j, err = commit.Prepare(env, c.Chapter); err != nil {
-		return err
+	} else if c.DryRun {
+		if j, err = commit.Prepare(env, c.Chapter); err != nil {
+			return err
+		}
 	}
 	if c.DryRun {
 		ctx.Result(commit.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Output: j.Output}, func() string {
@@ -88,7 +90,7 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 	}
 	defer release()
 	if !resume {
-		// Re-check under the lock: another writer may have moved on.
+		// Checked under the lock, so no other writer can move on meanwhile.
 		if j, err = commit.Prepare(env, c.Chapter); err != nil {
 			return err
 		}
