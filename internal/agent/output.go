@@ -26,6 +26,7 @@ const (
 	StyleRefiner  = "style-refiner"
 	QualityJudge  = "quality-judge"
 	LogicReviewer = "logic-reviewer"
+	PlotArchitect = "plot-architect"
 )
 
 // Format is the answer format an agent produces: Markdown for the chapter
@@ -75,6 +76,8 @@ func ParseAnswer(p *Packet, answer []byte, source string) (*Result, error) {
 		return parseBundle(p, answer, source)
 	case QualityJudge, LogicReviewer:
 		return parseReport(p, answer, source)
+	case PlotArchitect:
+		return parsePlan(p, answer, source)
 	}
 	return nil, errs.Newf(errs.Agent, "执行器不支持代理 %s", "the executor does not support agent %s", p.Agent.Name).
 		With("agent", p.Agent.Name).With("packet", p.File).

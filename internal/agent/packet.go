@@ -71,7 +71,12 @@ func ParsePacket(data []byte, name string) (*Packet, error) {
 		return nil, err
 	}
 	p.File = name
-	if p.Chapter < 1 {
+	if p.IsVolume() {
+		// Volume packets (volume:VV:plan) carry "chapter": null.
+		if p.Volume < 1 {
+			return nil, packetErr(name, "卷规划指令包的 volume 必须是 ≥ 1 的整数", "volume must be an integer ≥ 1 in a volume packet", "volume")
+		}
+	} else if p.Chapter < 1 {
 		return nil, packetErr(name, "chapter 必须是 ≥ 1 的整数", "chapter must be an integer ≥ 1", "chapter")
 	}
 	if p.RevisionRound < 0 {
@@ -110,6 +115,9 @@ func packetErr(file, zh, en, field string) error {
 		With("file", file).With("field", field).
 		Hint("用 novel-manifest packet STEP --write-manifest 重新生成指令包", "regenerate it with novel-manifest packet STEP --write-manifest")
 }
+
+// IsVolume reports a volume-planning packet (step volume:VV:plan).
+func (p *Packet) IsVolume() bool { return strings.HasPrefix(p.Step, "volume:") }
 
 // CheckOutputPath refuses any output path that is not a clean
 // project-relative path under staging/ (SPEC §15: E_PATH).

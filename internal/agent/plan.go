@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+)
+
+// planBundle is plot-architect's one JSON answer: the whole staged volume
+// plan (SPEC §6.1).
+type planBundle struct {
+	Outline       *string           `json:"outline"`
+	Schedule      map[string]any    `json:"storyline_schedule"`
+	Foreshadowing json.RawMessage   `json:"foreshadowing"`
+	Contracts     []json.RawMessage `json:"chapter_contracts"`
+}
+
+// planDir is the staging directory the packet declares for the plan
+// (the directory of its outline output), else the layout's.
+func planDir(p *Packet) string {
+	if o, ok := p.Output(ViaFile, func(s string) bool { return strings.HasSuffix(s, "/outline.md") }); ok {
+		return strings.TrimSuffix(o.Path, "/outline.md")
+	}
+	return layout.StagingVolumeDir(p.Volume)
+}
+
+// parsePlan splits the planner's bundle into outline.md,
+// storyline-schedule.json, foreshadowing.json and one
+// chapter-contracts/chapter-NNN.json per contract. Only the shape is
+// checked here; `novel-commit volume` validates the plan as a whole.
+func parsePlan(p *Packet, answer []byte, source string) (*Result, error) {
+	var b planBundle
+	if err := jsonio.Decode(answer, source, &b); err != nil {
+		return nil, reportDecodeErr(p, source, err)
+	}
+	fs := bytes.TrimSpace(b.Foreshadowing)
+	switch {
+	case b.Outline == nil || strings.TrimSpace(*b.Outline) == "":
+		return nil, answerErr(p, source, "缺少非空的 outline（Markdown 卷大纲）", "lacks a non-empty outline (the Markdown volume outline)")
+	case b.Schedule == nil:
+		return nil, answerErr(p, source, "缺少 storyline_schedule 对象", "lacks the storyline_schedule object")
+	case len(fs) == 0 || (fs[0] != '{' && fs[0] != '['):
+		return nil, answerErr(p, source, "缺少 foreshadowing（对象 {\"foreshadowing\":[…]} 或数组）", "lacks foreshadowing (an object {\"foreshadowing\":[…]} or a list)")
+	}
+	dir := planDir(p)
+	schedule, err := jsonio.Marshal(b.Schedule)
+	if err != nil {
+		return nil, answerErr(p, source, "的 storyline_schedule 无法编码", "has a storyline_schedule that cannot be encoded")
+	}
+	fsv, err := decodeNumbers(fs)
+	if err != nil {
+		return nil, answerErr(p, source, "的 foreshadowing 不是有效的 JSON", "has foreshadowing that is not valid JSON")
+	}
+	foreshadowing, err := jsonio.Marshal(fsv)
+	if err != nil {
+		return nil, answerErr(p, source, "的 foreshadowing 无法编码", "has foreshadowing that cannot be encoded")
+	}
+	files := []File{
+		{Path: dir + "/outline.md", Data: text(*b.Outline)},
+		{Path: dir + "/storyline-schedule.json", Data: schedule},
+		{Path: dir + "/foreshadowing.json", Data: foreshadowing},
+	}
+	seen := map[int]bool{}
+	for i, raw := range b.Contracts {
+		idx := "chapter_contracts[" + strconv.Itoa(i) + "]"
+		v, err := decodeNumbers(raw)
+		ct, isObj := v.(map[string]any)
+		if err != nil || !isObj {
+			return nil, answerErr(p, source, "的 "+idx+" 不是对象", "has "+idx+" that is not an object").With("index", i)
+		}
+		c, ok := jsonio.Int(ct["chapter"])
+		if !ok || c < 1 {
+			return nil, answerErr(p, source, "的 "+idx+".chapter 不是 ≥ 1 的整数", "has "+idx+".chapter that is not an integer ≥ 1").With("index", i)
+		}
+		if seen[c] {
+			return nil, answerErr(p, source, "的 chapter_contracts 中第 "+strconv.Itoa(c)+" 章出现了两次", "has two chapter_contracts for chapter "+strconv.Itoa(c)).
+				With("chapter", c)
+		}
+		seen[c] = true
+		data, err := jsonio.Marshal(ct)
+		if err != nil {
+			return nil, answerErr(p, source, "的章节契约无法编码", "has a chapter contract that cannot be encoded")
+		}
+		files = append(files, File{Path: dir + "/chapter-contracts/chapter-" + layout.Pad(c) + ".json", Data: data})
+	}
+	return &Result{Files: files}, nil
+}
+
+// decodeNumbers decodes JSON keeping numbers exactly as written.
+func decodeNumbers(raw []byte) (any, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	err := dec.Decode(&v)
+	return v, err
+}
