@@ -114,6 +114,14 @@ type Journal struct {
 	TargetState     string       `json:"orchestrator_state"`
 	Output          Output       `json:"output"`
 	staged          *stagedFiles `json:"-"`
+	cpBytes         []byte
+}
+
+// Stale reports whether the checkpoint changed since Prepare read it (a
+// writer slipped in before the lock was taken); then prepare again.
+func (j *Journal) Stale(root *project.Root) bool {
+	data, err := root.ReadFile(layout.Checkpoint)
+	return err != nil || string(data) != string(j.cpBytes)
 }
 
 // stagedFiles carries the computed big files of a fresh commit so they
@@ -145,7 +153,11 @@ type Env struct {
 // without writing anything.
 func Prepare(env Env, c int) (*Journal, error) {
 	root := env.Root
-	cp, err := checkpoint.Load(root)
+	cpBytes, err := root.ReadFile(layout.Checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := checkpoint.Parse(cpBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +168,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &Journal{JournalVersion: 1, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID}
+	j := &Journal{JournalVersion: 1, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID, cpBytes: cpBytes}
 	out := &j.Output
 	out.Chapter, out.RevisionCount = c, cp.RevisionCount
 	out.Warnings = []string{}
@@ -214,6 +226,15 @@ func Prepare(env Env, c int) (*Journal, error) {
 			return nil, err
 		}
 		merged = gf.Items
+	} else if data, err := readIfExists(root, layout.GlobalForeshadow); err != nil {
+		return nil, err
+	} else if data != nil {
+		// Not merged this time, but a broken file is still reported now
+		// rather than at the next chapter that plants something.
+		var raw json.RawMessage
+		if err := jsonio.Decode(data, layout.GlobalForeshadow, &raw); err != nil {
+			return nil, err
+		}
 	}
 	if len(fsRaw) > 0 {
 		newGlobal, m, err := mergeForeshadow(root, gf, cp.CurrentVolume, fsRaw, c, delta.StorylineID)

@@ -69,10 +69,9 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 		if j, err = commit.LoadJournal(root, c.Chapter); err != nil {
 			return err
 		}
-	} else if c.DryRun {
-		if j, err = commit.Prepare(env, c.Chapter); err != nil {
-			return err
-		}
+	} else if j, err = commit.Prepare(env, c.Chapter); err != nil {
+		// Checked before taking the lock, so a refused commit leaves no trace.
+		return err
 	}
 	if c.DryRun {
 		ctx.Result(commit.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Output: j.Output}, func() string {
@@ -89,8 +88,8 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	defer release()
-	if !resume {
-		// Checked under the lock, so no other writer can move on meanwhile.
+	if !resume && j.Stale(root) {
+		// Another writer moved on before the lock was ours: check again.
 		if j, err = commit.Prepare(env, c.Chapter); err != nil {
 			return err
 		}
