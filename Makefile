@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := $(CURDIR)/bin
 PREFIX ?= $(HOME)/.local
 
-.PHONY: all build install test vet fmt-check clean demo
+.PHONY: all build install test vet fmt-check clean demo fuzz fuzz-seeds test-long
 all: build
 
 ## build: compile every binary into ./bin
@@ -41,3 +41,19 @@ fmt-check:
 
 clean:
 	rm -rf $(BIN)
+
+## fuzz: run every fuzz target (func Fuzz… in internal/) for FUZZTIME each (default 30s); a crasher
+##       is left in that package's testdata/fuzz/<Target>/ — commit it as a regression test
+FUZZTIME ?= 30s
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' internal | sort); do \
+	  pkg=./$$(dirname $$f); \
+	  for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+	    echo "== $$pkg $$t ($(FUZZTIME))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
+
+## fuzz-seeds: regenerate the seed corpora from the demo novel and the bad-input shapes
+fuzz-seeds:
+	$(GO) run ./tools/fuzzseeds
