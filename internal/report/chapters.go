@@ -238,74 +238,131 @@ func evalSchemaErr(rel, zh, en string) *errs.Error {
 			"fix the eval file (SPEC §2, §8.1), or roll the chapter back with novel-commit rollback and redo it")
 }
 
-// parseCommittedEval validates the eval with the judge's own parser (so a
-// committed eval is held to the same rules) and reads the metadata
-// leniently: fields of an unexpected type are ignored, since they are
-// bookkeeping the suite wrote.
+// evalDoc is the part of a committed eval the report reads. Everything
+// else (scores, checks, the embedded gate file and secondary eval) is only
+// scanned, never decoded into maps: a 2,000-chapter project has 2,000 of
+// these files.
+type evalDoc struct {
+	Chapter       json.RawMessage `json:"chapter"`
+	ChapterNumber json.RawMessage `json:"chapter_number"`
+	Overall       json.RawMessage `json:"overall"`
+	Metadata      *struct {
+		Gate      *gateMeta `json:"gate"`
+		Secondary *struct {
+			Overall any `json:"overall"`
+		} `json:"secondary"`
+		Judges *struct {
+			OverallFinal any `json:"overall_final"`
+			Secondary    *struct {
+				Overall any `json:"overall"`
+			} `json:"secondary"`
+		} `json:"judges"`
+	} `json:"metadata"`
+	EvalUsed json.RawMessage `json:"eval_used"`
+}
+
+// gateMeta holds the gate file fields; they are read leniently (a value
+// of another type is ignored) since they are bookkeeping the suite wrote.
+type gateMeta struct {
+	Decision         any `json:"decision"`
+	OriginalDecision any `json:"original_decision"`
+	Polished         any `json:"polished"`
+	ForcePassed      any `json:"force_passed"`
+	RevisionCount    any `json:"revision_count"`
+	Revisions        any `json:"revisions"`
+	OverallFinal     any `json:"overall_final"`
+}
+
+// parseCommittedEval reads a committed eval: syntax errors are
+// E_INVALID_JSON with line and column; chapter and overall must be valid
+// as in a judge's eval (SPEC §3.2). The wrapped form {"eval_used":{…}} is
+// handed to the judge's own parser.
 func parseCommittedEval(data []byte, rel string, c int, out *committedEval) error {
-	ev, err := eval.Parse(data, rel, c)
-	if err != nil {
+	var doc evalDoc
+	if err := jsonio.Decode(data, rel, &doc); err != nil {
+		if errs.Is(err, errs.Schema) {
+			return evalSchemaErr(rel, "必须是 JSON 对象，metadata 必须是 {gate, secondary, judges} 对象", "must be a JSON object whose metadata is an object {gate, secondary, judges}")
+		}
 		return err
 	}
-	out.overall = ev.Overall
-	var top struct {
-		Metadata json.RawMessage `json:"metadata"`
-		EvalUsed json.RawMessage `json:"eval_used"`
-	}
-	if err := jsonio.Decode(data, rel, &top); err != nil {
-		return err
-	}
-	md := top.Metadata
-	if len(md) == 0 && len(top.EvalUsed) > 0 {
-		var inner struct {
-			Metadata json.RawMessage `json:"metadata"`
+	if len(doc.Overall) == 0 && len(doc.EvalUsed) > 0 {
+		ev, err := eval.Parse(data, rel, c)
+		if err != nil {
+			return err
 		}
-		if json.Unmarshal(top.EvalUsed, &inner) == nil {
-			md = inner.Metadata
+		out.overall = ev.Overall
+		var inner evalDoc
+		if json.Unmarshal(doc.EvalUsed, &inner) == nil && doc.Metadata == nil {
+			doc.Metadata = inner.Metadata
 		}
+	} else {
+		ch := doc.Chapter
+		if len(ch) == 0 || string(ch) == "null" {
+			ch = doc.ChapterNumber
+		}
+		n, ok := rawInt(ch)
+		if !ok || n != c {
+			return evalSchemaErr(rel, "chapter 必须是 "+itoa(c), "chapter must be "+itoa(c)).With("field", "chapter")
+		}
+		f, ok := rawFloat(doc.Overall)
+		if !ok || f < 0 || f > 5 {
+			return evalSchemaErr(rel, "overall 必须是 0 到 5 之间的数", "overall must be a number in [0,5]").With("field", "overall")
+		}
+		out.overall = f
 	}
-	if len(md) == 0 || string(md) == "null" {
+	md := doc.Metadata
+	if md == nil {
 		return nil
 	}
-	var m struct {
-		Gate      map[string]any `json:"gate"`
-		Secondary map[string]any `json:"secondary"`
-		Judges    map[string]any `json:"judges"`
-	}
-	if err := json.Unmarshal(md, &m); err != nil {
-		return evalSchemaErr(rel, "metadata 必须是 {gate, secondary, judges} 对象", "metadata must be an object {gate, secondary, judges}")
-	}
-	g := m.Gate
-	out.decision, _ = g["decision"].(string)
-	out.original, _ = g["original_decision"].(string)
-	out.polished, _ = g["polished"].(bool)
-	out.forcePassed, _ = g["force_passed"].(bool)
-	if n, ok := jsonio.Int(g["revision_count"]); ok && n > 0 {
-		out.revisions = n
-	} else if n, ok := jsonio.Int(g["revisions"]); ok && n > 0 {
-		out.revisions = n
-	}
-	if j := m.Judges; j != nil {
-		if f, ok := jsonio.Float(j["overall_final"]); ok {
+	if g := md.Gate; g != nil {
+		out.decision, _ = g.Decision.(string)
+		out.original, _ = g.OriginalDecision.(string)
+		out.polished, _ = g.Polished.(bool)
+		out.forcePassed, _ = g.ForcePassed.(bool)
+		if n, ok := jsonio.Int(g.RevisionCount); ok && n > 0 {
+			out.revisions = n
+		} else if n, ok := jsonio.Int(g.Revisions); ok && n > 0 {
+			out.revisions = n
+		}
+		if f, ok := jsonio.Float(g.OverallFinal); ok {
 			out.overallFinal = floatp(f)
 		}
-		if sec, ok := j["secondary"].(map[string]any); ok {
-			if f, ok := jsonio.Float(sec["overall"]); ok {
+	}
+	if j := md.Judges; j != nil {
+		// The judges record is the commit's own summary; it wins.
+		if f, ok := jsonio.Float(j.OverallFinal); ok {
+			out.overallFinal = floatp(f)
+		}
+		if j.Secondary != nil {
+			if f, ok := jsonio.Float(j.Secondary.Overall); ok {
 				out.secondary = floatp(f)
 			}
 		}
 	}
-	if out.overallFinal == nil {
-		if f, ok := jsonio.Float(g["overall_final"]); ok {
-			out.overallFinal = floatp(f)
-		}
-	}
-	if out.secondary == nil && m.Secondary != nil {
-		if f, ok := jsonio.Float(m.Secondary["overall"]); ok {
+	if out.secondary == nil && md.Secondary != nil {
+		if f, ok := jsonio.Float(md.Secondary.Overall); ok {
 			out.secondary = floatp(f)
 		}
 	}
 	return nil
+}
+
+// rawInt decodes an integer JSON value.
+func rawInt(raw json.RawMessage) (int, bool) {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return 0, false
+	}
+	return jsonio.Int(v)
+}
+
+// rawFloat decodes a numeric JSON value.
+func rawFloat(raw json.RawMessage) (float64, bool) {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return 0, false
+	}
+	return jsonio.Float(v)
 }
 
 // chapterLog is what the report takes from logs/chapter-NNN-log.json.
@@ -321,11 +378,26 @@ type chapterLog struct {
 	overallFinal *float64
 }
 
+// logDoc is the part of a chapter log the report reads (the stages are
+// only scanned).
+type logDoc struct {
+	StorylineID      any `json:"storyline_id"`
+	Storyline        any `json:"storyline"`
+	WordCount        any `json:"word_count"`
+	GateDecision     any `json:"gate_decision"`
+	OriginalDecision any `json:"original_decision"`
+	ForcePassed      any `json:"force_passed"`
+	Polished         any `json:"polished"`
+	Revisions        any `json:"revisions"`
+	RevisionCount    any `json:"revision_count"`
+	OverallFinal     any `json:"overall_final"`
+}
+
 // parseLog reads a chapter log: it must be a JSON object; its fields are
 // read leniently (storyline_id or storyline; revisions as a count or a
-// list of rounds).
+// list of rounds; a value of another type is ignored).
 func parseLog(data []byte, rel string, out *chapterLog) error {
-	var m map[string]any
+	var m *logDoc
 	if err := jsonio.Decode(data, rel, &m); err != nil {
 		if errs.Is(err, errs.Schema) {
 			return logSchemaErr(rel)
@@ -335,29 +407,26 @@ func parseLog(data []byte, rel string, out *chapterLog) error {
 	if m == nil {
 		return logSchemaErr(rel)
 	}
-	if s, ok := m["storyline_id"].(string); ok {
+	if s, ok := m.StorylineID.(string); ok {
 		out.storyline = s
-	} else if s, ok := m["storyline"].(string); ok {
+	} else if s, ok := m.Storyline.(string); ok {
 		out.storyline = s
 	}
-	if n, ok := jsonio.Int(m["word_count"]); ok && n >= 0 {
+	if n, ok := jsonio.Int(m.WordCount); ok && n >= 0 {
 		out.words, out.hasWords = n, true
 	}
-	out.decision, _ = m["gate_decision"].(string)
-	out.original, _ = m["original_decision"].(string)
-	out.forcePassed, _ = m["force_passed"].(bool)
-	out.polished, _ = m["polished"].(bool)
-	switch v := m["revisions"].(type) {
-	case []any:
-		out.revisions = len(v)
-	default:
-		if n, ok := jsonio.Int(v); ok && n > 0 {
-			out.revisions = n
-		} else if n, ok := jsonio.Int(m["revision_count"]); ok && n > 0 {
-			out.revisions = n
-		}
+	out.decision, _ = m.GateDecision.(string)
+	out.original, _ = m.OriginalDecision.(string)
+	out.forcePassed, _ = m.ForcePassed.(bool)
+	out.polished, _ = m.Polished.(bool)
+	if list, ok := m.Revisions.([]any); ok {
+		out.revisions = len(list)
+	} else if n, ok := jsonio.Int(m.Revisions); ok && n > 0 {
+		out.revisions = n
+	} else if n, ok := jsonio.Int(m.RevisionCount); ok && n > 0 {
+		out.revisions = n
 	}
-	if f, ok := jsonio.Float(m["overall_final"]); ok {
+	if f, ok := jsonio.Float(m.OverallFinal); ok {
 		out.overallFinal = floatp(f)
 	}
 	return nil

@@ -6,20 +6,18 @@
 package report
 
 import (
-	"encoding/json"
 	"math"
 	"sort"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
-	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/volume"
 )
 
@@ -389,7 +387,8 @@ func (r *Report) collectHeadline(root *project.Root, cp *checkpoint.Checkpoint) 
 }
 
 // stateVersion reads state_version from the state file; a project with no
-// state yet is at version 0.
+// state yet is at version 0. stateops.Open finds it in a canonical file
+// without decoding the entity maps.
 func stateVersion(root *project.Root) (int, error) {
 	if !root.Exists(layout.CurrentState) {
 		return 0, nil
@@ -398,27 +397,11 @@ func stateVersion(root *project.Root) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// Only the one field is decoded; the entity maps are skipped.
-	var st struct {
-		StateVersion json.RawMessage `json:"state_version"`
-	}
-	if err := jsonio.Decode(data, layout.CurrentState, &st); err != nil {
+	doc, err := stateops.Open(data, layout.CurrentState)
+	if err != nil {
 		return 0, err
 	}
-	if len(st.StateVersion) == 0 {
-		return 0, nil
-	}
-	var v any
-	if err := jsonio.Decode(st.StateVersion, layout.CurrentState, &v); err != nil {
-		return 0, err
-	}
-	n, ok := jsonio.Int(v)
-	if !ok || n < 0 {
-		return 0, errs.Newf(errs.Schema, "%s：state_version 必须是非负整数", "%s: state_version must be a non-negative integer", layout.CurrentState).
-			With("file", layout.CurrentState).With("field", "state_version").
-			Hint("用 novel-commit rebuild 从变更日志重建状态", "rebuild the state from the changelog with novel-commit rebuild")
-	}
-	return n, nil
+	return doc.Version, nil
 }
 
 func (r *Report) collectVolumes(vols []volInfo) {
