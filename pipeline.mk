@@ -2,6 +2,7 @@
 #
 #   make -f pipeline.mk chapter [C=48] [PROJECT=dir] [AGENT="novel-agent --backend replay --fixtures DIR"]
 #   make -f pipeline.mk continue N=5
+#   make -f pipeline.mk volume V=2       # plan → validate → commit a new volume (VOL_PLANNING)
 #   make -f pipeline.mk next | status | report
 #   make -n -f pipeline.mk chapter        # the plan of the current round; runs nothing
 #
@@ -103,14 +104,17 @@ $(COMMITTED): | $(POLISH)
 	@novel-agent pipeline commit --chapter $(C) --summary "$${NOVEL_PIPELINE_SUMMARY:-}" >/dev/null
 endif
 
-.PHONY: help chapter continue next status report volume _chapter _round _continue _locked FORCE
+.PHONY: help chapter continue next status report volume _chapter _round _continue _volume _locked FORCE
 FORCE:
 
 LOCKED_ONLY = @test -n "$${NOVEL_LOCK_TOKEN:-}" || { echo '{"error":{"code":"E_USAGE","message":"内部目标 $@ 只能在 novel-lock run 下运行","hint":"运行 make -f pipeline.mk chapter 或 continue","details":{"target":"$@"}}}' >&2; exit 2; }
+# V as two digits (base 10, so V=08 works); empty when V is not a number.
+VV := $(shell v='$(V)'; [[ $$v =~ ^[0-9]+$$ ]] && (( 10#$$v >= 1 )) && printf '%02d' "$$((10#$$v))")
+NO_VOLUME   = { echo '{"error":{"code":"E_USAGE","message":"volume 目标需要 V=卷号（如 V=2），实际为 \"$(V)\"","hint":"make -f pipeline.mk volume V=2","details":{"V":"$(V)"}}}' >&2; exit 2; }
 NO_CHAPTER  = { echo '{"error":{"code":"E_NO_PROJECT","message":"无法确定要写的章节（项目 $(P)）","hint":"用 PROJECT=dir 指定项目，或用 C=N 指定章节","details":{"project":"$(P)"}}}' >&2; exit 1; }
 
 help:
-	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 | next | status | report'
+	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 | volume V=2 | next | status | report'
 
 ifeq ($(DRYRUN),)
 # ---- outer targets: hold the lock for the whole run ----
@@ -126,6 +130,10 @@ continue:
 	NOVEL_PIPELINE_SUMMARY=$$sum novel-lock run -- $(MAKE) -f $(PIPELINE_MK) _continue N=$(N) || rc=$$?; \
 	line=$$(novel-agent pipeline summary "$$sum" --text 2>/dev/null || true); rm -f "$$sum"; \
 	if [ -n "$$line" ]; then echo "$$line"; fi; exit $$rc
+
+volume:
+	@[ -n '$(VV)' ] || $(NO_VOLUME)
+	@novel-lock run -- $(MAKE) -f $(PIPELINE_MK) _volume V=$(VV)
 
 # ---- inner targets: refuse to run without the lock ----
 _locked:
@@ -152,6 +160,7 @@ _continue: _locked
 else
 # ---- make -n / -q: show the current round's plan ----
 chapter _chapter continue _continue: _round
+volume: _volume
 _round: $(COMMITTED)
 endif
 
@@ -161,5 +170,28 @@ status:
 	@novel-step status
 report:
 	@novel-report
-volume:
-	@echo '{"error":{"code":"E_USAGE","message":"volume 目标尚未提供；请按卷规划步骤运行 novel instructions volume:VV:plan","hint":"novel-manifest packet volume:$(V):plan","details":{}}}' >&2; exit 2
+# ---- volume planning (SPEC §6.1): packet (with the write-boundary snapshot) → $(AGENT) →
+# novel-commit volume, which validates the staged plan and moves it in. A staged plan that already
+# validates is not planned again; an invalid one is replaced by a fresh planner run. A refused plan
+# stays in staging/volumes/vol-VV/ for the author to fix (then run novel-commit volume --volume VV).
+VOLPACKET = staging/manifests/volume-$(VV)-plan.packet.json
+_volume: _locked
+	@[ -n '$(VV)' ] || $(NO_VOLUME)
+	@rm -f $(P)/staging/BLOCKED.json
+	@cd '$(P)'; SECONDS=0; \
+	if novel-commit volume --volume $(VV) --dry-run >/dev/null 2>&1; then \
+	  echo "[第$(VV)卷] plan ✓ 已有通过校验的规划，跳过" >&2; \
+	else \
+	  rm -rf staging/volumes/vol-$(VV); \
+	  novel-manifest packet volume:$(VV):plan --write-manifest >/dev/null; \
+	  ok=; for attempt in 1 2; do \
+	    if eval "$$AGENT $(VOLPACKET)" >/dev/null; then ok=1; break; fi; \
+	    echo "[第$(VV)卷] plan ✗ 第 $$attempt 次执行失败" >&2; \
+	  done; \
+	  if [ -z "$$ok" ]; then \
+	    echo '{"error":{"code":"E_AGENT","message":"卷规划 volume:$(VV):plan 的执行器连续两次失败","hint":"检查执行器后重新运行 make -f pipeline.mk volume V=$(VV)","details":{"step":"volume:$(VV):plan","packet":"$(VOLPACKET)"}}}' >&2; exit 1; \
+	  fi; \
+	  echo "[第$(VV)卷] plan ✓ $${SECONDS}s" >&2; \
+	fi; \
+	novel-commit volume --volume $(VV) --text; \
+	echo "[第$(VV)卷] commit ✓ 下一步：make -f pipeline.mk chapter" >&2
