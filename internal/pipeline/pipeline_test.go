@@ -1,0 +1,68 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+func TestPositionOrdersARound(t *testing.T) {
+	order := []struct{ stage, role string }{{stepid.Draft, ""}, {stepid.Summarize, ""}, {stepid.Refine, ""},
+		{stepid.Judge, ""}, {stepid.Judge, RoleSecondary}, {stepid.LogicReview, ""}, {stepid.Gate, ""},
+		{stepid.Polish, ""}, {stepid.Commit, ""}}
+	for i := 1; i < len(order); i++ {
+		if position(order[i-1].stage, order[i-1].role) >= position(order[i].stage, order[i].role) {
+			t.Errorf("%v should come before %v", order[i-1], order[i])
+		}
+	}
+}
+
+func TestParseErrorLine(t *testing.T) {
+	body, last := splitLastLine([]byte("progress\n{\"error\":{\"code\":\"E_GATE_PAUSE\",\"message\":\"m\",\"hint\":\"h\",\"details\":{\"chapter\":1}}}\n"))
+	if string(body) != "progress\n" {
+		t.Fatalf("body %q", body)
+	}
+	e := parseErrorLine(last)
+	if e == nil || e.Code != "E_GATE_PAUSE" || e.Message("en") != "m" || e.HintText("zh") != "h" || e.Details["chapter"] != float64(1) {
+		t.Fatalf("parsed %+v", e)
+	}
+	for _, bad := range []string{"", "not json", `{"error":{}}`, `{"x":1}`} {
+		if parseErrorLine([]byte(bad)) != nil {
+			t.Errorf("%q parsed as an error line", bad)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "sum")
+	data := `{"chapter":1,"word_count":3120,"overall_final":4.2,"gate_decision":"pass"}
+garbage
+{"chapter":2,"word_count":2980,"overall_final":3.75,"gate_decision":"accepted"}
+{"chapter":3,"word_count":10,"overall_final":null,"gate_decision":"pass"}
+`
+	if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line, res, err := Summary(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Ch 1: 3120字 4.2 pass | Ch 2: 2980字 3.8 accepted | Ch 3: 10字 - pass"
+	if line != want || len(res) != 3 {
+		t.Fatalf("got %q (%d results), want %q", line, len(res), want)
+	}
+	if line, _, err := Summary(filepath.Join(t.TempDir(), "missing")); err != nil || line != "" {
+		t.Fatalf("missing file: %q %v", line, err)
+	}
+}
+
+func TestStampNames(t *testing.T) {
+	if got := Stamp(48, stepid.Judge, 1); got != "staging/.stamps/chapter-048-judge-r1" {
+		t.Fatal(got)
+	}
+	if got := Stamp(1200, stepid.LogicReview, 0); got != "staging/.stamps/chapter-1200-logic-review-r0" {
+		t.Fatal(got)
+	}
+}
