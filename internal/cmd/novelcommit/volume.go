@@ -39,7 +39,9 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 	var j *volumeplan.Journal
 	if resume {
 		j, err = volumeplan.LoadJournal(root, v)
-	} else if c.DryRun {
+	} else {
+		// Validated before the lock too, so a refused plan writes nothing
+		// (not even the lock's flock file).
 		j, err = volumeplan.Prepare(root, v, clk.Stamp())
 	}
 	if err != nil {
@@ -61,7 +63,7 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 	}
 	defer release()
 	if !resume {
-		// Validated under the lock, so no other writer can move on meanwhile.
+		// Re-check under the lock: another writer may have moved on.
 		if j, err = volumeplan.Prepare(root, v, clk.Stamp()); err != nil {
 			return err
 		}
