@@ -279,7 +279,7 @@ func checkHeadings(text, rel string, start int) error {
 		}
 		return errs.New(errs.Outline,
 			fmt.Sprintf("卷大纲 %s 第 %d 行的章节标题“%s”%s（第 %d 章之后；格式 ### 第 %d 章: 章名）", rel, i+1, line, why, prev, prev+1),
-			fmt.Sprintf("the volume outline %s line %d: chapter heading "%s" %s (after chapter %d; expected ### 第 %d 章: 章名)", rel, i+1, line, whyEn, prev, prev+1)).
+			fmt.Sprintf("the volume outline %s line %d: chapter heading %q %s (after chapter %d; expected ### 第 %d 章: 章名)", rel, i+1, line, whyEn, prev, prev+1)).
 			With("file", rel).With("line", i+1).With("chapter", prev+1).With("heading", line).
 			Hint("把标题改为 ### 第 "+strconv.Itoa(prev+1)+" 章: 章名", "rewrite the heading as ### 第 "+strconv.Itoa(prev+1)+" 章: 章名")
 	}
