@@ -30,7 +30,8 @@ type Response struct {
 }
 
 // Script drives the server: scripted responses first, in order; then
-// answers from ReplayDir recordings (chapter-NNN/{agent}.{mode}.r{K}.{md|json}).
+// answers from ReplayDir recordings (chapter-NNN/{agent}.{mode}.r{K}.{md|json});
+// $VARS in ReplayDir are expanded, a relative one is taken from the script's folder.
 type Script struct {
 	Responses []Response `json:"responses"`
 	ReplayDir string     `json:"replay_dir"`
@@ -175,6 +176,7 @@ func Main() int {
 	if len(os.Args) == 4 {
 		s.log, _ = filepath.Abs(os.Args[3])
 	}
+	s.script.ReplayDir = os.ExpandEnv(s.script.ReplayDir)
 	if s.script.ReplayDir != "" && !filepath.IsAbs(s.script.ReplayDir) {
 		s.script.ReplayDir = filepath.Join(filepath.Dir(os.Args[1]), s.script.ReplayDir)
 	}
