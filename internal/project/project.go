@@ -41,7 +41,7 @@ func Find(flag, env, cwd string) (*Root, error) {
 		}
 		dir = parent
 	}
-	return nil, errs.Newf(errs.NoProject, "在 %s 及其上级目录中找不到 %s", "no %s in %s or any parent directory",
+	return nil, errs.Newf(errs.NoProject, "在 %[2]s 及其上级目录中找不到 %[1]s", "no %[1]s in %[2]s or any parent directory",
 		layout.Checkpoint, cwd).With("cwd", cwd).
 		Hint("在项目目录中运行，或用 --project DIR / NOVEL_PROJECT 指定项目", "run inside a project, or pass --project DIR or set NOVEL_PROJECT")
 }
@@ -52,7 +52,7 @@ func open(p, cwd, source string) (*Root, error) {
 	}
 	st, err := os.Stat(p)
 	if err != nil || !st.IsDir() {
-		return nil, errs.Newf(errs.NoProject, "%s 指定的项目目录 %s 不存在", "project directory %s given by %s does not exist", p, source).
+		return nil, errs.Newf(errs.NoProject, "%[2]s 指定的项目目录 %[1]s 不存在", "project directory %[1]s given by %[2]s does not exist", p, source).
 			With("project", p).With("source", source).
 			Hint("检查路径，或在项目目录中运行", "check the path, or run inside the project")
 	}
