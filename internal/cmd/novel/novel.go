@@ -41,11 +41,13 @@ type execFunc func(path string, argv []string, env []string) error
 
 func run(self string, args []string, stdio cli.IO, execve execFunc) int {
 	globals, rest := splitGlobals(args)
-	if len(rest) == 0 || rest[0] == "--help" || rest[0] == "-h" || rest[0] == "help" {
+	if len(rest) == 0 {
+		// A failure keeps stdout empty (SPEC §1): the usage goes to stderr.
+		help(stdio.Err)
+		return fail(stdio.Err, cli.UsageError("缺少子命令", "missing subcommand"))
+	}
+	if rest[0] == "--help" || rest[0] == "-h" || rest[0] == "help" {
 		help(stdio.Out)
-		if len(rest) == 0 {
-			return fail(stdio.Err, cli.UsageError("缺少子命令", "missing subcommand"))
-		}
 		return 0
 	}
 	sub, subArgs := rest[0], rest[1:]
@@ -66,7 +68,7 @@ func run(self string, args []string, stdio cli.IO, execve execFunc) int {
 		return fail(stdio.Err, errs.Newf(errs.Usage, "未知命令 %q：找不到 %s", "unknown command %q: %s not found", sub, tool).
 			With("command", sub).Hint("用 novel --help 查看可用命令，或把 novel-* 所在目录加入 PATH", "see novel --help, or put the novel-* binaries on PATH"))
 	}
-	full := append([]string{path}, append(argv, globals...)...)
+	full := append([]string{path}, withGlobals(argv, globals)...)
 	if err := execve(path, full, os.Environ()); err != nil {
 		return fail(stdio.Err, errs.Newf(errs.IO, "无法执行 %s：%v", "cannot run %s: %v", path, err))
 	}
@@ -99,6 +101,22 @@ func splitGlobals(args []string) (globals, rest []string) {
 		}
 	}
 	return globals, args[i:]
+}
+
+// withGlobals puts the moved global flags behind the subcommand's own
+// arguments but before a `--`, whose remainder is a command line of its
+// own (`novel lock run -- CMD…`) and must reach CMD untouched.
+func withGlobals(argv, globals []string) []string {
+	out := make([]string, 0, len(argv)+len(globals))
+	for i, a := range argv {
+		if a == "--" {
+			out = append(out, argv[:i]...)
+			out = append(out, globals...)
+			return append(out, argv[i:]...)
+		}
+	}
+	out = append(out, argv...)
+	return append(out, globals...)
 }
 
 // locate finds tool next to the front door, then on PATH.
