@@ -144,7 +144,7 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 	}
 	g := ctx.Globals
 	if g.Text && g.JQ != "" {
-		return report(ctx, errs.New(errs.Usage, "--text 与 --jq 不能同时使用", "--text and --jq cannot be combined"))
+		return report(ctx, UsageError("--text 与 --jq 不能同时使用", "--text and --jq cannot be combined"))
 	}
 	if err := kctx.Run(ctx); err != nil {
 		return report(ctx, err)
@@ -202,11 +202,11 @@ func render(ctx *Context) ([]byte, error) {
 func applyJQ(expr string, v any) ([]byte, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return nil, errs.Newf(errs.Usage, "--jq 表达式无效：%v", "invalid --jq expression: %v", err).With("expr", expr)
+		return nil, jqErr("--jq 表达式无效：%v", "invalid --jq expression: %v", expr, err)
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, errs.Newf(errs.Usage, "--jq 表达式无效：%v", "invalid --jq expression: %v", err).With("expr", expr)
+		return nil, jqErr("--jq 表达式无效：%v", "invalid --jq expression: %v", expr, err)
 	}
 	raw, err := jsonio.Marshal(v)
 	if err != nil {
@@ -229,7 +229,8 @@ func applyJQ(expr string, v any) ([]byte, error) {
 			if h, isHalt := e.(*gojq.HaltError); isHalt && h.Value() == nil {
 				break
 			}
-			return nil, errs.Newf(errs.IO, "--jq 执行失败：%v", "--jq failed: %v", e).With("expr", expr)
+			// The result is valid; the expression does not fit it.
+			return nil, jqErr("--jq 执行失败：%v", "--jq failed: %v", expr, e)
 		}
 		if s, isStr := x.(string); isStr {
 			out.WriteString(s)
@@ -243,6 +244,11 @@ func applyJQ(expr string, v any) ([]byte, error) {
 		out.WriteByte('\n')
 	}
 	return out.Bytes(), nil
+}
+
+func jqErr(zh, en, expr string, err error) *errs.Error {
+	return errs.Newf(errs.Usage, zh, en, err).With("expr", expr).
+		Hint("检查 --jq 表达式（gojq 语法），去掉 --jq 可看到完整结果", "check the --jq expression (gojq syntax); drop --jq to see the whole result")
 }
 
 type errorBody struct {

@@ -118,3 +118,19 @@ func TestHelpExitsZero(t *testing.T) {
 		t.Fatalf("%d %q", code, out)
 	}
 }
+
+// Every --jq / --text misuse is a usage error (exit 2) with a hint, and
+// prints nothing on stdout.
+func TestJQMisuseIsUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"echo", "hi", "--text", "--jq", ".word"},
+		{"echo", "hi", "--jq", ".["},
+		{"echo", "hi", "--jq", ".word | error(\"x\")"},
+		{"echo", "hi", "--jq", ".word.x"},
+	} {
+		out, errOut, code := runT(t, t.TempDir(), args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, `"code":"E_USAGE"`) || strings.Contains(errOut, `"hint":""`) {
+			t.Errorf("%v: code=%d out=%q err=%q", args, code, out, errOut)
+		}
+	}
+}
