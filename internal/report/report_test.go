@@ -1,10 +1,13 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 func TestBucketSize(t *testing.T) {
@@ -168,4 +171,25 @@ func FuzzReaders(f *testing.F) {
 		var lg chapterLog
 		_ = parseLog(data, "l.json", &lg)
 	})
+}
+
+// HeadlineOf (for novel-step status) agrees with the full report.
+func TestHeadlineOfMatchesCollect(t *testing.T) {
+	root := fixtureProject(t)
+	r, err := Collect(root, settings.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := HeadlineOf(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(h)
+	b, _ := json.Marshal(r.Headline)
+	if string(a) != string(b) || h.Text() != r.Headline.Text() {
+		t.Errorf("HeadlineOf = %s\nCollect   = %s", a, b)
+	}
+	if h.ChaptersCommitted != 5 || h.TotalWords != 3245 || h.PendingRevisions != 1 {
+		t.Errorf("unexpected headline %+v", h)
+	}
 }
