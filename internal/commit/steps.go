@@ -324,6 +324,12 @@ func removeTemps(root *project.Root, j *Journal) {
 	if j.MemoryHistory != "" {
 		targets = append(targets, j.MemoryHistory)
 	}
+	removeTempFiles(root, targets)
+}
+
+// removeTempFiles deletes the jsonio temp files (.NAME.tmp-*) left beside
+// each target by a write that was killed before its rename.
+func removeTempFiles(root *project.Root, targets []string) {
 	for _, rel := range targets {
 		abs, err := root.Abs(rel)
 		if err != nil {

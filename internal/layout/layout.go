@@ -106,6 +106,9 @@ func Abandoned(c, n int) string {
 }
 func RolledBack(c int) string { return "staging/rolled-back/chapter-" + Pad(c) }
 
+// RollbackJournal is the journal of `novel-commit rollback` (SPEC §8.4).
+const RollbackJournal = "staging/rollback.journal.json"
+
 // Volume-plan staging (SPEC §6.1).
 func StagingVolumeDir(v int) string { return "staging/volumes/vol-" + PadVol(v) }
 

@@ -18,9 +18,10 @@ import (
 type grammar struct {
 	cli.Globals `embed:""`
 
-	Chapter chapterCmd `cmd:"" default:"withargs" help:"Commit chapter C (novel-commit --chapter C [--dry-run])."`
-	Rebuild rebuildCmd `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
-	Volume  volumeCmd  `cmd:"" help:"Validate the staged volume plan (staging/volumes/vol-VV/) and move it into volumes/vol-VV/ (journaled); enters WRITING (SPEC §6.1)."`
+	Chapter  chapterCmd  `cmd:"" default:"withargs" help:"Commit chapter C (novel-commit --chapter C [--dry-run])."`
+	Rebuild  rebuildCmd  `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
+	Rollback rollbackCmd `cmd:"" help:"Undo the committed chapters ≥ C (--to C): move their files to staging/rolled-back/, replay the state to C−1, restore memories and foreshadowing (journaled, SPEC §8.4)."`
+	Volume   volumeCmd   `cmd:"" help:"Validate the staged volume plan (staging/volumes/vol-VV/) and move it into volumes/vol-VV/ (journaled); enters WRITING (SPEC §6.1)."`
 }
 
 // Main runs novel-commit.
@@ -54,6 +55,9 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 			os.Exit(137) // test hook: die like kill -9 right after the step
 		}
 	}}
+	if err := commit.PendingRollbackError(root); err != nil {
+		return err
+	}
 	pending, err := commit.PendingJournal(root)
 	if err != nil {
 		return err
@@ -135,6 +139,9 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 	}
 	s, err := ctx.Settings()
 	if err != nil {
+		return err
+	}
+	if err := commit.PendingRollbackError(root); err != nil {
 		return err
 	}
 	if j, err := commit.PendingJournal(root); err != nil {

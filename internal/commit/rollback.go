@@ -1,0 +1,685 @@
+package commit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/stateops"
+)
+
+// Rollback step names, in order (plan[].name; NOVEL_CRASH_AT takes one).
+const (
+	RStepJournal         = "journal"
+	RStepMove            = "move"
+	RStepMemory          = "memory"
+	RStepState           = "state"
+	RStepChangelog       = "changelog"
+	RStepForeshadow      = "foreshadow"
+	RStepUnknownEntities = "unknown_entities"
+	RStepRevisions       = "revisions"
+	RStepCheckpoint      = "checkpoint"
+	RStepCleanup         = "cleanup"
+)
+
+// RollbackSteps lists the rollback step names in execution order.
+var RollbackSteps = []string{RStepJournal, RStepMove, RStepMemory, RStepState, RStepChangelog,
+	RStepForeshadow, RStepUnknownEntities, RStepRevisions, RStepCheckpoint, RStepCleanup}
+
+// RolledBackNote is the decision note of revision files of rolled-back chapters.
+const RolledBackNote = "rolled back"
+
+// RollbackOutput is what `novel-commit rollback` prints (SPEC §8.4).
+type RollbackOutput struct {
+	To           int      `json:"to"`
+	RolledBack   []int    `json:"rolled_back"`
+	StateVersion int      `json:"state_version"`
+	Moved        []Move   `json:"moved"`
+	Warnings     []string `json:"warnings"`
+}
+
+// RollbackDryRun is what `rollback --dry-run` prints.
+type RollbackDryRun struct {
+	DryRun bool       `json:"dry_run"`
+	Resume bool       `json:"resume"`
+	Plan   []PlanStep `json:"plan"`
+	RollbackOutput
+}
+
+// Truncation pins a file cut back to its first Size bytes.
+type Truncation struct {
+	File string `json:"file"`
+	Old  string `json:"old_sha256"`
+	New  string `json:"new_sha256"`
+	Size int64  `json:"size"`
+}
+
+// RollbackJournal is staging/rollback.journal.json: everything the
+// rollback will do, written before the first change and deleted last, so
+// a re-run after a kill finishes exactly this rollback.
+type RollbackJournal struct {
+	JournalVersion int        `json:"journal_version"`
+	To             int        `json:"to"`
+	From           int        `json:"from"`
+	StartedAt      string     `json:"started_at"`
+	Volume         int        `json:"current_volume"`
+	Plan           []PlanStep `json:"plan"`
+	// Moves are the rolled-back chapters' files (and unreadable revision
+	// files); MemoryMoves restore the storyline memories, in order.
+	Moves           []Move         `json:"moves"`
+	MemoryMoves     []Move         `json:"memory_moves"`
+	State           *FileChange    `json:"state"`
+	Changelog       *Truncation    `json:"changelog"`
+	Foreshadow      *FileChange    `json:"foreshadow"`
+	UnknownEntities *FileChange    `json:"unknown_entities"`
+	Revisions       []int          `json:"revisions"`
+	Output          RollbackOutput `json:"output"`
+
+	cpBytes []byte
+	staged  map[string][]byte // new contents computed by Prepare (not on resume)
+}
+
+// Stale reports whether the checkpoint changed since PrepareRollback read it.
+func (j *RollbackJournal) Stale(root *project.Root) bool {
+	data, err := root.ReadFile(layout.Checkpoint)
+	return err != nil || string(data) != string(j.cpBytes)
+}
+
+// PendingRollback reports whether a rollback journal exists.
+func PendingRollback(root *project.Root) bool { return root.Exists(layout.RollbackJournal) }
+
+// PendingRollbackError refuses other writers while a rollback is unfinished.
+func PendingRollbackError(root *project.Root) error {
+	if !PendingRollback(root) {
+		return nil
+	}
+	to := "C"
+	var j struct {
+		To int `json:"to"`
+	}
+	if root.ReadJSON(layout.RollbackJournal, &j) == nil && j.To > 0 {
+		to = strconv.Itoa(j.To)
+	}
+	return errs.Newf(errs.State, "回滚尚未完成（%s）", "a rollback is unfinished (%s)", layout.RollbackJournal).
+		With("journal", layout.RollbackJournal).WithExit(errs.ExitFailed).
+		Hint("先运行 novel-commit rollback --to "+to+" 完成它", "run novel-commit rollback --to "+to+" first to finish it")
+}
+
+// LoadRollbackJournal reads the pending rollback journal.
+func LoadRollbackJournal(root *project.Root) (*RollbackJournal, error) {
+	var j RollbackJournal
+	if err := root.ReadJSON(layout.RollbackJournal, &j); err != nil {
+		if e := errs.As(err); e != nil {
+			e.Hint("回滚日志损坏：检查 "+layout.RollbackJournal+"，必要时从备份恢复", "the rollback journal is damaged: inspect "+layout.RollbackJournal+" and restore from a backup if needed")
+		}
+		return nil, err
+	}
+	if j.To < 1 || len(j.Plan) == 0 || j.State == nil {
+		return nil, errs.Newf(errs.Schema, "%s 不是有效的回滚日志", "%s is not a valid rollback journal", layout.RollbackJournal).
+			With("file", layout.RollbackJournal)
+	}
+	return &j, nil
+}
+
+// PrepareRollback checks every precondition of `rollback --to c` and
+// computes the whole rollback without writing anything.
+func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
+	root := env.Root
+	if c < 1 {
+		return nil, errs.New(errs.Usage, "--to 必须 ≥ 1", "--to must be ≥ 1").Hint("用 --help 查看用法", "see --help")
+	}
+	cpBytes, err := root.ReadFile(layout.Checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := checkpoint.Parse(cpBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := rollbackPreconditions(root, cp, c); err != nil {
+		return nil, err
+	}
+	// The state and changelog must agree before they are cut back, or the
+	// replay to c would silently drop whatever made them differ.
+	if _, err := Check(root); err != nil {
+		if e := errs.As(err); e != nil && e.Code == errs.State {
+			e.Hint("回滚前状态必须与 changelog 一致：检查差异，确认后运行 novel-commit rebuild，再回滚",
+				"the state must match its changelog before a rollback: inspect the difference, run novel-commit rebuild if it is right, then roll back")
+		}
+		return nil, err
+	}
+	last := cp.LastCompleted
+	j := &RollbackJournal{JournalVersion: 1, To: c, From: last, StartedAt: env.Now, cpBytes: cpBytes, staged: map[string][]byte{}}
+	out := &j.Output
+	out.To, out.Warnings, out.Moved = c, []string{}, []Move{}
+	for k := c; k <= last; k++ {
+		out.RolledBack = append(out.RolledBack, k)
+	}
+
+	// The state: baseline + changelog lines < c.
+	if err := rollbackBaseline(root, c); err != nil {
+		return nil, err
+	}
+	oldState, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return nil, err
+	}
+	newState, res, err := Replay(root, c)
+	if err != nil {
+		return nil, err
+	}
+	out.StateVersion = res.StateVersion
+	j.State = &FileChange{File: layout.CurrentState, Old: sha(oldState), New: sha(newState)}
+	j.staged[layout.CurrentState] = newState
+
+	// The changelog: its prefix before the first line of chapter ≥ c, plus
+	// which storylines the rolled-back chapters wrote.
+	log, err := readIfExists(root, layout.Changelog)
+	if err != nil {
+		return nil, err
+	}
+	cut, lastBefore, touched := scanChangelog(log, c, baseVersion(root))
+	if cut < int64(len(log)) {
+		j.Changelog = &Truncation{File: layout.Changelog, Old: sha(log), New: sha(log[:cut]), Size: cut}
+	}
+
+	// Each rolled-back chapter's files go to its own rolled-back folder.
+	dirs := map[int]string{}
+	for k := c; k <= last; k++ {
+		dirs[k] = rolledBackDir(root, k)
+	}
+	for k := c; k <= last; k++ {
+		for _, rel := range []string{layout.Chapter(k), layout.Summary(k), layout.Eval(k), layout.Crossref(k),
+			layout.ChapterLog(k), layout.LogicReview(k)} {
+			if root.Exists(rel) {
+				j.Moves = append(j.Moves, Move{rel, dirs[k] + "/" + rel})
+			}
+		}
+	}
+
+	// Revision files: readable ones are marked rejected; an unreadable one
+	// (which blocks every entrypoint) goes with its chapter's files.
+	for k := c; k <= last; k++ {
+		st, err := revision.Load(root, k)
+		if err != nil {
+			for _, rel := range []string{layout.Revision(k), revision.Underscore(k)} {
+				if root.Exists(rel) {
+					j.Moves = append(j.Moves, Move{rel, dirs[k] + "/" + rel})
+					out.Warnings = append(out.Warnings, rel+" 无法读取，已随该章移走 / "+rel+" is unreadable; moved with its chapter")
+				}
+			}
+			continue
+		}
+		if st != nil {
+			j.Revisions = append(j.Revisions, k)
+		}
+	}
+
+	// Storyline memories: each rolled-back chapter's memory goes to its
+	// folder, and the memory from before chapter c comes back from history/.
+	ids := make([]string, 0, len(touched))
+	for id := range touched {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if !project.IsSlug(id) {
+			out.Warnings = append(out.Warnings, "changelog storyline_id "+strconv.Quote(id)+" is not a slug; its memory is left as is")
+			continue
+		}
+		chs := touched[id]
+		for i, k := range chs {
+			src := layout.MemoryHistory(id, k)
+			if i == len(chs)-1 {
+				src = layout.Memory(id)
+			}
+			if root.Exists(src) {
+				j.MemoryMoves = append(j.MemoryMoves, Move{src, dirs[k] + "/" + layout.Memory(id)})
+			}
+		}
+		prev := lastBefore[id]
+		if hist := layout.MemoryHistory(id, prev); root.Exists(hist) {
+			j.MemoryMoves = append(j.MemoryMoves, Move{hist, layout.Memory(id)})
+		} else if prev > 0 {
+			out.Warnings = append(out.Warnings, "缺少 "+hist+"，故事线 "+id+" 回滚后没有记忆文件 / "+hist+
+				" is missing: storyline "+id+" has no memory after the rollback")
+		}
+	}
+	out.Moved = append(append(out.Moved, j.Moves...), j.MemoryMoves...)
+
+	// Foreshadowing: drop what the rolled-back chapters added.
+	if root.Exists(layout.GlobalForeshadow) {
+		cur, err := root.ReadFile(layout.GlobalForeshadow)
+		if err != nil {
+			return nil, err
+		}
+		data, err := rollbackForeshadow(cur, c)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(cur, data) {
+			j.Foreshadow = &FileChange{File: layout.GlobalForeshadow, Old: sha(cur), New: sha(data)}
+			j.staged[layout.GlobalForeshadow] = data
+		}
+	}
+
+	// Unknown entities logged by the rolled-back chapters.
+	if root.Exists(layout.UnknownEntities) {
+		cur, err := root.ReadFile(layout.UnknownEntities)
+		if err != nil {
+			return nil, err
+		}
+		if data := filterUnknown(cur, c); !bytes.Equal(cur, data) {
+			fc := &FileChange{File: layout.UnknownEntities, Old: sha(cur)}
+			if len(data) > 0 {
+				fc.New = sha(data)
+			}
+			j.UnknownEntities = fc
+			j.staged[layout.UnknownEntities] = data
+		}
+	}
+
+	vol, warn := volumeOf(root, c, cp.CurrentVolume)
+	if warn != "" {
+		out.Warnings = append(out.Warnings, warn)
+	}
+	j.Volume = vol
+	j.Plan = rollbackPlan(j)
+	return j, nil
+}
+
+func rollbackPreconditions(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
+	if d, err := PendingJournal(root); err != nil {
+		return err
+	} else if d != 0 {
+		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s），不能回滚", "the commit of chapter %d is unfinished (%s); cannot roll back", d, layout.CommitJournal(d)).
+			With("journal", layout.CommitJournal(d)).With("chapter", d).WithExit(errs.ExitFailed).
+			Hint("先运行 novel-commit --chapter "+strconv.Itoa(d)+" 完成它", "run novel-commit --chapter "+strconv.Itoa(d)+" first to finish it")
+	}
+	if v := cp.CurrentVolume; v > 0 && root.Exists(layout.VolumeJournal(v)) {
+		return errs.Newf(errs.State, "第 %d 卷的规划提交尚未完成（%s），不能回滚", "the volume %d plan commit is unfinished (%s); cannot roll back", v, layout.VolumeJournal(v)).
+			With("journal", layout.VolumeJournal(v)).WithExit(errs.ExitFailed).
+			Hint("先运行 novel-commit volume --volume "+strconv.Itoa(v)+" 完成它", "run novel-commit volume --volume "+strconv.Itoa(v)+" first to finish it")
+	}
+	if c > cp.LastCompleted {
+		return errs.Newf(errs.State, "第 %d 章尚未提交（last_completed_chapter=%d），没有可回滚的内容", "chapter %d is not committed (last_completed_chapter=%d); there is nothing to roll back",
+			c, cp.LastCompleted).With("to", c).With("last_completed_chapter", cp.LastCompleted).WithExit(errs.ExitFailed).
+			Hint("--to 取 1 到 "+strconv.Itoa(cp.LastCompleted)+" 之间的章节", "pass --to between 1 and "+strconv.Itoa(cp.LastCompleted))
+	}
+	inflight := 0
+	if !cp.Idle() {
+		inflight = cp.Inflight
+	} else if root.Exists(layout.StagingChapter(cp.LastCompleted + 1)) {
+		inflight = cp.LastCompleted + 1 // a draft finished before its advance
+	}
+	if inflight != 0 {
+		n := strconv.Itoa(inflight)
+		return errs.Newf(errs.State, "第 %d 章正在进行中，不能回滚", "chapter %d is in progress; cannot roll back", inflight).
+			With("inflight_chapter", inflight).With("to", c).
+			Hint("先放弃它：novel-step abandon --chapter "+n+"（暂存文件会保留在 staging/abandoned/），再回滚",
+				"abandon it first: novel-step abandon --chapter "+n+" (its staging files are kept in staging/abandoned/), then roll back")
+	}
+	return nil
+}
+
+// rollbackBaseline refuses a rollback into chapters the baseline already
+// contains: their ops are not in the changelog, so they cannot be undone.
+func rollbackBaseline(root *project.Root, c int) error {
+	if !root.Exists(layout.Baseline) {
+		return nil
+	}
+	data, err := root.ReadFile(layout.Baseline)
+	if err != nil {
+		return err
+	}
+	st, _, err := stateops.DecodeState(data, layout.Baseline)
+	if err != nil {
+		return err
+	}
+	if b, _ := jsonio.Int(st["last_updated_chapter"]); b >= c {
+		return errs.Newf(errs.State, "%s 已包含第 %d 章的状态，无法回滚到第 %d 章", "%s already contains chapter %d; cannot roll back to chapter %d", layout.Baseline, b, c).
+			With("file", layout.Baseline).With("baseline_chapter", b).With("to", c).WithExit(errs.ExitFailed).
+			Hint("只能回滚到第 "+strconv.Itoa(b+1)+" 章或之后", "roll back to chapter "+strconv.Itoa(b+1)+" or later")
+	}
+	return nil
+}
+
+// baseVersion is the baseline's state_version read from its top-level
+// line (0 without a baseline); lines at or below it predate the suite.
+func baseVersion(root *project.Root) int {
+	data, err := readIfExists(root, layout.Baseline)
+	if err != nil || data == nil {
+		return 0
+	}
+	doc, err := stateops.Open(data, layout.Baseline)
+	if err != nil {
+		return 0
+	}
+	return doc.Version
+}
+
+// scanChangelog finds the byte offset of the first replayed line of a
+// chapter ≥ c (the cut), the last chapter < c of each storyline, and the
+// chapters ≥ c of each storyline in order.
+func scanChangelog(data []byte, c, base int) (cut int64, lastBefore map[string]int, touched map[string][]int) {
+	lastBefore, touched = map[string]int{}, map[string][]int{}
+	cut = int64(len(data))
+	found := false
+	for off := 0; off < len(data); {
+		next := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		var rl rawLine
+		if json.Unmarshal(bytes.TrimSpace(data[off:next]), &rl) == nil {
+			switch {
+			case rl.StateVersion > base && rl.Chapter >= c:
+				if !found {
+					cut, found = int64(off), true
+				}
+				if rl.StorylineID != "" {
+					touched[rl.StorylineID] = append(touched[rl.StorylineID], rl.Chapter)
+				}
+			case !found && rl.StorylineID != "":
+				// Replay stops at the cut, so only lines before it count.
+				lastBefore[rl.StorylineID] = max(lastBefore[rl.StorylineID], rl.Chapter)
+			}
+		}
+		off = next
+	}
+	for id, chs := range touched {
+		sort.Ints(chs)
+		touched[id] = chs
+	}
+	return cut, lastBefore, touched
+}
+
+// rolledBackDir is staging/rolled-back/chapter-NNN, or chapter-NNN-2, -3…
+// when an earlier rollback already used it (nothing is overwritten).
+func rolledBackDir(root *project.Root, k int) string {
+	dir := layout.RolledBack(k)
+	for n := 2; root.Exists(dir); n++ {
+		dir = layout.RolledBack(k) + "-" + strconv.Itoa(n)
+	}
+	return dir
+}
+
+func rollbackForeshadow(cur []byte, c int) ([]byte, error) {
+	gf, err := foreshadow.Parse(cur, layout.GlobalForeshadow)
+	if err != nil {
+		return nil, err
+	}
+	data, err := gf.Encode(foreshadow.Rollback(gf.Items, c))
+	if err != nil {
+		return nil, errs.Newf(errs.IO, "无法编码 %s：%v", "cannot encode %s: %v", layout.GlobalForeshadow, err)
+	}
+	return data, nil
+}
+
+// filterUnknown drops the lines of chapters ≥ c; lines it cannot read are
+// kept (they are not the rolled-back chapters' to remove).
+func filterUnknown(data []byte, c int) []byte {
+	var out []byte
+	for _, ln := range splitLines(data) {
+		var e struct {
+			Chapter *int `json:"chapter"`
+		}
+		if json.Unmarshal(ln, &e) == nil && e.Chapter != nil && *e.Chapter >= c {
+			continue
+		}
+		out = append(append(out, ln...), '\n')
+	}
+	return out
+}
+
+// volumeOf finds the volume whose outline range holds chapter c, looking
+// from the current volume down; without one it keeps the current volume.
+func volumeOf(root *project.Root, c, current int) (int, string) {
+	for v := max(current, 1); v >= 1; v-- {
+		o, err := outline.Load(root, v)
+		if err != nil {
+			continue
+		}
+		if start, end, ok := o.Range(); ok && start <= c && c <= end {
+			return v, ""
+		}
+	}
+	v := max(current, 1)
+	return v, "没有卷大纲包含第 " + strconv.Itoa(c) + " 章，current_volume 保持为 " + strconv.Itoa(v) +
+		" / no volume outline holds chapter " + strconv.Itoa(c) + "; current_volume stays " + strconv.Itoa(v)
+}
+
+func rollbackPlan(j *RollbackJournal) []PlanStep {
+	moved := func(ms []Move) []string {
+		w := []string{}
+		for _, m := range ms {
+			w = append(w, m.To)
+		}
+		return w
+	}
+	opt := func(ok bool, rel string) []string {
+		if ok {
+			return []string{rel}
+		}
+		return []string{}
+	}
+	revs := []string{}
+	for _, k := range j.Revisions {
+		revs = append(revs, layout.Revision(k))
+	}
+	return []PlanStep{
+		{RStepJournal, []string{layout.RollbackJournal}},
+		{RStepMove, moved(j.Moves)},
+		{RStepMemory, moved(j.MemoryMoves)},
+		{RStepState, opt(j.State.Old != j.State.New, layout.CurrentState)},
+		{RStepChangelog, opt(j.Changelog != nil, layout.Changelog)},
+		{RStepForeshadow, opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
+		{RStepUnknownEntities, opt(j.UnknownEntities != nil, layout.UnknownEntities)},
+		{RStepRevisions, revs},
+		{RStepCheckpoint, []string{layout.Checkpoint}},
+		{RStepCleanup, []string{layout.RollbackJournal}},
+	}
+}
+
+// ExecuteRollback writes the journal (fresh rollbacks) and runs every
+// step. Each step is idempotent, so a resumed rollback runs them all again.
+func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, error) {
+	root := env.Root
+	crash := env.Crash
+	if crash == nil {
+		crash = func(string) {}
+	}
+	targets := []string{layout.RollbackJournal, layout.CurrentState, layout.Changelog, layout.GlobalForeshadow,
+		layout.UnknownEntities, layout.Checkpoint}
+	for _, k := range j.Revisions {
+		targets = append(targets, layout.Revision(k))
+	}
+	removeTempFiles(root, targets)
+	if fresh {
+		if err := root.WriteJSON(layout.RollbackJournal, j); err != nil {
+			return nil, err
+		}
+	}
+	crash(RStepJournal)
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{RStepMove, func() error { return moveAll(root, j.Moves) }},
+		{RStepMemory, func() error { return moveAll(root, j.MemoryMoves) }},
+		{RStepState, func() error { return rollbackState(root, j) }},
+		{RStepChangelog, func() error { return rollbackChangelog(root, j.Changelog) }},
+		{RStepForeshadow, func() error {
+			return rewrite(root, j, j.Foreshadow, func(cur []byte) ([]byte, error) { return rollbackForeshadow(cur, j.To) })
+		}},
+		{RStepUnknownEntities, func() error {
+			return rewrite(root, j, j.UnknownEntities, func(cur []byte) ([]byte, error) { return filterUnknown(cur, j.To), nil })
+		}},
+		{RStepRevisions, func() error {
+			for _, k := range j.Revisions {
+				if _, err := revision.SetStatus(root, k, revision.StatusRejected, RolledBackNote, j.StartedAt); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{RStepCheckpoint, func() error { return rollbackCheckpoint(root, j) }},
+		{RStepCleanup, func() error { return removeFile(root, layout.RollbackJournal) }},
+	}
+	for _, s := range steps {
+		if err := s.fn(); err != nil {
+			if e := errs.As(err); e != nil {
+				e.With("rollback_step", s.name).With("journal", layout.RollbackJournal)
+				if e.HintZh == "" {
+					e.Hint("修复后重新运行 novel-commit rollback --to "+strconv.Itoa(j.To)+"，会从日志继续",
+						"fix it and run novel-commit rollback --to "+strconv.Itoa(j.To)+" again; it resumes from the journal")
+				}
+			}
+			return nil, err
+		}
+		crash(s.name)
+	}
+	out := j.Output
+	return &out, nil
+}
+
+// moveAll renames each file into place. A move whose destination exists
+// is done (the destinations are fresh folders, or a memory that an earlier
+// move of the list cleared); one whose source is gone was done before.
+func moveAll(root *project.Root, moves []Move) error {
+	for _, m := range moves {
+		src, err := root.Abs(m.From)
+		if err != nil {
+			return err
+		}
+		dst, err := root.Abs(m.To)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			continue
+		}
+		if _, err := os.Lstat(src); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return ioErr(m.From, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return ioErr(m.To, err)
+		}
+		if err := os.Rename(src, dst); err != nil {
+			return ioErr(m.To, err)
+		}
+		jsonio.SyncDir(filepath.Dir(dst))
+		jsonio.SyncDir(filepath.Dir(src))
+	}
+	return nil
+}
+
+func rollbackState(root *project.Root, j *RollbackJournal) error {
+	return rewrite(root, j, j.State, func([]byte) ([]byte, error) {
+		data, _, err := Replay(root, j.To)
+		return data, err
+	})
+}
+
+// rewrite brings fc.File from its Old to its New content: done when it
+// already hashes to New, recomputed by next from the Old bytes (a resumed
+// rollback has no staged copy), refused when a third party changed it.
+// An empty New means the file is removed.
+func rewrite(root *project.Root, j *RollbackJournal, fc *FileChange, next func(cur []byte) ([]byte, error)) error {
+	if fc == nil || fc.Old == fc.New {
+		return nil
+	}
+	cur, err := readIfExists(root, fc.File)
+	if err != nil {
+		return err
+	}
+	if cur == nil {
+		if fc.New == "" {
+			return nil
+		}
+		return changedErr(fc.File)
+	}
+	switch sha(cur) {
+	case fc.New:
+		return nil
+	case fc.Old:
+	default:
+		return changedErr(fc.File)
+	}
+	data, ok := j.staged[fc.File]
+	if !ok {
+		if data, err = next(cur); err != nil {
+			return err
+		}
+	}
+	if fc.New == "" && len(data) == 0 {
+		return removeFile(root, fc.File)
+	}
+	if sha(data) != fc.New {
+		return changedErr(fc.File)
+	}
+	return root.WriteFile(fc.File, data)
+}
+
+// rollbackChangelog cuts the changelog back to its prefix atomically
+// (temp file + rename), so a kill never leaves a half-cut log.
+func rollbackChangelog(root *project.Root, t *Truncation) error {
+	if t == nil {
+		return nil
+	}
+	cur, err := readIfExists(root, t.File)
+	if err != nil {
+		return err
+	}
+	switch h := sha(cur); {
+	case cur != nil && h == t.New:
+		return nil
+	case cur != nil && h == t.Old && int64(len(cur)) >= t.Size:
+		return root.WriteFile(t.File, cur[:t.Size])
+	default:
+		return changedErr(t.File)
+	}
+}
+
+func rollbackCheckpoint(root *project.Root, j *RollbackJournal) error {
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return err
+	}
+	cp.LastCompleted = j.To - 1
+	cp.CurrentVolume = j.Volume
+	cp.State = checkpoint.Writing
+	cp.Stage = checkpoint.Committed
+	cp.Inflight = 0
+	cp.RevisionCount = 0
+	cp.LastError = nil
+	return cp.Save(root, j.StartedAt)
+}
+
+func removeFile(root *project.Root, rel string) error {
+	abs, err := root.Abs(rel)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return ioErr(rel, err)
+	}
+	jsonio.SyncDir(filepath.Dir(abs))
+	return nil
+}
