@@ -8,10 +8,12 @@ import (
 	"github.com/novelsuite/novel/internal/abandon"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/report"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/step"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -184,7 +186,20 @@ func (statusCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx.Result(v, v.Text)
+	text := v.Text
+	if ctx.Globals.Text {
+		// The dashboard adds the report's headline; it reads every committed
+		// eval, so only --text pays for it. A bad file there must not hide
+		// the status itself.
+		line := ""
+		if h, herr := report.HeadlineOf(e.root); herr == nil {
+			line = pick(e.s, "概览：", "overview: ") + h.Text() + "\n"
+		} else {
+			line = pick(e.s, "概览：无法汇总（", "overview: unavailable (") + errs.Coerce(herr).Message(e.s.Language) + pick(e.s, "）\n", ")\n")
+		}
+		text = func() string { return v.Text() + line }
+	}
+	ctx.Result(v, text)
 	return nil
 }
 
