@@ -213,7 +213,11 @@ func Prepare(env Env, c int) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j.Changelog = Append{File: layout.Changelog, SizeBefore: size, Text: string(line)}
+	sep, err := appendSeparator(root, layout.Changelog, size)
+	if err != nil {
+		return nil, err
+	}
+	j.Changelog = Append{File: layout.Changelog, SizeBefore: size, Text: sep + string(line)}
 	j.staged = &stagedFiles{state: newState, oldState: oldState}
 
 	// Foreshadowing: a malformed global file fails here, before any write.
