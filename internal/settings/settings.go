@@ -4,6 +4,7 @@
 package settings
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -49,7 +50,7 @@ func Defaults() Settings {
 }
 
 func cfgErr(key, source, zh, en string, value any) error {
-	return errs.Newf(errs.Config, "配置 %s（来源 %s）无效：%s", "invalid setting %s (from %s): %s", key, source, zh).
+	return errs.New(errs.Config, fmt.Sprintf("配置 %s（来源 %s）无效：%s", key, source, zh), fmt.Sprintf("invalid setting %s (from %s): %s", key, source, en)).
 		With("key", key).With("source", source).With("value", value).
 		Hint("修正该配置值；不会用默认值替代无效配置", "fix the value; invalid settings are never replaced by defaults")
 }

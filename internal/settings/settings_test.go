@@ -58,6 +58,9 @@ func TestInvalid(t *testing.T) {
 		e := errs.As(err)
 		if e == nil || e.Code != errs.Config || e.Details["key"] != c.key {
 			t.Errorf("%s %v: got %v", c.file, c.env, err)
+		} else if en := e.Message("en"); !isASCII(en) {
+			// A project in English gets an English sentence throughout.
+			t.Errorf("%s %v: English message has non-English text: %s", c.file, c.env, en)
 		}
 	}
 	if _, err := load(t, `{bad`, nil); !errs.Is(err, errs.InvalidJSON) {
@@ -87,4 +90,13 @@ func FuzzSettings(f *testing.F) {
 			t.Fatalf("accepted non-descending thresholds %+v", th)
 		}
 	})
+}
+
+func isASCII(s string) bool {
+	for _, r := range s {
+		if r > 0x7e && r != '≥' && r != '…' {
+			return false
+		}
+	}
+	return true
 }
