@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -98,6 +99,32 @@ func Decode(data []byte, rel string, v any) error {
 	return nil
 }
 
+// jsonKind names the JSON type a Go type decodes from, so messages say
+// "object", not "map[string]interface {}".
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeOf(json.Number("")) {
+		return "number"
+	}
+	switch t.Kind() {
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return t.String()
+}
+
 func trailing(dec *json.Decoder) bool {
 	_, err := dec.Token()
 	return err != io.EOF
@@ -122,13 +149,15 @@ func decodeErr(data []byte, rel string, err error) error {
 		}
 		return invalidJSON(rel, "JSON 语法错误："+msg, "JSON syntax error: "+msg, line, col)
 	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = "(顶层)"
+		fieldZh, fieldEn := te.Field, te.Field
+		if te.Field == "" {
+			fieldZh, fieldEn = "(顶层)", "(top level)"
 		}
 		line, col := LineCol(data, int(te.Offset))
-		return errs.Newf(errs.Schema, "%s 字段 %s 类型错误：应为 %s，实际为 %s", "%s: field %s has the wrong type: want %s, got %s",
-			rel, field, te.Type.String(), te.Value).
+		want := jsonKind(te.Type)
+		return errs.New(errs.Schema,
+			fmt.Sprintf("%s 字段 %s 类型错误：应为 %s，实际为 %s", rel, fieldZh, want, te.Value),
+			fmt.Sprintf("%s: field %s has the wrong type: want %s, got %s", rel, fieldEn, want, te.Value)).
 			With("file", rel).With("field", te.Field).With("line", line).With("column", col).
 			Hint("按 SPEC §2 的格式修正该字段", "fix the field to the documented schema")
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):

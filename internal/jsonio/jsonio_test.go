@@ -1,6 +1,7 @@
 package jsonio
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,38 @@ func TestMarshalAndAtomicWrite(t *testing.T) {
 	data, _ := os.ReadFile(p)
 	if !strings.HasSuffix(string(data), "}\n") {
 		t.Fatal("no trailing newline")
+	}
+}
+
+// A type error names JSON types (object, array, …), never Go types, and
+// the English message carries no Chinese.
+func TestTypeErrorNamesJSONTypes(t *testing.T) {
+	cases := []struct {
+		in   string
+		v    any
+		want string
+	}{
+		{"[1]", &map[string]any{}, "settings.json: field (top level) has the wrong type: want object, got array"},
+		{`{"a":"x"}`, &struct {
+			A int `json:"a"`
+		}{}, "settings.json: field a has the wrong type: want number, got string"},
+		{`{"a":1}`, &struct {
+			A []string `json:"a"`
+		}{}, "settings.json: field a has the wrong type: want array, got number"},
+		{`{"a":{}}`, &struct {
+			A string `json:"a"`
+		}{}, "settings.json: field a has the wrong type: want string, got object"},
+		{`{"a":true}`, &struct {
+			A *json.Number `json:"a"`
+		}{}, "settings.json: field a has the wrong type: want number, got bool"},
+		{`{"a":"x"}`, &struct {
+			A bool `json:"a"`
+		}{}, "settings.json: field a has the wrong type: want boolean, got string"},
+	}
+	for _, c := range cases {
+		e := errs.As(Decode([]byte(c.in), "settings.json", c.v))
+		if e == nil || e.Code != errs.Schema || e.Message("en") != c.want || strings.Contains(e.Message("zh"), "interface") {
+			t.Errorf("%s: %v", c.in, e)
+		}
 	}
 }
