@@ -26,7 +26,9 @@ demo: build
 	cp -R examples/demo/project/. $(DEMO_DIR)/
 	PATH="$(BIN):$$PATH" $(MAKE) -f $(CURDIR)/pipeline.mk continue N=3 PROJECT=$(DEMO_DIR) \
 	  AGENT="novel-agent --backend replay --fixtures $(CURDIR)/examples/demo/replay"
+	@PATH="$(BIN):$$PATH" $(MAKE) --no-print-directory -f $(CURDIR)/pipeline.mk report PROJECT=$(DEMO_DIR)
 	@echo "demo project: $(DEMO_DIR) (chapters/, summaries/, evaluations/, logs/, state/)"
+	@echo "open the report: $(DEMO_DIR)/logs/report.html"
 
 ## test: formatting, vet, unit tests and every testscript suite
 test: fmt-check vet

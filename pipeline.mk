@@ -168,8 +168,9 @@ next:
 	@novel-step next
 status:
 	@novel-step status
+# The health report (SPEC §12): one self-contained HTML page in the project's logs/.
 report:
-	@novel-report
+	@novel-report --out '$(P)/logs/report.html' --jq '"report: \(.out)"'
 # ---- volume planning (SPEC §6.1): packet (with the write-boundary snapshot) → $(AGENT) →
 # novel-commit volume, which validates the staged plan and moves it in. A staged plan that already
 # validates is not planned again; an invalid one is replaced by a fresh planner run. A refused plan
