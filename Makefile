@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := $(CURDIR)/bin
 PREFIX ?= $(HOME)/.local
 
-.PHONY: all build install test vet fmt-check clean demo fuzz fuzz-seeds test-long
+.PHONY: all build install test vet fmt-check clean demo bench fuzz fuzz-seeds test-long
 all: build
 
 ## build: compile every binary into ./bin
@@ -29,6 +29,13 @@ demo: build
 	@PATH="$(BIN):$$PATH" $(MAKE) --no-print-directory -f $(CURDIR)/pipeline.mk report PROJECT=$(DEMO_DIR)
 	@echo "demo project: $(DEMO_DIR) (chapters/, summaries/, evaluations/, logs/, state/)"
 	@echo "open the report: $(DEMO_DIR)/logs/report.html"
+
+## bench: time every binary as a process on the generated 2,000-chapter project (SPEC §14);
+##        projects are cached under .bench/ (BENCH_FLAGS e.g. "-runs 30" or "-only commit")
+BENCH_FLAGS ?=
+bench: build
+	$(GO) build -o $(BIN)/bench ./tools/bench
+	$(BIN)/bench -bin $(BIN) -dir $(CURDIR)/.bench -pipeline $(CURDIR)/pipeline.mk $(BENCH_FLAGS)
 
 ## test: formatting, vet, unit tests and every testscript suite
 test: fmt-check vet

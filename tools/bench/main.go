@@ -1,0 +1,491 @@
+// Command bench times the suite's binaries as whole processes on the
+// generated large project (SPEC §14) and prints a table: median and p90
+// wall time, peak RSS (wait4 rusage), the target and ok/MISS.
+//
+//	bench [-bin ./bin] [-dir ./.bench] [-runs 15] [-warmup 3] [-chapters 2000] [-only REGEXP]
+//
+// Projects are generated once per (seed, size) under -dir and reused;
+// commands that write (commit, the pipeline) run on a fresh copy each
+// time, and the copy is not timed.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/novelsuite/novel/internal/largeproject"
+)
+
+// genVersion is bumped whenever the generator's output changes, so a
+// cached project from an older generator is not reused.
+const genVersion = 2
+
+const now = "2026-11-02T00:00:00Z"
+
+type config struct {
+	bin, dir      string
+	pipeline      string
+	runs, warmup  int
+	opts          largeproject.Options
+	only          *regexp.Regexp
+	ratioChapters int
+	jsonOut       string
+	skipRatio     bool
+	pipelineRuns  int
+}
+
+// sample is one timed process.
+type sample struct {
+	wall time.Duration
+	cpu  time.Duration // user + system, the process and its waited-for children
+	rss  int64         // bytes
+}
+
+// Result is one row of the table.
+type Result struct {
+	Name     string  `json:"name"`
+	Runs     int     `json:"runs"`
+	MedianMS float64 `json:"median_ms"`
+	P90MS    float64 `json:"p90_ms"`
+	CPUMS    float64 `json:"cpu_median_ms"`
+	PeakMiB  float64 `json:"peak_rss_mib"`
+	TargetMS float64 `json:"target_ms"`
+	OK       bool    `json:"ok"`
+}
+
+// Report is what -json writes.
+type Report struct {
+	Date        string   `json:"date"`
+	Machine     string   `json:"machine"`
+	Chapters    int      `json:"chapters"`
+	Results     []Result `json:"results"`
+	CommitRatio *float64 `json:"commit_ratio,omitempty"`
+	RatioBase   int      `json:"commit_ratio_base_chapters,omitempty"`
+}
+
+const memLimitMiB = 64
+
+func main() {
+	var c config
+	var only string
+	flag.StringVar(&c.bin, "bin", "bin", "directory holding the built binaries")
+	flag.StringVar(&c.pipeline, "pipeline", "pipeline.mk", "the pipeline make file")
+	flag.StringVar(&c.dir, "dir", ".bench", "scratch directory (generated projects are cached here)")
+	flag.IntVar(&c.runs, "runs", 15, "timed runs per command")
+	flag.IntVar(&c.warmup, "warmup", 3, "untimed warm-up runs per command")
+	flag.IntVar(&c.pipelineRuns, "pipeline-runs", 0, "timed runs of the pipeline (default -runs)")
+	flag.IntVar(&c.opts.Chapters, "chapters", 2000, "committed chapters of the large project")
+	flag.IntVar(&c.opts.Volumes, "volumes", 10, "volumes of the large project")
+	flag.IntVar(&c.opts.Characters, "characters", 300, "active characters")
+	flag.IntVar(&c.opts.Foreshadow, "foreshadow", 2000, "foreshadowing items")
+	flag.IntVar(&c.ratioChapters, "ratio-chapters", 500, "smaller project for the commit growth ratio")
+	flag.BoolVar(&c.skipRatio, "no-ratio", false, "skip the commit growth ratio")
+	flag.StringVar(&only, "only", "", "run only commands whose name matches this regexp")
+	flag.StringVar(&c.jsonOut, "json", "", "also write the results as JSON to this file")
+	seed := flag.Uint64("seed", 1, "generator seed")
+	genDir := flag.String("generate", "", "internal: generate one project into this directory and exit")
+	genIdle := flag.Bool("generate-idle", false, "internal: with -generate, the idle variant")
+	genReplay := flag.String("generate-replay", "", "internal: with -generate, also write replay recordings here")
+	flag.Parse()
+	if *genDir != "" {
+		c.opts.Seed, c.opts.Idle = *seed, *genIdle
+		if err := largeproject.Generate(*genDir, c.opts); err != nil {
+			fail(err)
+		}
+		if *genReplay != "" {
+			if err := largeproject.WriteReplay(*genReplay, c.opts); err != nil {
+				fail(err)
+			}
+		}
+		return
+	}
+	c.opts.Seed = *seed
+	if c.pipelineRuns == 0 {
+		c.pipelineRuns = c.runs
+	}
+	if only != "" {
+		re, err := regexp.Compile(only)
+		if err != nil {
+			fail(err)
+		}
+		c.only = re
+	}
+	var err error
+	if c.bin, err = filepath.Abs(c.bin); err != nil {
+		fail(err)
+	}
+	if c.pipeline, err = filepath.Abs(c.pipeline); err != nil {
+		fail(err)
+	}
+	if c.dir, err = filepath.Abs(c.dir); err != nil {
+		fail(err)
+	}
+	if err := run(&c); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "bench:", err)
+	os.Exit(1)
+}
+
+// bench is one command of the table.
+type bench struct {
+	name   string
+	target float64 // ms
+	// prepare makes the directory a run happens in (untimed); nil runs in
+	// the shared work copy.
+	prepare func(i int) (dir string, cleanup func(), err error)
+	argv    []string
+	env     []string
+}
+
+func run(c *config) error {
+	big := c.opts
+	work, idle, replay, err := c.projects(big)
+	if err != nil {
+		return err
+	}
+	inflight := strconv.Itoa(big.Inflight())
+	step := "chapter:" + pad(big.Inflight())
+
+	benches := []bench{
+		{name: "novel-step --help (process start)", argv: []string{"novel-step", "--help"}},
+		{name: "novel-step next", target: 10, argv: []string{"novel-step", "next"}},
+		{name: "novel-outline --chapter " + inflight, target: 10, argv: []string{"novel-outline", "--chapter", inflight}},
+		{name: "novel-gate decide --chapter " + inflight, target: 10, argv: []string{"novel-gate", "decide", "--chapter", inflight}},
+		{name: "novel-foreshadow query --chapter " + inflight, target: 15, argv: []string{"novel-foreshadow", "query", "--chapter", inflight}},
+		{name: "novel-manifest packet " + step + ":draft", target: 30, argv: []string{"novel-manifest", "packet", step + ":draft"}},
+		{name: "novel-manifest packet " + step + ":judge", target: 30, argv: []string{"novel-manifest", "packet", step + ":judge"}},
+		{name: "novel-step validate " + step + ":draft (write boundary)", target: 60, argv: []string{"novel-step", "validate", step + ":draft"}},
+		c.commitBench("novel-commit --chapter "+inflight, big, filepath.Join(c.dir, key(big), "gated")),
+		{name: "pipeline.mk chapter (replay, draft→commit)", target: 1000,
+			prepare: copier(idle, filepath.Join(c.dir, "run")),
+			argv: []string{"make", "-s", "-f", c.pipeline, "chapter", "C=" + inflight,
+				"AGENT=novel-agent --backend replay --fixtures " + replay}},
+	}
+	var results []Result
+	var commitMedian float64
+	for _, b := range benches {
+		if c.only != nil && !c.only.MatchString(b.name) {
+			continue
+		}
+		runs := c.runs
+		if strings.HasPrefix(b.name, "pipeline.mk") {
+			runs = c.pipelineRuns
+		}
+		r, err := c.measure(b, work, runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.name, err)
+		}
+		results = append(results, r)
+		if strings.HasPrefix(b.name, "novel-commit") {
+			commitMedian = r.MedianMS
+		}
+	}
+	rep := Report{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Chapters: big.Chapters, Results: results}
+	if !c.skipRatio && commitMedian > 0 && c.ratioChapters > 0 && c.ratioChapters != big.Chapters {
+		small := big
+		small.Chapters = c.ratioChapters
+		// Same chapters per volume and the same state size: only the
+		// history (chapters, summaries, changelog) grows.
+		small.Volumes = max(1, c.opts.Volumes*c.ratioChapters/big.Chapters)
+		if _, _, _, err := c.projects(small); err != nil {
+			return err
+		}
+		b := c.commitBench(fmt.Sprintf("novel-commit --chapter %d (%d chapters)", small.Inflight(), small.Chapters), small,
+			filepath.Join(c.dir, key(small), "gated"))
+		r, err := c.measure(b, "", c.runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.name, err)
+		}
+		rep.Results = append(rep.Results, r)
+		ratio := commitMedian / r.MedianMS
+		rep.CommitRatio, rep.RatioBase = &ratio, small.Chapters
+	}
+	printTable(os.Stdout, rep)
+	if c.jsonOut != "" {
+		data, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(c.jsonOut, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, r := range rep.Results {
+		if !r.OK {
+			return errors.New("some targets were missed (see MISS above)")
+		}
+	}
+	if rep.CommitRatio != nil && *rep.CommitRatio > 1.5 {
+		return errors.New("commit cost grows more than 1.5× from the small to the large project")
+	}
+	return nil
+}
+
+func (c *config) commitBench(name string, o largeproject.Options, gated string) bench {
+	return bench{name: name, target: 60, prepare: copier(gated, filepath.Join(c.dir, "run")),
+		argv: []string{"novel-commit", "--chapter", strconv.Itoa(o.Inflight())}}
+}
+
+func pad(n int) string { return fmt.Sprintf("%03d", n) }
+
+func key(o largeproject.Options) string {
+	return fmt.Sprintf("g%d-s%d-c%d-v%d-ch%d-f%d", genVersion, o.Seed, o.Chapters, o.Volumes, o.Characters, o.Foreshadow)
+}
+
+// projects generates (once) the base project of o, a work copy with the
+// write-boundary snapshot of the draft step, a copy with the gate applied
+// (the commit template), an idle variant and its replay recordings.
+func (c *config) projects(o largeproject.Options) (work, idle, replay string, err error) {
+	base := filepath.Join(c.dir, key(o))
+	done := filepath.Join(base, ".complete")
+	work, idle, replay = filepath.Join(base, "work"), filepath.Join(base, "idle"), filepath.Join(base, "replay")
+	if _, err := os.Stat(done); err == nil {
+		return work, idle, replay, nil
+	}
+	if err := os.RemoveAll(base); err != nil {
+		return "", "", "", err
+	}
+	fmt.Fprintf(os.Stderr, "bench: generating %s …\n", base)
+	pristine := filepath.Join(base, "pristine")
+	if err := generate(o, pristine); err != nil {
+		return "", "", "", err
+	}
+	if err := generate(o, idle, "-generate-idle", "-generate-replay", replay); err != nil {
+		return "", "", "", err
+	}
+	step := "chapter:" + pad(o.Inflight())
+	if err := copyTree(pristine, work); err != nil {
+		return "", "", "", err
+	}
+	if _, err := c.tool(work, "novel-manifest", "packet", step+":draft", "--write-manifest"); err != nil {
+		return "", "", "", err
+	}
+	gated := filepath.Join(base, "gated")
+	if err := copyTree(pristine, gated); err != nil {
+		return "", "", "", err
+	}
+	if _, err := c.tool(gated, "novel-gate", "decide", "--chapter", strconv.Itoa(o.Inflight()), "--apply"); err != nil {
+		return "", "", "", err
+	}
+	// The generated project must be valid for the tools that check it.
+	if out, err := c.tool(pristine, "novel-commit", "rebuild", "--check", "--jq", ".matches"); err != nil || strings.TrimSpace(out) != "true" {
+		return "", "", "", fmt.Errorf("generated project fails novel-commit rebuild --check: %s %v", out, err)
+	}
+	if err := os.WriteFile(done, []byte(key(o)+"\n"), 0o644); err != nil {
+		return "", "", "", err
+	}
+	return work, idle, replay, nil
+}
+
+// generate runs the generator in a child process. Linux charges a
+// vfork'ed child's peak RSS with its parent's at exec time, so the
+// harness itself must stay small for the RSS column to mean anything.
+func generate(o largeproject.Options, dir string, extra ...string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	args := append([]string{"-generate", dir, "-seed", strconv.FormatUint(o.Seed, 10), "-chapters", strconv.Itoa(o.Chapters), "-volumes", strconv.Itoa(o.Volumes),
+		"-characters", strconv.Itoa(o.Characters), "-foreshadow", strconv.Itoa(o.Foreshadow)}, extra...)
+	cmd := exec.Command(self, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+func (c *config) env() []string {
+	env := []string{"PATH=" + c.bin + string(os.PathListSeparator) + os.Getenv("PATH"), "NOVEL_NOW=" + now, "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8"}
+	return env
+}
+
+func (c *config) tool(dir string, argv ...string) (string, error) {
+	cmd := exec.Command(filepath.Join(c.bin, argv[0]), argv[1:]...)
+	cmd.Dir, cmd.Env = dir, c.env()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("%s in %s: %v: %s", strings.Join(argv, " "), dir, err, stderr.String())
+	}
+	return string(out), nil
+}
+
+func copier(src, dst string) func(int) (string, func(), error) {
+	return func(int) (string, func(), error) {
+		if err := os.RemoveAll(dst); err != nil {
+			return "", nil, err
+		}
+		if err := copyTree(src, dst); err != nil {
+			return "", nil, err
+		}
+		// Flush the copy's dirty pages now, untimed: otherwise the timed
+		// command's own fsyncs would pay for writing back the whole copy.
+		syscall.Sync()
+		return dst, func() { os.RemoveAll(dst) }, nil
+	}
+}
+
+// copyTree uses cp -a: it is much faster than a Go walk for 15k files and
+// the copy is not timed anyway.
+func copyTree(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := exec.Command("cp", "-a", src, dst).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("cp -a %s %s: %v: %s", src, dst, err, out)
+	}
+	return nil
+}
+
+// measure runs b warmup+runs times; every run must exit 0 with output.
+func (c *config) measure(b bench, work string, runs int) (Result, error) {
+	fmt.Fprintf(os.Stderr, "bench: %s ", b.name)
+	var samples []sample
+	for i := 0; i < c.warmup+runs; i++ {
+		dir, cleanup := work, func() {}
+		if b.prepare != nil {
+			d, cl, err := b.prepare(i)
+			if err != nil {
+				return Result{}, err
+			}
+			dir, cleanup = d, cl
+		}
+		s, err := c.once(dir, b)
+		cleanup()
+		if err != nil {
+			return Result{}, err
+		}
+		if i >= c.warmup {
+			samples = append(samples, s)
+		}
+		fmt.Fprint(os.Stderr, ".")
+	}
+	fmt.Fprintln(os.Stderr)
+	walls := make([]float64, len(samples))
+	cpus := make([]float64, len(samples))
+	var peak int64
+	for i, s := range samples {
+		walls[i] = float64(s.wall.Microseconds()) / 1000
+		cpus[i] = float64(s.cpu.Microseconds()) / 1000
+		peak = max(peak, s.rss)
+	}
+	slices.Sort(walls)
+	slices.Sort(cpus)
+	r := Result{Name: b.name, Runs: len(samples), MedianMS: median(walls), P90MS: percentile(walls, 0.9), CPUMS: median(cpus),
+		PeakMiB: float64(peak) / (1 << 20), TargetMS: b.target}
+	r.OK = r.PeakMiB <= memLimitMiB && (b.target == 0 || r.MedianMS <= b.target)
+	return r, nil
+}
+
+// once runs the command as a process; wall time spans start to reap, and
+// Maxrss is the largest resident set of the process or any descendant it
+// waited for (so make's children count for the pipeline).
+func (c *config) once(dir string, b bench) (sample, error) {
+	path := b.argv[0]
+	if !strings.Contains(path, "/") && path != "make" {
+		path = filepath.Join(c.bin, path)
+	}
+	cmd := exec.Command(path, b.argv[1:]...)
+	if path == "make" {
+		if p, err := exec.LookPath("make"); err == nil {
+			cmd.Path = p
+		}
+		cmd.Args = append(cmd.Args, "PROJECT="+dir)
+	}
+	cmd.Dir, cmd.Env = dir, append(c.env(), b.env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return sample{}, err
+	}
+	err := cmd.Wait()
+	wall := time.Since(start)
+	if err != nil {
+		return sample{}, fmt.Errorf("exit: %v\n%s", err, lastLines(stderr.String(), 5))
+	}
+	if stdout.Len() == 0 && path != "make" {
+		return sample{}, errors.New("no output")
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss * 1024 // KiB on Linux
+	}
+	return sample{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: rss}, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// percentile uses the nearest-rank method.
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(p*float64(len(sorted))+0.999999) - 1
+	return sorted[min(max(rank, 0), len(sorted)-1)]
+}
+
+func machine() string {
+	model := ""
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, ln := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(ln, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s/%s, %d CPUs, %s, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), model, runtime.Version())
+}
+
+func printTable(w io.Writer, rep Report) {
+	fmt.Fprintf(w, "\n%s · %s · %d chapters\n\n", rep.Date, rep.Machine, rep.Chapters)
+	fmt.Fprintf(w, "| %-58s | %9s | %9s | %9s | %8s | %7s | %-4s |\n", "command", "median ms", "p90 ms", "cpu ms", "RSS MiB", "target", "")
+	fmt.Fprintf(w, "|%s|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 60), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 10), strings.Repeat("-", 9), strings.Repeat("-", 6))
+	for _, r := range rep.Results {
+		target, verdict := "-", "ok"
+		if r.TargetMS > 0 {
+			target = fmt.Sprintf("≤ %g", r.TargetMS)
+		}
+		if !r.OK {
+			verdict = "MISS"
+		}
+		fmt.Fprintf(w, "| %-58s | %9.1f | %9.1f | %9.1f | %8.1f | %7s | %-4s |\n", r.Name, r.MedianMS, r.P90MS, r.CPUMS, r.PeakMiB, target, verdict)
+	}
+	if rep.CommitRatio != nil {
+		verdict := "ok"
+		if *rep.CommitRatio > 1.5 {
+			verdict = "MISS"
+		}
+		fmt.Fprintf(w, "\ncommit growth %d → %d chapters: %.2f× (target ≤ 1.5×) %s\n", rep.RatioBase, rep.Chapters, *rep.CommitRatio, verdict)
+	}
+	fmt.Fprintf(w, "peak RSS limit %d MiB per call; cpu = user+system time (less sensitive to a busy machine than wall time)\n", memLimitMiB)
+}
