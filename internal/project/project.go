@@ -150,11 +150,22 @@ func pathErr(rel string) *errs.Error {
 		With("path", rel).Hint("只使用项目内的相对路径，并检查符号链接", "use project-relative paths only and check symlinks")
 }
 
-// Exists reports whether rel exists (any type) inside the project.
+// Exists reports whether rel exists (any type) inside the project. An
+// entry that is there but whose symlink leaves the project also "exists",
+// so the caller's read fails with E_PATH instead of treating the file as
+// missing (an optional file must not be silently ignored, SPEC §1).
 func (r *Root) Exists(rel string) bool {
 	abs, err := r.Abs(rel)
 	if err != nil {
-		return false
+		if !errs.Is(err, errs.Path) || rel == "" || filepath.IsAbs(rel) {
+			return false
+		}
+		clean := filepath.Clean(filepath.FromSlash(rel))
+		if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			return false
+		}
+		_, lerr := os.Lstat(filepath.Join(r.Dir, clean))
+		return lerr == nil
 	}
 	_, err = os.Stat(abs)
 	return err == nil
