@@ -19,19 +19,25 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s s
 	return ValidateRole(root, cp, st, s, "")
 }
 
-// RoleSecondary is the second judge of a key chapter.
-const RoleSecondary = "secondary"
+// RoleSecondary is the second judge of a key chapter; RolePrimary the
+// first (the default of novel-manifest packet --role).
+const (
+	RoleSecondary = "secondary"
+	RolePrimary   = "primary"
+)
 
 // ValidateRole is Validate for one judge role: role "" checks the primary
-// eval and, on a key chapter, the secondary one too; role "secondary"
-// checks only the secondary eval (the pipeline validates each judge's
-// output as soon as it is written).
+// eval and, on a key chapter, the secondary one too; role "primary" or
+// "secondary" checks only that judge's eval (the pipeline validates each
+// judge's output as soon as it is written).
 func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings, role string) error {
-	if role != "" && role != RoleSecondary {
-		return errs.Newf(errs.Usage, "未知角色 %q（只有 secondary）", "unknown role %q (only secondary)", role).With("role", role)
+	if role != "" && role != RoleSecondary && role != RolePrimary {
+		return errs.Newf(errs.Usage, "未知角色 %q（只能是 primary 或 secondary）", "unknown role %q (primary or secondary)", role).With("role", role).
+			Hint("关键章的第二评审用 --role secondary；校验整个 judge 步骤时去掉 --role",
+				"use --role secondary for a key chapter's second judge; drop --role to validate the whole judge step")
 	}
-	if role == RoleSecondary && (st.Volume || st.Stage != stepid.Judge) {
-		return errs.Newf(errs.Usage, "--role secondary 只适用于 judge 步骤，不适用于 %s", "--role secondary applies to the judge step only, not %s", st.String()).
+	if role != "" && (st.Volume || st.Stage != stepid.Judge) {
+		return errs.Newf(errs.Usage, "--role %s 只适用于 judge 步骤，不适用于 %s", "--role %s applies to the judge step only, not %s", role, st.String()).
 			With("step", st.String()).Hint("去掉 --role", "drop --role")
 	}
 	if st.Volume {
@@ -84,8 +90,8 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error 
 }
 
 func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role string) error {
-	if role == RoleSecondary {
-		_, err := Eval(root, c, true)
+	if role != "" {
+		_, err := Eval(root, c, role == RoleSecondary)
 		return err
 	}
 	if _, err := Eval(root, c, false); err != nil {

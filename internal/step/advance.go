@@ -174,7 +174,11 @@ func ValidateForAdvance(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, 
 // the secondary judge's snapshot on a key chapter).
 func CheckBoundary(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, role string) ([]string, error) {
 	warnings := []string{}
-	w, err := boundary.Check(root, st, role)
+	judgeRole := role
+	if role == products.RolePrimary {
+		judgeRole = "" // the primary judge's snapshot, without the secondary's
+	}
+	w, err := boundary.Check(root, st, judgeRole)
 	if err != nil {
 		return nil, err
 	}

@@ -143,7 +143,7 @@ func (c advanceCmd) Run(ctx *cli.Context) error {
 
 type validateCmd struct {
 	Step string `arg:"" help:"Step id, e.g. chapter:048:summarize."`
-	Role string `help:"Judge role: secondary validates the second judge's eval of a key chapter." placeholder:"ROLE"`
+	Role string `help:"Judge role: primary or secondary validates only that judge's eval of a key chapter (default: both)." placeholder:"ROLE"`
 }
 
 // ValidateResult is the output of `novel-step validate`.
