@@ -18,6 +18,7 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Env is what decide and resolve need from the command line.
@@ -167,8 +168,17 @@ func Apply(env Env, c int) (*Result, error) {
 		return &g.Result, nil
 	}
 	if cp.Stage != checkpoint.Judged {
-		return nil, stageErr(cp, c, "第 "+strconv.Itoa(c)+" 章的阶段是 "+cp.Stage+"，门控需要 judged",
+		e := stageErr(cp, c, "第 "+strconv.Itoa(c)+" 章的阶段是 "+cp.Stage+"，门控需要 judged",
 			"chapter "+strconv.Itoa(c)+" is at stage "+cp.Stage+"; the gate needs judged")
+		if checkpoint.Order(cp.Stage) < checkpoint.Order(checkpoint.Judged) {
+			// novel-step next counts a valid staging eval as judged (products
+			// are resume markers) and proposes the gate; only the advance is
+			// missing, so name it rather than sending the user back to next.
+			judge := stepid.Chapter(c, stepid.Judge).String()
+			e.Hint("若评审结果已在暂存区，先运行 novel-step advance "+judge+"；否则用 novel-step next 查看下一步",
+				"if the judge's eval is already in staging, run novel-step advance "+judge+" first; otherwise run novel-step next")
+		}
+		return nil, e
 	}
 	existing, err := LoadGateFile(root, c)
 	if err != nil {
