@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/novelsuite/novel/internal/commit"
 )
@@ -305,5 +308,45 @@ func TestRollbackCrashAfterEveryStep(t *testing.T) {
 				t.Fatalf("tree after crash at %s + resume differs:\n%s", step, diffLines(want, got))
 			}
 		})
+	}
+}
+
+// TestRollbackSigkillAtRandomPoints: a rollback killed at a random
+// instant is finished by the next `rollback --to C` (or had not started,
+// or had finished), always ending at the uninterrupted tree.
+func TestRollbackSigkillAtRandomPoints(t *testing.T) {
+	bin := buildCommit(t)
+	base := newSeqProject(t)
+	commitChapters(t, bin, base, 1, 6)
+	ref := copyTree(t, base)
+	if code, out := novel(bin, ref, nil, "rollback", "--to", "3"); code != 0 {
+		t.Fatalf("uninterrupted rollback: exit %d\n%s", code, out)
+	}
+	want := tree(t, ref)
+	r := rand.New(rand.NewSource(20260103))
+	for i := 0; i < 12; i++ {
+		dir := copyTree(t, base)
+		cmd := exec.Command(bin, "rollback", "--to", "3", "--project", dir)
+		cmd.Env = append(os.Environ(), "NOVEL_NOW=2026-01-02T03:04:05Z")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(r.Intn(15000)) * time.Microsecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		code, out := novel(bin, dir, nil, "rollback", "--to", "3")
+		if code == 4 && strings.Contains(out, `"info":"missing"`) {
+			// Killed between the lock's mkdir and its info.json: by the lock
+			// protocol (SPEC §4) a person breaks it; not a rollback concern.
+			os.RemoveAll(filepath.Join(dir, ".novel.lock"))
+			code, out = novel(bin, dir, nil, "rollback", "--to", "3")
+		}
+		finished := code == 1 && strings.Contains(out, `"code":"E_STATE"`) && strings.Contains(out, `"last_completed_chapter":2`)
+		if code != 0 && !finished {
+			t.Fatalf("run %d: resume failed: exit %d\n%s", i, code, out)
+		}
+		if got := tree(t, dir); got != want {
+			t.Fatalf("run %d: tree after SIGKILL + resume differs:\n%s", i, diffLines(want, got))
+		}
 	}
 }
