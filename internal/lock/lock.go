@@ -464,9 +464,12 @@ func Heartbeat(root *project.Root, token string, o Options) (*HeartbeatResult, e
 	if err != nil {
 		return nil, err
 	}
+	// Refuse before withFlock creates .novel.lock.flock: a refusal writes nothing.
 	if pre, err := inspect(p, o); err != nil {
 		return nil, err
-	} else if pre.Exists && (token == "" || pre.token != token) {
+	} else if !pre.Exists {
+		return nil, noLockErr()
+	} else if token == "" || pre.token != token {
 		return nil, notOwnerErr(pre)
 	}
 	var res *HeartbeatResult
@@ -476,8 +479,7 @@ func Heartbeat(root *project.Root, token string, o Options) (*HeartbeatResult, e
 			return err
 		}
 		if !st.Exists {
-			return errs.New(errs.LockNotOwner, "项目锁不存在，无法刷新心跳", "there is no project lock to refresh").
-				Hint("锁可能已被释放或强制解除；重新 acquire", "the lock was released or broken; acquire it again").With("lock", layout.LockDir)
+			return noLockErr()
 		}
 		if token == "" || st.token != token {
 			return notOwnerErr(st)
@@ -494,6 +496,11 @@ func Heartbeat(root *project.Root, token string, o Options) (*HeartbeatResult, e
 		return nil
 	})
 	return res, err
+}
+
+func noLockErr() *errs.Error {
+	return errs.New(errs.LockNotOwner, "项目锁不存在，无法刷新心跳", "there is no project lock to refresh").
+		Hint("锁可能已被释放或强制解除；重新 acquire", "the lock was released or broken; acquire it again").With("lock", layout.LockDir)
 }
 
 // Break removes a stale lock, or any lock with force. A live lock without
