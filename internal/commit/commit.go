@@ -311,6 +311,9 @@ func Prepare(env Env, c int) (*Journal, error) {
 	out.Periodic = periodic(root, c, cp.CurrentVolume, c == last, out.OverallFinal, merged)
 	out.Maintenance = map[string]any{}
 	j.Plan = plan(j)
+	if err := checkWritePaths(root, j.Plan); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 

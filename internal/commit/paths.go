@@ -1,0 +1,34 @@
+package commit
+
+import (
+	"strings"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// checkWritePaths resolves every file the plan will write (SPEC §1: paths
+// written inside the project are checked) so a directory symlinked out of
+// the project (logs/, summaries/, a storyline's history/) is refused with
+// E_PATH before the journal exists, instead of halfway through the
+// transaction. Maintenance writes are skipped: their errors become warnings
+// (§16) and never block a commit; the cleanup pattern is not a path.
+func checkWritePaths(root *project.Root, steps []PlanStep) error {
+	for _, st := range steps {
+		if st.Name == StepMaintenance {
+			continue
+		}
+		for _, rel := range st.Writes {
+			if strings.Contains(rel, "…") {
+				continue
+			}
+			if _, err := root.Abs(rel); err != nil {
+				if e := errs.As(err); e != nil {
+					e.With("commit_step", st.Name)
+				}
+				return err
+			}
+		}
+	}
+	return nil
+}
