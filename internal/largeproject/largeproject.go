@@ -497,3 +497,36 @@ func WriteReplay(dir string, o Options) error {
 	}
 	return g.writeJSON(sub+"quality-judge.primary.r0.json", g.inflightEval())
 }
+
+// Version changes whenever the generator's output does, so cached
+// projects from an older generator are not reused.
+const Version = 2
+
+// Cached returns a directory holding the project for o (not idle),
+// generating it on first use under the system temp directory and reusing
+// it afterwards, so benchmarks in several packages share one copy. The
+// directory must be treated as read-only.
+func Cached(o Options) (string, error) {
+	o.defaults()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("novel-largeproject-v%d-s%d-c%d-v%d-ch%d-f%d", Version, o.Seed, o.Chapters, o.Volumes, o.Characters, o.Foreshadow))
+	if _, err := os.Stat(filepath.Join(dir, layout.Checkpoint)); err == nil {
+		return dir, nil
+	}
+	// Generate beside it and rename: concurrent test binaries race
+	// safely, the loser discards its copy.
+	tmp, err := os.MkdirTemp(os.TempDir(), "novel-largeproject-gen-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := Generate(filepath.Join(tmp, "p"), o); err != nil {
+		return "", err
+	}
+	if err := os.Rename(filepath.Join(tmp, "p"), dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, layout.Checkpoint)); serr == nil {
+			return dir, nil
+		}
+		return "", err
+	}
+	return dir, nil
+}

@@ -31,7 +31,7 @@ import (
 
 // genVersion is bumped whenever the generator's output changes, so a
 // cached project from an older generator is not reused.
-const genVersion = 2
+const genVersion = largeproject.Version
 
 const now = "2026-11-02T00:00:00Z"
 

@@ -1,0 +1,169 @@
+package jsonio
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// The splitters below take JSON that has already been validated (by
+// Decode, or because it came out of a json.RawMessage) and cut one level
+// of it into raw member values without decoding them. encoding/json
+// re-validates its whole input on every Unmarshal, so decoding a file
+// level by level with Unmarshal scans the same bytes many times; these
+// scan each byte once. Values are sub-slices of the input with their
+// capacity clipped, so appending to one never overwrites its neighbour.
+
+// SplitArray returns the elements of a validated JSON array; ok is false
+// when raw is not an array.
+func SplitArray(raw []byte) (elems []json.RawMessage, ok bool) {
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	i = skipWS(raw, i+1)
+	elems = []json.RawMessage{}
+	if i < len(raw) && raw[i] == ']' {
+		return elems, true
+	}
+	for i < len(raw) {
+		end := skipValue(raw, i)
+		elems = append(elems, raw[i:end:end])
+		i = skipWS(raw, end)
+		if i >= len(raw) || raw[i] != ',' {
+			break
+		}
+		i = skipWS(raw, i+1)
+	}
+	return elems, true
+}
+
+// SplitObject calls fn for each member of a validated JSON object in
+// document order (a repeated key is reported each time; callers storing
+// into a map get encoding/json's last-wins behaviour). ok is false when
+// raw is not an object.
+func SplitObject(raw []byte, fn func(key string, val json.RawMessage)) (ok bool) {
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = skipWS(raw, i+1)
+	for i < len(raw) && raw[i] == '"' {
+		kend := skipString(raw, i)
+		key := unquote(raw[i:kend])
+		i = skipWS(raw, kend)
+		if i >= len(raw) || raw[i] != ':' {
+			return true
+		}
+		i = skipWS(raw, i+1)
+		end := skipValue(raw, i)
+		fn(key, raw[i:end:end])
+		i = skipWS(raw, end)
+		if i >= len(raw) || raw[i] != ',' {
+			break
+		}
+		i = skipWS(raw, i+1)
+	}
+	return true
+}
+
+// ObjectMap is SplitObject into a map, as json.Unmarshal into
+// map[string]json.RawMessage would give (nil, false for a non-object).
+func ObjectMap(raw []byte) (map[string]json.RawMessage, bool) {
+	m := map[string]json.RawMessage{}
+	if !SplitObject(raw, func(k string, v json.RawMessage) { m[k] = v }) {
+		return nil, false
+	}
+	return m, true
+}
+
+// String decodes a validated JSON string value; ok is false for any other
+// value. Strings without escapes are converted directly.
+func String(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				return "", false
+			}
+			return s, true
+		}
+	}
+	if !utf8.Valid(body) {
+		// encoding/json would replace bad bytes with U+FFFD; match it.
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return s, true
+	}
+	return string(body), true
+}
+
+func unquote(q []byte) string {
+	s, _ := String(q)
+	return s
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i]=='"'.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	default: // number, true, false, null
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i
+			}
+		}
+		return len(b)
+	}
+}
