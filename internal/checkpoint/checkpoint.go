@@ -11,6 +11,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Orchestrator states.
@@ -149,6 +150,11 @@ func Parse(data []byte) (*Checkpoint, error) {
 	}
 	if cp.Inflight < 0 {
 		return nil, bad("inflight_chapter 不能为负数", "inflight_chapter must not be negative")
+	}
+	// Step ids carry numbers up to stepid.MaxNumber; beyond it no step of
+	// the project could be named.
+	if cp.LastCompleted >= stepid.MaxNumber || cp.Inflight > stepid.MaxNumber || cp.CurrentVolume > stepid.MaxNumber {
+		return nil, bad("章节或卷号超出上限 %d", "has a chapter or volume number above the limit %d", stepid.MaxNumber)
 	}
 	if s, err := strField(raw, "orchestrator_state"); err != nil {
 		return nil, err

@@ -32,7 +32,9 @@ func TestParseErrors(t *testing.T) {
 	for _, in := range []string{"", "   ", "[]", "[1,2]", "null", "42", `"x"`, "{", `{"last_completed_chapter":"3"}`,
 		`{"last_completed_chapter":-1}`, `{"last_completed_chapter":1.5}`, `{"orchestrator_state":"writing"}`,
 		`{"pipeline_stage":"bogus"}`, `{"current_volume":0}`, `{"inflight_chapter":true}`, "\xff\xfe{}",
-		`{"last_error":"x"}`, `{} {}`} {
+		`{"last_error":"x"}`, `{} {}`,
+		// chapter numbers a step id cannot carry (stepid.MaxNumber): next would propose an unparsable step
+		`{"last_completed_chapter":999999}`, `{"inflight_chapter":1000000}`, `{"current_volume":1000000}`} {
 		_, err := Parse([]byte(in))
 		if !errs.Is(err, errs.Checkpoint) {
 			t.Errorf("Parse(%q) = %v, want E_CHECKPOINT", in, err)
