@@ -281,7 +281,8 @@ func SyncDir(dir string) {
 }
 
 func writeErr(path string, err error) error {
-	return errs.Newf(errs.IO, "写入 %s 失败：%v", "cannot write %s: %v", path, err).With("file", path).Wrap(err)
+	return errs.Newf(errs.IO, "写入 %s 失败：%v", "cannot write %s: %v", path, err).With("file", path).Wrap(err).
+		Hint("检查该路径不是目录、所在目录可写、磁盘未满，然后重试", "check that the path is not a directory, its directory is writable and the disk is not full, then retry")
 }
 
 // WriteJSON writes v canonically and atomically.

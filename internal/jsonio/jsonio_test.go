@@ -115,3 +115,20 @@ func TestTypeErrorNamesJSONTypes(t *testing.T) {
 		}
 	}
 }
+
+// A failed write says what to check and leaves no temp file behind.
+func TestWriteFailureHasHint(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := errs.As(WriteFile(target, []byte("x")))
+	if e == nil || e.Code != errs.IO || e.HintText("zh") == "" || e.HintText("en") == "" || e.Details["file"] != target {
+		t.Fatalf("%v", e)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
