@@ -169,7 +169,7 @@ func decodeErr(data []byte, rel string, err error) error {
 }
 
 func invalidJSON(rel, zh, en string, line, col int) error {
-	return errs.Newf(errs.InvalidJSON, "%s %s（第 %d 行第 %d 列）", "%s %s (line %d, column %d)", rel, zh, line, col).
+	return errs.New(errs.InvalidJSON, fmt.Sprintf("%s %s（第 %d 行第 %d 列）", rel, zh, line, col), fmt.Sprintf("%s %s (line %d, column %d)", rel, en, line, col)).
 		With("file", rel).With("line", line).With("column", col).
 		Hint("修正该文件的 JSON 后重试", "fix the JSON in that file and retry")
 }

@@ -132,3 +132,13 @@ func TestWriteFailureHasHint(t *testing.T) {
 		t.Fatalf("left behind: %v", ents)
 	}
 }
+
+// Invalid JSON reads as one sentence per language.
+func TestInvalidJSONMessages(t *testing.T) {
+	var v map[string]any
+	e := errs.As(Decode([]byte("{\"a\":"), "x.json", &v))
+	if e == nil || e.Message("en") != "x.json JSON ends unexpectedly (line 1, column 6)" ||
+		e.Message("zh") != "x.json JSON 不完整（意外结束）（第 1 行第 6 列）" {
+		t.Fatalf("%q / %q", e.Message("en"), e.Message("zh"))
+	}
+}
