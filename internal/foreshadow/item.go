@@ -81,6 +81,12 @@ func validRange(raw json.RawMessage) (int, int, bool) {
 	if emptyRaw(raw) {
 		return 0, 0, false
 	}
+	if a, b, ok := plainPair(raw); ok {
+		if a < 1 || a > b {
+			return 0, 0, false
+		}
+		return a, b, true
+	}
 	var xs []any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -100,15 +106,62 @@ func validRange(raw json.RawMessage) (int, int, bool) {
 	return int(a), int(b), true
 }
 
-func str(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
+// plainPair reads the common `[a, b]` of two small unsigned integers
+// without a decoder (Range is called for every item on every query);
+// anything else is left to the general path.
+func plainPair(raw []byte) (int, int, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return 0, 0, false
 	}
+	a, i, ok := plainUint(raw, skipSpace(raw, i+1))
+	if !ok {
+		return 0, 0, false
+	}
+	if i = skipSpace(raw, i); i >= len(raw) || raw[i] != ',' {
+		return 0, 0, false
+	}
+	b, i, ok := plainUint(raw, skipSpace(raw, i+1))
+	if !ok {
+		return 0, 0, false
+	}
+	if i = skipSpace(raw, i); i != len(raw)-1 || raw[i] != ']' {
+		return 0, 0, false
+	}
+	return a, b, true
+}
+
+// plainUint reads 1–9 ASCII digits ending at a delimiter.
+func plainUint(b []byte, i int) (int, int, bool) {
+	n, start := 0, i
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int(b[i]-'0')
+	}
+	if d := i - start; d == 0 || d > 9 || (d > 1 && b[start] == '0') {
+		return 0, 0, false
+	}
+	if i < len(b) && b[i] != ',' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		return 0, 0, false
+	}
+	return n, i, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func str(raw json.RawMessage) string {
+	s, _ := jsonio.String(raw)
 	return s
 }
 
 func integer(raw json.RawMessage) int {
+	if n, i, ok := plainUint(raw, 0); ok && i == len(raw) {
+		return n
+	}
 	n, ok := jsonio.Int(anyOf(raw))
 	if !ok || n < 0 {
 		return 0
@@ -126,9 +179,11 @@ func anyOf(raw json.RawMessage) any {
 	return v
 }
 
+// parseItem reads one validated item; the splitters scan it once rather
+// than once per field (2,000-item files are common).
 func parseItem(raw json.RawMessage) (Item, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil || m == nil {
+	m, ok := jsonio.ObjectMap(raw)
+	if !ok {
 		return Item{}, false
 	}
 	it := Item{raw: m}
@@ -139,17 +194,28 @@ func parseItem(raw json.RawMessage) (Item, bool) {
 	it.PlantedChapter = integer(m["planted_chapter"])
 	it.PlantedStoryline = str(m["planted_storyline"])
 	it.LastUpdatedChapter = integer(m["last_updated_chapter"])
-	var hs []json.RawMessage
-	if json.Unmarshal(m["history"], &hs) == nil {
+	if hs, ok := jsonio.SplitArray(m["history"]); ok {
 		for _, h := range hs {
-			var hm map[string]json.RawMessage
-			if json.Unmarshal(h, &hm) != nil || hm == nil {
+			hm, ok := jsonio.ObjectMap(h)
+			if !ok {
 				hm = map[string]json.RawMessage{"_raw": h} // kept verbatim below
 			}
 			it.History = append(it.History, History{Chapter: integer(hm["chapter"]), Action: str(hm["action"]), Detail: str(hm["detail"]), raw: hm})
 		}
 	}
 	return it, true
+}
+
+// quoteKey is mustRaw for a key: the SPEC keys are plain ASCII and are
+// quoted directly (an encoder per key dominated encoding large results).
+func quoteKey(k string) []byte {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return mustRaw(k)
+		}
+	}
+	return []byte(`"` + k + `"`)
 }
 
 // mustRaw encodes v without HTML escaping (SPEC §1: <>& stay as-is).
@@ -186,7 +252,7 @@ func (it Item) encode(knownOnly bool) ([]byte, error) {
 			buf.WriteByte(',')
 		}
 		first = false
-		kb := mustRaw(k)
+		kb := quoteKey(k)
 		buf.Write(kb)
 		buf.WriteByte(':')
 		buf.Write(v)
@@ -247,7 +313,7 @@ func (h History) MarshalJSON() ([]byte, error) {
 			buf.WriteByte(',')
 		}
 		first = false
-		kb := mustRaw(k)
+		kb := quoteKey(k)
 		buf.Write(kb)
 		buf.WriteByte(':')
 		buf.Write(v)
@@ -285,8 +351,8 @@ type File struct {
 // Parse reads {"foreshadowing":[…]} or a bare list. Entries that are not
 // objects are kept raw on rewrite and ignored otherwise.
 func Parse(data []byte, rel string) (*File, error) {
-	var v json.RawMessage
-	if err := jsonio.Decode(data, rel, &v); err != nil {
+	v, err := jsonio.Validate(data, rel)
+	if err != nil {
 		return nil, err
 	}
 	f := &File{Rel: rel, Items: []Item{}}
@@ -294,16 +360,15 @@ func Parse(data []byte, rel string) (*File, error) {
 	t := bytes.TrimSpace(v)
 	switch {
 	case len(t) > 0 && t[0] == '[':
-		if json.Unmarshal(t, &list) != nil {
-			return nil, schemaErr(rel)
-		}
+		list, _ = jsonio.SplitArray(t)
 	case len(t) > 0 && t[0] == '{':
-		if json.Unmarshal(t, &f.top) != nil {
-			return nil, schemaErr(rel)
-		}
+		f.top, _ = jsonio.ObjectMap(t)
 		fs, ok := f.top["foreshadowing"]
-		if ok && !emptyRaw(fs) && json.Unmarshal(fs, &list) != nil {
-			return nil, schemaErr(rel)
+		if ok && !emptyRaw(fs) {
+			var isList bool
+			if list, isList = jsonio.SplitArray(fs); !isList {
+				return nil, schemaErr(rel)
+			}
 		}
 		if !ok && len(f.top) > 0 && !onlyMeta(f.top) {
 			return nil, schemaErr(rel)

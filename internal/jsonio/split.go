@@ -167,3 +167,19 @@ func skipValue(b []byte, i int) int {
 		return len(b)
 	}
 }
+
+// Validate checks data the way Decode does (BOM, UTF-8, empty, syntax,
+// trailing data) without decoding it, and returns it with the BOM
+// stripped, ready for the splitters. Valid input costs two allocation-free
+// scans; invalid input gets Decode's own error (file, line, column).
+func Validate(data []byte, rel string) ([]byte, error) {
+	body := StripBOM(data)
+	if utf8.Valid(body) && json.Valid(body) {
+		return body, nil
+	}
+	var v json.RawMessage
+	if err := Decode(data, rel, &v); err != nil {
+		return nil, err
+	}
+	return body, nil // unreachable: json.Valid and Decode agree
+}

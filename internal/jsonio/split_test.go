@@ -78,3 +78,20 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) { sameAsStdlib(t, doc) })
 }
+
+func TestValidateAgreesWithDecode(t *testing.T) {
+	for _, s := range append(splitSeeds, "", "  ", "{", `{"a":1} x`, `{"a":1}{}`, "\ufeff{\"a\":1}", "{\"a\":\"\xff\"}", "[1,]") {
+		var v json.RawMessage
+		derr := Decode([]byte(s), "f.json", &v)
+		body, verr := Validate([]byte(s), "f.json")
+		if (derr == nil) != (verr == nil) {
+			t.Fatalf("Validate(%q) error %v; Decode error %v", s, verr, derr)
+		}
+		if derr != nil && derr.Error() != verr.Error() {
+			t.Fatalf("Validate(%q) error %q; want Decode's %q", s, verr, derr)
+		}
+		if derr == nil && !bytes.Equal(bytes.TrimSpace(body), bytes.TrimSpace(v)) {
+			t.Fatalf("Validate(%q) = %q; want %q", s, body, v)
+		}
+	}
+}
