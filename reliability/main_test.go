@@ -1,0 +1,241 @@
+// Package reliability proves the suite's robustness claims (SPEC §15, §8.4,
+// §4) against the real binaries: a bad-input matrix, SIGKILL fault
+// injection of the whole pipeline, and concurrent pipeline and lock runs.
+// The binaries are built once per test run into a temporary directory.
+//
+// The default run (`go test ./reliability`, part of `make test`) is short;
+// NOVEL_LONG_TESTS=1 (`make test-long`) runs the long variants (≥ 50 kill
+// trials, more concurrent runs). See docs/RELIABILITY.md.
+package reliability
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Now is the fixed suite clock of every run (SPEC §3 Clock).
+const Now = "2026-11-01T09:00:00Z"
+
+var (
+	repo    string // repository root
+	binDir  string // built binaries
+	demo    string // examples/demo/project
+	replay  string // examples/demo/replay
+	pipeMK  string // pipeline.mk
+	long    = os.Getenv("NOVEL_LONG_TESTS") != ""
+	agentRE = "novel-agent --backend replay --fixtures "
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	_, file, _, _ := runtime.Caller(0)
+	repo = filepath.Dir(filepath.Dir(file))
+	demo = filepath.Join(repo, "examples", "demo", "project")
+	replay = filepath.Join(repo, "examples", "demo", "replay")
+	pipeMK = filepath.Join(repo, "pipeline.mk")
+	tmp, err := os.MkdirTemp("", "novel-reliability-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	binDir = tmp
+	build := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/...")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the binaries: %v\n%s", err, out)
+		return 1
+	}
+	defer func() {
+		if fixBase != "" {
+			os.RemoveAll(fixBase)
+		}
+	}()
+	return m.Run()
+}
+
+// env is the environment of every run: the built binaries first on PATH,
+// a fixed clock, and nothing inherited that would point at another project
+// or lock.
+func env(extra ...string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "NOVEL_") || k == "PATH" || k == "MAKEFLAGS" || k == "MAKELEVEL" || k == "MFLAGS" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	out = append(out, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "NOVEL_NOW="+Now, "LANG=C.UTF-8")
+	return append(out, extra...)
+}
+
+// Result is one finished command.
+type Result struct {
+	Exit           int
+	Stdout, Stderr string
+}
+
+// LastErr is the parsed last stderr line (the suite's error object).
+func (r Result) LastErr() (code string, raw string) {
+	lines := strings.Split(strings.TrimRight(r.Stderr, "\n"), "\n")
+	raw = lines[len(lines)-1]
+	var e struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(raw), &e) != nil {
+		return "", raw
+	}
+	return e.Error.Code, raw
+}
+
+// runIn runs a built binary (or any command) in dir.
+func runIn(t testing.TB, dir string, extraEnv []string, name string, args ...string) Result {
+	t.Helper()
+	path := name
+	if !strings.Contains(name, "/") {
+		if p := filepath.Join(binDir, name); fileExists(p) {
+			path = p
+		}
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Dir = dir
+	cmd.Env = env(extraEnv...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	r := Result{Stdout: so.String(), Stderr: se.String()}
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("running %s %v: %v", name, args, err)
+		}
+		r.Exit = ee.ExitCode()
+	}
+	return r
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// copyTree copies src into dst (files, directories, symlinks).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, target)
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		if err := os.WriteFile(target, data, info.Mode().Perm()); err != nil {
+			return err
+		}
+		// Keep mtimes: the write-boundary snapshots in staging/manifests
+		// compare them, so a copy must look like the original.
+		return os.Chtimes(target, info.ModTime(), info.ModTime())
+	})
+}
+
+// copyOf copies a template tree into a fresh temporary directory.
+func copyOf(t testing.TB, template string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "p")
+	if err := copyTree(template, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// tree lists every entry under root: files with their content hash and
+// mtime (so even a same-content rewrite shows), directories, symlinks.
+func tree(t testing.TB, root string, withMtime bool) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			out[rel] = "link " + l
+		case d.IsDir():
+			out[rel] = "dir"
+		default:
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			h := sha256.New()
+			_, err = io.Copy(h, f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			v := fmt.Sprintf("file %x", h.Sum(nil)[:12])
+			if withMtime {
+				info, _ := d.Info()
+				v += fmt.Sprintf(" %d", info.ModTime().UnixNano())
+			}
+			out[rel] = v
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// treeDiff describes how two listings differ ("" when equal).
+func treeDiff(a, b map[string]string) string {
+	var lines []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok {
+			lines = append(lines, "- "+k)
+		} else if w != v {
+			lines = append(lines, "~ "+k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			lines = append(lines, "+ "+k)
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
