@@ -7,10 +7,10 @@ require (
 	github.com/gofrs/flock v0.13.1
 	github.com/itchyny/gojq v0.12.20
 	github.com/rogpeppe/go-internal v1.16.0
+	golang.org/x/sys v0.47.0
 )
 
 require (
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
