@@ -16,7 +16,7 @@ import (
 type grammar struct {
 	cli.Globals `embed:""`
 	Chapter     int    `required:"" help:"Chapter number (≥ 1)." placeholder:"C"`
-	Volume      int    `help:"Volume (default: the checkpoint's current_volume)." placeholder:"V"`
+	Volume      *int   `help:"Volume (default: the checkpoint's current_volume)." placeholder:"V"`
 	File        string `help:"Read this outline file instead of the project's (- reads stdin); no project is needed." placeholder:"PATH"`
 }
 
@@ -42,7 +42,8 @@ func (g *grammar) Run(ctx *cli.Context) error {
 	if g.Chapter < 1 {
 		return cli.UsageError("--chapter 必须 ≥ 1", "--chapter must be ≥ 1")
 	}
-	if g.Volume < 0 {
+	// An explicit --volume 0 is refused, not read as "the default".
+	if g.Volume != nil && *g.Volume < 1 {
 		return cli.UsageError("--volume 必须 ≥ 1", "--volume must be ≥ 1")
 	}
 	o, vol, err := g.load(ctx)
@@ -97,8 +98,10 @@ func (g *grammar) load(ctx *cli.Context) (*outline.Outline, *int, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	v := g.Volume
-	if v == 0 {
+	v := 0
+	if g.Volume != nil {
+		v = *g.Volume
+	} else {
 		cp, err := checkpoint.Load(root)
 		if err != nil {
 			return nil, nil, err
@@ -116,8 +119,8 @@ func (g *grammar) load(ctx *cli.Context) (*outline.Outline, *int, error) {
 // volumeHint is --volume, else the current volume of a project found
 // nearby (best effort: --file needs no project).
 func (g *grammar) volumeHint(ctx *cli.Context) *int {
-	if g.Volume > 0 {
-		v := g.Volume
+	if g.Volume != nil {
+		v := *g.Volume
 		return &v
 	}
 	root, err := ctx.Root()
