@@ -163,9 +163,13 @@ func walk(dir string, f filter) ([]Entry, error) {
 		if rel != "" {
 			abs = filepath.Join(dir, filepath.FromSlash(rel))
 		}
-		ents, err := os.ReadDir(abs)
+		d, err := openDir(abs)
 		var local []Entry
 		var subdirs []string
+		var ents []os.DirEntry
+		if err == nil {
+			ents, err = d.ReadDir(-1)
+		}
 		for _, e := range ents {
 			name := e.Name()
 			p := name
@@ -181,7 +185,7 @@ func walk(dir string, f filter) ([]Entry, error) {
 			if f.skipFile(p) {
 				continue
 			}
-			info, ierr := e.Info()
+			size, mtime, ierr := d.stat(e)
 			if ierr != nil {
 				if errors.Is(ierr, fs.ErrNotExist) {
 					continue // removed while walking (a temp file)
@@ -189,7 +193,10 @@ func walk(dir string, f filter) ([]Entry, error) {
 				err = ierr
 				break
 			}
-			local = append(local, Entry{Path: p, Size: info.Size(), MTime: info.ModTime().UnixNano()})
+			local = append(local, Entry{Path: p, Size: size, MTime: mtime})
+		}
+		if d != nil {
+			d.Close()
 		}
 		<-sem
 		mu.Lock()
