@@ -509,8 +509,25 @@ func TestReplay(t *testing.T) {
 	for _, p := range plans {
 		wantDirs = append(wantDirs, filepath.Base(chapterDir(p.chapter)))
 	}
+	// The volume 2 planning recording (pipeline.mk volume V=2) sits beside the chapters.
+	wantDirs = append(wantDirs, "volume-02")
 	if !slices.Equal(haveDirs, wantDirs) {
 		t.Errorf("replay directories %v, want %v", haveDirs, wantDirs)
+	}
+	volEntries, err := os.ReadDir(filepath.Join(replayDir, "volume-02"))
+	if err != nil || len(volEntries) != 1 || volEntries[0].Name() != "plot-architect.plan.r0.json" {
+		t.Errorf("volume-02 recordings: %v %v", volEntries, err)
+	} else {
+		var plan map[string]json.RawMessage
+		data, _ := os.ReadFile(filepath.Join(replayDir, "volume-02", "plot-architect.plan.r0.json"))
+		if err := json.Unmarshal(data, &plan); err != nil {
+			t.Errorf("volume-02 plan: %v", err)
+		}
+		for _, key := range []string{"outline", "storyline_schedule", "foreshadowing", "chapter_contracts"} {
+			if _, ok := plan[key]; !ok {
+				t.Errorf("volume-02 plan lacks %q", key)
+			}
+		}
 	}
 
 	for _, p := range plans {
