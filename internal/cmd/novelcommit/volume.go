@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/volumeplan"
@@ -33,6 +34,9 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 	}
 	clk, err := ctx.Clock()
 	if err != nil {
+		return err
+	}
+	if err := commit.PendingRollbackError(root); err != nil {
 		return err
 	}
 	resume := volumeplan.PendingJournal(root, v)
