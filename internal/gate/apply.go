@@ -213,6 +213,14 @@ func Apply(env Env, c int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Decision == Revise {
+		// Every archive path must stay inside the project before the
+		// first write (a symlinked staging/revisions would otherwise be
+		// found only after the gate file was written).
+		if _, err := archivePlan(root, c, cp.RevisionCount); err != nil {
+			return nil, err
+		}
+	}
 	writesNeeded := !unchanged || reportCopy != nil || (pending != nil && pending.File == "") || r.Decision == Revise || r.Decision == Polish
 	if writesNeeded {
 		release, err := lock.Guard(root, env.Getenv, c, env.Settings.LockStaleMinutes)
@@ -369,35 +377,47 @@ func interruptedRevise(root *project.Root, cp *checkpoint.Checkpoint, c int, sta
 // returns the archived paths. Packets, run logs, stamps and pre-stage
 // copies stay where they are.
 func ArchiveRound(root *project.Root, c, k int) ([]string, error) {
+	moves, err := archivePlan(root, c, k)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range moves {
+		if !root.Exists(m[0]) {
+			continue // the gate file of a plan checked before it was written
+		}
+		if err := moveFile(root, m[0], m[1]); err != nil {
+			return nil, err
+		}
+		out = append(out, m[1])
+	}
+	return out, nil
+}
+
+// archivePlan lists the (source, destination) moves of a revise archive,
+// the gate file last, and checks every path stays inside the project, so
+// a revise can be refused before anything is written.
+func archivePlan(root *project.Root, c, k int) ([][2]string, error) {
 	files, err := products.StagingFiles(root, c)
 	if err != nil {
 		return nil, err
 	}
 	gate := layout.StagingGate(c)
-	var move []string
-	hasGate := false
+	var moves [][2]string
 	for _, f := range files {
-		if !isProduct(f) {
-			continue
+		if isProduct(f) && f != gate {
+			moves = append(moves, [2]string{f, ArchivePath(c, k, f)})
 		}
-		if f == gate {
-			hasGate = true
-			continue
+	}
+	moves = append(moves, [2]string{gate, ArchivePath(c, k, gate)})
+	for _, m := range moves {
+		for _, rel := range m {
+			if _, err := root.Abs(rel); err != nil {
+				return nil, err
+			}
 		}
-		move = append(move, f)
 	}
-	if hasGate {
-		move = append(move, gate)
-	}
-	var out []string
-	for _, f := range move {
-		dst := ArchivePath(c, k, f)
-		if err := moveFile(root, f, dst); err != nil {
-			return nil, err
-		}
-		out = append(out, dst)
-	}
-	return out, nil
+	return moves, nil
 }
 
 func isProduct(rel string) bool {
