@@ -280,20 +280,34 @@ func WriteFile(path string, data []byte) error {
 }
 
 // sweepTemps removes temp files of base left by writers that died between
-// create and rename (kill -9): their name holds a pid that is no longer
-// running. A live writer's temp, or one without a pid, is left alone.
+// create and rename (kill -9). A live writer's temp, or one without a pid,
+// is left alone.
 func sweepTemps(dir, base string) {
-	prefix := "." + base + ".tmp-"
-	matches, _ := filepath.Glob(filepath.Join(dir, globEscape(prefix)+"*"))
+	matches, _ := filepath.Glob(filepath.Join(dir, globEscape("."+base+".tmp-")+"*"))
 	for _, m := range matches {
-		rest := strings.TrimPrefix(filepath.Base(m), prefix)
-		pidStr, _, found := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidStr)
-		if !found || err != nil || pid <= 0 || pid == os.Getpid() || processAlive(pid) {
-			continue
+		if target, ok := StaleTemp(filepath.Base(m)); ok && target == base {
+			os.Remove(m)
 		}
-		os.Remove(m)
 	}
+}
+
+// StaleTemp reports whether name is the temp file of an atomic write
+// (".{target}.tmp-{pid}-{random}") whose writer is no longer running, and
+// the target's name. Cleanup code uses it to remove what a kill -9 left.
+func StaleTemp(name string) (target string, ok bool) {
+	if !strings.HasPrefix(name, ".") {
+		return "", false
+	}
+	i := strings.LastIndex(name, ".tmp-")
+	if i <= 1 {
+		return "", false
+	}
+	pidStr, _, found := strings.Cut(name[i+len(".tmp-"):], "-")
+	pid, err := strconv.Atoi(pidStr)
+	if !found || err != nil || pid <= 0 || pid == os.Getpid() || processAlive(pid) {
+		return "", false
+	}
+	return name[1:i], true
 }
 
 // processAlive: signal 0 reaches the pid (EPERM: it exists, not ours).

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 )
@@ -43,7 +44,13 @@ func StagingFiles(root *project.Root, c int) ([]string, error) {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if !ownName(name, prefix) || e.IsDir() {
+			own := ownName(name, prefix)
+			if target, stale := jsonio.StaleTemp(name); stale {
+				// A temp file left by a writer killed mid-write (kill -9)
+				// belongs to the chapter of the file it was for.
+				own = ownName(target, prefix)
+			}
+			if !own || e.IsDir() {
 				continue
 			}
 			out = append(out, dir+"/"+name)
