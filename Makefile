@@ -66,3 +66,8 @@ fuzz:
 ## fuzz-seeds: regenerate the seed corpora from the demo novel and the bad-input shapes
 fuzz-seeds:
 	$(GO) run ./tools/fuzzseeds
+
+## test-long: the long reliability variants (≥ 50 SIGKILL trials of the pipeline, more concurrent
+##            runs and lock loops, the bad-input matrix); see docs/RELIABILITY.md
+test-long: build
+	NOVEL_LONG_TESTS=1 $(GO) test -count=1 -timeout 90m -v -run 'TestKillPipeline|TestConcurrent|TestBadInputMatrix' ./reliability

@@ -21,6 +21,8 @@ func TestBadInputMatrix(t *testing.T) {
 	base := baselines(t, judged, gated)
 	survey := os.Getenv("MATRIX_SURVEY") != ""
 	var mu sync.Mutex
+	// Runs are mostly process start-up and I/O: more than GOMAXPROCS at once.
+	sem := make(chan struct{}, 6)
 	var report []string
 	var runs int
 	for _, r := range rows {
@@ -31,48 +33,15 @@ func TestBadInputMatrix(t *testing.T) {
 			if r.fixture == "gated" {
 				src = gated
 			}
+			var wg sync.WaitGroup
+			defer wg.Wait()
 			for _, k := range corruptions {
-				p := copyOf(t, src)
-				if r.original != "" {
-					writeAt(t, p, r.rel, []byte(r.original))
-				}
-				orig, _ := os.ReadFile(filepath.Join(p, filepath.FromSlash(r.rel)))
-				if r.kind == "lockinfo" && orig == nil {
-					orig = []byte(`{"pid":1,"host":"elsewhere","started":"2026-11-01T08:00:00Z","heartbeat":"2026-11-01T08:00:00Z","chapter":1,"token":"t"}` + "\n")
-				}
-				if !k.apply(t, p, r.rel, orig, r.kind) {
-					continue
-				}
-				for _, c := range r.cmds {
-					before := tree(t, p, true)
-					got := runCmd(t, p, c)
-					after := tree(t, p, true)
-					o := outcome{exit: got.Exit}
-					o.code, _ = got.LastErr()
-					bk := r.fixture + "|" + c.String()
-					if r.original != "" {
-						bk += "|" + r.rel
-					}
-					b := base[bk]
-					mu.Lock()
-					runs++
-					if survey {
-						same := ""
-						if got.Exit == 0 && got.Stdout == b.Stdout {
-							same = " =base"
-						}
-						report = append(report, fmt.Sprintf("%-8s %-55s %-18s %-62s %s%s", r.fixture, r.rel, k.name, c.String(), o, same))
-					}
-					mu.Unlock()
-					label := fmt.Sprintf("[%s] %s, %s: %s", r.fixture, r.rel, k.name, c)
-					checkInvariants(t, label, r, c, got, before, after)
-					if !survey {
-						checkExpected(t, label, r, k.name, c, got, b)
-					}
-					if got.Exit == 0 && c.writer {
-						break // the project moved on; later commands would test something else
-					}
-				}
+				wg.Add(1)
+				sem <- struct{}{}
+				go func() {
+					defer func() { <-sem; wg.Done() }()
+					matrixCase(t, r, k, src, base, survey, &mu, &report, &runs)
+				}()
 			}
 		})
 	}
@@ -107,6 +76,52 @@ func checkInvariants(t *testing.T, label string, r row, c cmd, got Result, befor
 	if got.Exit != 0 || !c.writer {
 		if d := treeDiff(before, after); d != "" {
 			t.Errorf("%s: exit %d but the project changed:\n%s\nstderr: %s", label, got.Exit, d, got.Stderr)
+		}
+	}
+}
+
+// matrixCase runs every reader of row r against one corruption k.
+func matrixCase(t *testing.T, r row, k corruption, src string, base map[string]Result, survey bool,
+	mu *sync.Mutex, report *[]string, runs *int) {
+	p := copyOf(t, src)
+	if r.original != "" {
+		writeAt(t, p, r.rel, []byte(r.original))
+	}
+	orig, _ := os.ReadFile(filepath.Join(p, filepath.FromSlash(r.rel)))
+	if r.kind == "lockinfo" && orig == nil {
+		orig = []byte(`{"pid":1,"host":"elsewhere","started":"2026-11-01T08:00:00Z","heartbeat":"2026-11-01T08:00:00Z","chapter":1,"token":"t"}` + "\n")
+	}
+	if !k.apply(t, p, r.rel, orig, r.kind) {
+		return
+	}
+	for _, c := range r.cmds {
+		before := tree(t, p, true)
+		got := runCmd(t, p, c)
+		after := tree(t, p, true)
+		o := outcome{exit: got.Exit}
+		o.code, _ = got.LastErr()
+		bk := r.fixture + "|" + c.String()
+		if r.original != "" {
+			bk += "|" + r.rel
+		}
+		b := base[bk]
+		mu.Lock()
+		*runs++
+		if survey {
+			same := ""
+			if got.Exit == 0 && got.Stdout == b.Stdout {
+				same = " =base"
+			}
+			*report = append(*report, fmt.Sprintf("%-8s %-55s %-18s %-62s %s%s", r.fixture, r.rel, k.name, c.String(), o, same))
+		}
+		mu.Unlock()
+		label := fmt.Sprintf("[%s] %s, %s: %s", r.fixture, r.rel, k.name, c)
+		checkInvariants(t, label, r, c, got, before, after)
+		if !survey {
+			checkExpected(t, label, r, k.name, c, got, b)
+		}
+		if got.Exit == 0 && c.writer {
+			break // the project moved on; later commands would test something else
 		}
 	}
 }

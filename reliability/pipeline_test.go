@@ -1,0 +1,161 @@
+package reliability
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// pipelineCmd is `make -f pipeline.mk continue N=n` on project p with the
+// replay executor (or agent), in its own process group.
+func pipelineCmd(p string, n int, agent string, extraEnv ...string) *exec.Cmd {
+	if agent == "" {
+		agent = agentRE + replay
+	}
+	c := exec.Command("make", "--no-print-directory", "-f", pipeMK, "continue", "N="+strconv.Itoa(n), "PROJECT="+p, "AGENT="+agent)
+	c.Dir = p
+	c.Env = env(extraEnv...)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return c
+}
+
+// runPipeline runs the pipeline to completion and returns its exit code
+// and combined output.
+func runPipeline(t testing.TB, p string, n int, agent string, extraEnv ...string) (int, string) {
+	t.Helper()
+	c := pipelineCmd(p, n, agent, extraEnv...)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	err := c.Run()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), out.String()
+		}
+		t.Fatalf("make: %v", err)
+	}
+	return 0, out.String()
+}
+
+// descendants returns pid and every process below it (via /proc).
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the command name "(…)": state ppid …
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		children[ppid] = append(children[ppid], n)
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	return out
+}
+
+// killTree freezes the whole process tree under pid (SIGSTOP until no new
+// process appears, so nothing can fork or finish a write meanwhile) and
+// then SIGKILLs every process and process group in it: the pipeline dies
+// at one instant, as with a power cut of the machine.
+func killTree(pid int) {
+	stopped := map[int]bool{}
+	for round := 0; round < 50; round++ {
+		grew := false
+		for _, p := range descendants(pid) {
+			if !stopped[p] {
+				stopped[p] = true
+				grew = true
+				syscall.Kill(p, syscall.SIGSTOP)
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	for p := range stopped {
+		if pg, err := syscall.Getpgid(p); err == nil && pg != os.Getpid() && pg != syscall.Getpgrp() {
+			syscall.Kill(-pg, syscall.SIGKILL)
+		}
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// lastCompleted reads the checkpoint's last_completed_chapter (-1 when
+// unreadable).
+func lastCompleted(p string) int {
+	data, err := os.ReadFile(filepath.Join(p, ".checkpoint.json"))
+	if err != nil {
+		return -1
+	}
+	const key = `"last_completed_chapter":`
+	i := bytes.Index(data, []byte(key))
+	if i < 0 {
+		return -1
+	}
+	rest := bytes.TrimSpace(data[i+len(key):])
+	j := bytes.IndexAny(rest, ",\n}")
+	n, err := strconv.Atoi(string(bytes.TrimSpace(rest[:j])))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// finish re-runs the pipeline until chapters 1..want are committed and no
+// commit journal is left; it returns how many re-runs that took.
+func finish(t *testing.T, p string, want int, label string) int {
+	t.Helper()
+	for i := 1; i <= 6; i++ {
+		lc := lastCompleted(p)
+		if lc < 0 {
+			t.Fatalf("%s: checkpoint unreadable after the kill", label)
+		}
+		journals, _ := filepath.Glob(filepath.Join(p, "staging", "commit-*.journal.json"))
+		if lc >= want && len(journals) == 0 {
+			return i - 1
+		}
+		n := want - lc
+		if n < 1 {
+			n = 1 // only a journal is left: one run resumes the commit
+		}
+		code, out := runPipeline(t, p, n, "")
+		if code != 0 {
+			t.Fatalf("%s: re-run %d (continue N=%d) exited %d:\n%s", label, i, n, code, tail(out, 15))
+		}
+	}
+	t.Fatalf("%s: not finished after 6 re-runs (last_completed %d)", label, lastCompleted(p))
+	return 0
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// since is a small helper for progress logs.
+func since(t0 time.Time) string { return time.Since(t0).Round(time.Millisecond).String() }
