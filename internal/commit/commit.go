@@ -391,7 +391,17 @@ func preconditions(env Env, cp *checkpoint.Checkpoint, c int) error {
 	} else if st != nil && st.Status == "pending" {
 		return revision.BlockedError(root, st, c, true)
 	}
-	if cp.Stage != checkpoint.Judged {
+	// `advance …:polish` rewrites the gate file (pass, polished) before the
+	// checkpoint; a kill between the two leaves stage polishing with a
+	// finished polish, which next reads as judged (SPEC §3 rule 5), so
+	// commit accepts it too instead of refusing the step next proposed.
+	polished := false
+	if cp.Stage == checkpoint.Polishing {
+		if g, err := gate.LoadGateFile(root, c); err == nil && g != nil && g.Decision == gate.Pass && g.Polished {
+			polished = true
+		}
+	}
+	if cp.Stage != checkpoint.Judged && !polished {
 		return errs.Newf(errs.StageOrder, "第 %d 章的阶段是 %s，提交需要 judged", "chapter %d is at stage %s; commit needs judged", c, cp.Stage).
 			With("chapter", c).With("pipeline_stage", cp.Stage).Hint("用 novel-step next 查看下一步", "run novel-step next to see the next step")
 	}

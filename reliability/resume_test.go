@@ -1,0 +1,45 @@
+package reliability
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// setJSONField replaces `"key": old` with `"key": new` in a canonical file.
+func setJSONField(t *testing.T, p, rel, key, old, new string) {
+	t.Helper()
+	abs := filepath.Join(p, rel)
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := `"`+key+`": `+old, `"`+key+`": `+new
+	if !strings.Contains(string(data), from) {
+		t.Fatalf("%s has no %s", rel, from)
+	}
+	if err := os.WriteFile(abs, []byte(strings.Replace(string(data), from, to, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A kill inside `advance …:polish` after it rewrote the gate file (pass,
+// polished) but before the checkpoint left stage polishing: next reads it
+// as judged and proposes commit, so commit must accept it (found by the
+// SIGKILL trials: the resumed pipeline failed with E_STAGE_ORDER).
+func TestCommitAfterInterruptedPolishAdvance(t *testing.T) {
+	_, gated := fixtures(t)
+	p := copyOf(t, gated)
+	setJSONField(t, p, ".checkpoint.json", "pipeline_stage", `"judged"`, `"polishing"`)
+	setJSONField(t, p, "staging/evaluations/chapter-001-gate.json", "polished", "false", "true")
+	if r := runIn(t, p, nil, "novel-step", "next", "--text"); r.Exit != 0 || strings.TrimSpace(r.Stdout) != "chapter:001:commit" {
+		t.Fatalf("next: exit %d %q %s", r.Exit, r.Stdout, r.Stderr)
+	}
+	if r := runIn(t, p, nil, "novel-commit", "--chapter", "1", "--jq", ".chapter"); r.Exit != 0 || strings.TrimSpace(r.Stdout) != "1" {
+		t.Fatalf("commit: exit %d %q %s", r.Exit, r.Stdout, r.Stderr)
+	}
+	if lc := lastCompleted(p); lc != 1 {
+		t.Fatalf("last_completed_chapter %d after the commit", lc)
+	}
+}
