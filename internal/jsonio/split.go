@@ -83,6 +83,7 @@ func String(raw []byte) (string, bool) {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
+	ascii := true
 	for _, c := range body {
 		if c == '\\' || c == '"' || c < 0x20 {
 			var s string
@@ -91,8 +92,11 @@ func String(raw []byte) (string, bool) {
 			}
 			return s, true
 		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
 	}
-	if !utf8.Valid(body) {
+	if !ascii && !utf8.Valid(body) {
 		// encoding/json would replace bad bytes with U+FFFD; match it.
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
