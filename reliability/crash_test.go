@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -78,8 +80,37 @@ func TestKillPipeline(t *testing.T) {
 		n := finish(t, p, chaptersN, label)
 		reruns += n
 		if diff := treeDiff(want, tree(t, p, false)); diff != "" {
-			t.Errorf("%s: after %d re-runs the project differs from the clean run:\n%s", label, n, diff)
+			t.Errorf("%s: after %d re-runs the project differs from the clean run:\n%s%s", label, n, diff, contentDiffs(clean, p, diff))
 		}
 	}
 	t.Logf("%d trials: %d SIGKILLs of the whole pipeline, %d runs finished before their kill time, %d re-runs to finish", trials, killed, finishedFirst, reruns)
+}
+
+// contentDiffs shows, for each changed file of a tree diff, the first line
+// where the clean run's and the trial's versions differ.
+func contentDiffs(clean, p, diff string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(diff, "\n") {
+		rel, changed := strings.CutPrefix(l, "~ ")
+		if !changed {
+			continue
+		}
+		a, _ := os.ReadFile(filepath.Join(clean, rel))
+		c, _ := os.ReadFile(filepath.Join(p, rel))
+		al, cl := strings.Split(string(a), "\n"), strings.Split(string(c), "\n")
+		for i := 0; i < len(al) || i < len(cl); i++ {
+			var x, y string
+			if i < len(al) {
+				x = al[i]
+			}
+			if i < len(cl) {
+				y = cl[i]
+			}
+			if x != y {
+				fmt.Fprintf(&b, "\n  %s line %d:\n    clean: %.300s\n    trial: %.300s", rel, i+1, x, y)
+				break
+			}
+		}
+	}
+	return b.String()
 }

@@ -25,6 +25,7 @@ import (
 	"sync"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -130,7 +131,14 @@ func (f filter) skipDir(rel string) bool {
 }
 
 func (f filter) skipFile(rel string) bool {
-	return rel == layout.LockFlock || f.declared[rel]
+	if rel == layout.LockFlock || f.declared[rel] {
+		return true
+	}
+	// A temp file left by one of the suite's own atomic writes killed
+	// mid-write (its writer's pid is dead) is not an agent's write; the
+	// next write of that file removes it.
+	_, stale := jsonio.StaleTemp(filepath.Base(rel))
+	return stale
 }
 
 func scopeFor(st stepid.Step) string {

@@ -310,10 +310,21 @@ func StaleTemp(name string) (target string, ok bool) {
 	return name[1:i], true
 }
 
-// processAlive: signal 0 reaches the pid (EPERM: it exists, not ours).
+// processAlive: signal 0 reaches the pid (EPERM: it exists, not ours)
+// and it is not a zombie — a killed writer whose parent died too may wait
+// a while for init to reap it.
 func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // no /proc: trust the signal
+	}
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z' && stat[i+2] != 'X'
+	}
+	return true
 }
 
 // globEscape quotes the glob metacharacters of a literal file name.
