@@ -441,41 +441,67 @@ func LoadPlan(root *project.Root, volume int) ([]Item, error) {
 
 // Encode renders the file canonically with items replaced: the original
 // top-level fields are kept, a bare list becomes {"foreshadowing":[…]}.
+// The bytes are those of encoding/json's indenting encoder over the
+// top-level map (sorted keys, 2-space indent), produced in one pass: each
+// item is indented in place instead of the encoder compacting every raw
+// value and re-indenting the whole file (a 2,000-item file is rewritten
+// on every commit that moves foreshadowing).
 func (f *File) Encode(items []Item) ([]byte, error) {
-	top := map[string]json.RawMessage{}
-	for k, v := range f.top {
-		top[k] = v
-	}
-	list := make([]json.RawMessage, 0, len(items))
-	for _, it := range items {
-		if v, ok := it.raw["_entry"]; ok && len(it.raw) == 1 {
-			list = append(list, v)
-			continue
+	keys := make([]string, 0, len(f.top)+1)
+	for k := range f.top {
+		if k != "foreshadowing" {
+			keys = append(keys, k)
 		}
-		b, err := it.MarshalJSON()
-		if err != nil {
+	}
+	keys = append(keys, "foreshadowing")
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.Grow(len(items) * 512)
+	buf.WriteString("{\n")
+	for i, k := range keys {
+		buf.WriteString("  ")
+		buf.Write(mustRaw(k))
+		buf.WriteString(": ")
+		if k == "foreshadowing" {
+			if err := encodeList(&buf, items); err != nil {
+				return nil, err
+			}
+		} else if err := json.Indent(&buf, f.top[k], "  ", "  "); err != nil {
 			return nil, err
 		}
-		list = append(list, b)
-	}
-	var lb bytes.Buffer
-	lb.WriteByte('[')
-	for i, b := range list {
-		if i > 0 {
-			lb.WriteByte(',')
+		if i < len(keys)-1 {
+			buf.WriteByte(',')
 		}
-		lb.Write(b)
+		buf.WriteByte('\n')
 	}
-	lb.WriteByte(']')
-	top["foreshadowing"] = lb.Bytes()
-	// Re-decode so the output gets the suite's canonical indentation
-	// while keeping our field order (json.RawMessage keeps bytes as-is).
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(top); err != nil {
-		return nil, err
-	}
+	buf.WriteString("}\n")
 	return buf.Bytes(), nil
+}
+
+// encodeList writes the items as the value of a depth-1 key.
+func encodeList(buf *bytes.Buffer, items []Item) error {
+	if len(items) == 0 {
+		buf.WriteString("[]")
+		return nil
+	}
+	buf.WriteString("[\n    ")
+	for i, it := range items {
+		if i > 0 {
+			buf.WriteString(",\n    ")
+		}
+		b := []byte(nil)
+		if v, ok := it.raw["_entry"]; ok && len(it.raw) == 1 {
+			b = v
+		} else {
+			var err error
+			if b, err = it.MarshalJSON(); err != nil {
+				return err
+			}
+		}
+		if err := json.Indent(buf, b, "    ", "  "); err != nil {
+			return err
+		}
+	}
+	buf.WriteString("\n  ]")
+	return nil
 }

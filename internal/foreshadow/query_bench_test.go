@@ -87,3 +87,19 @@ func BenchmarkParseGlobal(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncodeGlobal rewrites foreshadowing/global.json as a commit
+// that moves foreshadowing does.
+func BenchmarkEncodeGlobal(b *testing.B) {
+	root := largeRoot(b)
+	f, err := foreshadow.LoadGlobalFile(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.Encode(f.Items); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
