@@ -182,7 +182,7 @@ func anyOf(raw json.RawMessage) any {
 // parseItem reads one validated item; the splitters scan it once rather
 // than once per field (2,000-item files are common).
 func parseItem(raw json.RawMessage) (Item, bool) {
-	m, ok := jsonio.ObjectMap(raw)
+	m, ok := jsonio.ObjectMapSize(raw, len(knownKeys)+1)
 	if !ok {
 		return Item{}, false
 	}

@@ -69,7 +69,13 @@ func SplitObject(raw []byte, fn func(key string, val json.RawMessage)) (ok bool)
 // ObjectMap is SplitObject into a map, as json.Unmarshal into
 // map[string]json.RawMessage would give (nil, false for a non-object).
 func ObjectMap(raw []byte) (map[string]json.RawMessage, bool) {
-	m := map[string]json.RawMessage{}
+	return ObjectMapSize(raw, 0)
+}
+
+// ObjectMapSize is ObjectMap with a size hint for the map (objects with a
+// known set of keys, decoded by the thousand, skip the map's growth).
+func ObjectMapSize(raw []byte, hint int) (map[string]json.RawMessage, bool) {
+	m := make(map[string]json.RawMessage, hint)
 	if !SplitObject(raw, func(k string, v json.RawMessage) { m[k] = v }) {
 		return nil, false
 	}
