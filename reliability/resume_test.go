@@ -43,3 +43,25 @@ func TestCommitAfterInterruptedPolishAdvance(t *testing.T) {
 		t.Fatalf("last_completed_chapter %d after the commit", lc)
 	}
 }
+
+// A commit killed after its checkpoint step (last_completed moved, journal
+// still there) is finished by simply re-running the pipeline; the stages of
+// that chapter are not confirmed again (found by the SIGKILL trials: the
+// re-run failed advancing chapter:001:draft with E_STAGE_ORDER).
+func TestPipelineResumesCommitAfterCheckpointStep(t *testing.T) {
+	_, gated := fixtures(t)
+	p := copyOf(t, gated)
+	if r := runIn(t, p, []string{"NOVEL_CRASH_AT=checkpoint"}, "novel-commit", "--chapter", "1"); r.Exit != 137 {
+		t.Fatalf("crash hook: exit %d %s", r.Exit, r.Stderr)
+	}
+	if lc := lastCompleted(p); lc != 1 || !fileExists(filepath.Join(p, "staging", "commit-001.journal.json")) {
+		t.Fatalf("want last_completed 1 with the journal left, got %d", lc)
+	}
+	if code, out := runPipeline(t, p, 1, ""); code != 0 {
+		t.Fatalf("re-run exited %d:\n%s", code, tail(out, 10))
+	}
+	if fileExists(filepath.Join(p, "staging", "commit-001.journal.json")) || lastCompleted(p) != 1 {
+		t.Fatalf("commit not finished: last_completed %d", lastCompleted(p))
+	}
+	checkCommittedOnce(t, p, 1)
+}

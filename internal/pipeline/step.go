@@ -178,7 +178,11 @@ func (e *Env) skip(c, round int) (bool, string, error) {
 	if err != nil {
 		return false, "", err
 	}
-	if cp.LastCompleted >= c && !e.Root.Exists(layout.CommitJournal(c)) {
+	// Once the commit has moved the checkpoint past c every agent stage and
+	// the gate are done, even while its journal still exists (a kill after
+	// the checkpoint step): only the commit target has work left, and
+	// confirming a stage would be refused (E_STAGE_ORDER).
+	if cp.LastCompleted >= c {
 		return true, "chapter_committed", nil
 	}
 	if currentRound(cp, c) != round {
