@@ -1,6 +1,7 @@
 package reliability
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,4 +65,33 @@ func TestPipelineResumesCommitAfterCheckpointStep(t *testing.T) {
 		t.Fatalf("commit not finished: last_completed %d", lastCompleted(p))
 	}
 	checkCommittedOnce(t, p, 1)
+}
+
+// A kill after the primary judge's output was written but before its
+// run-log line: the resumed run goes on with the secondary judge, and the
+// primary's killed attempt is recorded as the run it was (model, tokens)
+// instead of being dropped (found by the SIGKILL trials: the committed
+// eval and chapter log lacked the primary judge's model).
+func TestResumedSecondaryJudgeRecordsKilledPrimary(t *testing.T) {
+	judged, _ := fixtures(t)
+	p := copyOf(t, judged)
+	os.Remove(filepath.Join(p, "staging/evaluations/chapter-001-eval.secondary.json"))
+	setJSONField(t, p, ".checkpoint.json", "pipeline_stage", `"judged"`, `"refined"`)
+	writeAt(t, p, "staging/logs/chapter-001-run.pending.json",
+		[]byte(`{"step":"chapter:001:judge","mode":"primary","round":0,"attempt":1,"started":"`+Now+`"}`+"\n"))
+	writeAt(t, p, "staging/logs/chapter-001-run.usage.jsonl", []byte(`{"model":"replay","tokens":{"prompt":0,"completion":5}}`+"\n"))
+	if code, out := runPipeline(t, p, 1, ""); code != 0 {
+		t.Fatalf("pipeline exited %d:\n%s", code, tail(out, 10))
+	}
+	var log struct {
+		Judges struct {
+			Primary struct {
+				Model string `json:"model"`
+			} `json:"primary"`
+		} `json:"judges"`
+	}
+	data, err := os.ReadFile(filepath.Join(p, "logs/chapter-001-log.json"))
+	if err != nil || json.Unmarshal(data, &log) != nil || log.Judges.Primary.Model != "replay" {
+		t.Fatalf("the primary judge's run is missing from the chapter log (%v):\n%s", err, data)
+	}
 }

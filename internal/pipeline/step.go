@@ -227,6 +227,15 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 		}
 		pre = layout.StagingPreCopy(c, stage)
 	}
+	// A marker left by a killed attempt of the other judge of this chapter
+	// (next moved on to this role, so its output validated): record its
+	// run-log line as an uninterrupted run would have.
+	var mark pending
+	if e.Root.IsFile(pendingPath(c)) && e.Root.ReadJSON(pendingPath(c), &mark) == nil && mark.Step == st.String() && mark.Role != role {
+		if _, err := e.recoverPending(st); err != nil {
+			return err
+		}
+	}
 	// A marker left by a killed attempt: its outputs are not trusted.
 	if e.Root.Exists(pendingPath(c)) {
 		if pre != "" && e.Root.IsFile(pre) {
