@@ -95,6 +95,7 @@ func main() {
 	flag.BoolVar(&c.skipRatio, "no-ratio", false, "skip the commit growth ratio")
 	flag.StringVar(&only, "only", "", "run only commands whose name matches this regexp")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the results as JSON to this file")
+	flag.DurationVar(&settle, "settle", settle, "pause after syncing each fresh copy for a writing command (untimed)")
 	seed := flag.Uint64("seed", 1, "generator seed")
 	genDir := flag.String("generate", "", "internal: generate one project into this directory and exit")
 	genIdle := flag.Bool("generate-idle", false, "internal: with -generate, the idle variant")
@@ -323,6 +324,9 @@ func (c *config) tool(dir string, argv ...string) (string, error) {
 	return string(out), nil
 }
 
+// settle is the pause after syncing a fresh copy (-settle).
+var settle = 500 * time.Millisecond
+
 func copier(src, dst string) func(int) (string, func(), error) {
 	return func(int) (string, func(), error) {
 		if err := os.RemoveAll(dst); err != nil {
@@ -331,9 +335,11 @@ func copier(src, dst string) func(int) (string, func(), error) {
 		if err := copyTree(src, dst); err != nil {
 			return "", nil, err
 		}
-		// Flush the copy's dirty pages now, untimed: otherwise the timed
-		// command's own fsyncs would pay for writing back the whole copy.
+		// Flush the copy's dirty pages now, untimed, and let the disk
+		// settle: otherwise the timed command's own fsyncs would pay for
+		// writing back a 64 MB copy (a cost no real commit has).
 		syscall.Sync()
+		time.Sleep(settle)
 		return dst, func() { os.RemoveAll(dst) }, nil
 	}
 }
