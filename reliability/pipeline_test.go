@@ -123,8 +123,9 @@ func lastCompleted(p string) int {
 	return n
 }
 
-// forcedBreaks counts the kills that landed inside lock acquisition.
-var forcedBreaks int
+// forcedBreaks counts the kills that landed inside lock acquisition;
+// staleBreaks the stale locks left by a kill after the last commit.
+var forcedBreaks, staleBreaks int
 
 // finish re-runs the pipeline until chapters 1..want are committed and no
 // commit journal is left; it returns how many re-runs that took.
@@ -137,6 +138,16 @@ func finish(t *testing.T, p string, want int, label string) int {
 		}
 		journals, _ := filepath.Glob(filepath.Join(p, "staging", "commit-*.journal.json"))
 		if lc >= want && len(journals) == 0 {
+			if fileExists(filepath.Join(p, ".novel.lock")) {
+				// Killed after the last commit, before `novel-lock run`
+				// released the lock: its holder is dead, so the lock is
+				// stale and the next acquire would break it. `break`
+				// without --force proves it is stale.
+				if r := runIn(t, p, nil, "novel-lock", "break"); r.Exit != 0 {
+					t.Fatalf("%s: lock left after the kill is not stale: %s", label, r.Stderr)
+				}
+				staleBreaks++
+			}
 			return i - 1
 		}
 		n := want - lc
