@@ -73,8 +73,12 @@ func (it *Item) Range() (int, int, bool) { return validRange(it.raw["target_reso
 func (it *Item) rangeMissing() bool { return emptyRaw(it.raw["target_resolve_range"]) }
 
 func emptyRaw(raw json.RawMessage) bool {
-	t := string(bytes.TrimSpace(raw))
-	return t == "" || t == "null" || t == `""` || t == "[]"
+	t := bytes.TrimSpace(raw)
+	if len(t) > 4 {
+		return false // without this, the whole item list was copied into a string
+	}
+	s := string(t)
+	return s == "" || s == "null" || s == `""` || s == "[]"
 }
 
 func validRange(raw json.RawMessage) (int, int, bool) {
@@ -376,6 +380,7 @@ func Parse(data []byte, rel string) (*File, error) {
 	default:
 		return nil, schemaErr(rel)
 	}
+	f.Items = make([]Item, 0, len(list))
 	for _, raw := range list {
 		it, ok := parseItem(raw)
 		if !ok {
