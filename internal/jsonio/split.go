@@ -184,7 +184,7 @@ func skipValue(b []byte, i int) int {
 // scans; invalid input gets Decode's own error (file, line, column).
 func Validate(data []byte, rel string) ([]byte, error) {
 	body := StripBOM(data)
-	if utf8.Valid(body) && json.Valid(body) {
+	if utf8.Valid(body) && valid(body) {
 		return body, nil
 	}
 	var v json.RawMessage
