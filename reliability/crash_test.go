@@ -109,7 +109,7 @@ func contentDiffs(clean, p, diff string) string {
 				y = cl[i]
 			}
 			if x != y {
-				fmt.Fprintf(&b, "\n  %s line %d:\n    clean: %.300s\n    trial: %.300s", rel, i+1, x, y)
+				fmt.Fprintf(&b, "\n  %s line %d:\n    clean: %.300q\n    trial: %.300q", rel, i+1, x, y)
 				break
 			}
 		}

@@ -95,3 +95,27 @@ func TestResumedSecondaryJudgeRecordsKilledPrimary(t *testing.T) {
 		t.Fatalf("the primary judge's run is missing from the chapter log (%v):\n%s", err, data)
 	}
 }
+
+// novel-agent records the answer's usage before it writes any output, so a
+// kill between the two can never leave outputs that the pipeline keeps
+// without their model and tokens (found by the SIGKILL trials: a resumed
+// summarize stage was logged without model/tokens). Shown here by a write
+// that fails: the usage is already recorded.
+func TestAgentRecordsUsageBeforeWritingOutputs(t *testing.T) {
+	judged, _ := fixtures(t)
+	p := copyOf(t, judged)
+	out := filepath.Join(p, "staging/chapters/chapter-001.md")
+	os.Remove(out)
+	if err := os.MkdirAll(filepath.Join(out, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runIn(t, p, []string{"NOVEL_RUN_LOG=staging/logs/usage.jsonl"}, "novel-agent", "--backend", "replay", "--fixtures", replay,
+		"staging/manifests/chapter-001-draft.packet.json")
+	if code, raw := r.LastErr(); r.Exit != 1 || code != "E_IO" {
+		t.Fatalf("want E_IO for the blocked output, got exit %d %s", r.Exit, raw)
+	}
+	data, err := os.ReadFile(filepath.Join(p, "staging/logs/usage.jsonl"))
+	if err != nil || !strings.Contains(string(data), `"model":"replay"`) {
+		t.Fatalf("usage not recorded before the outputs: %v %q", err, data)
+	}
+}

@@ -52,6 +52,15 @@ type Outcome struct {
 // the backend allows), then writes every file output. Nothing is written
 // unless the whole answer is valid.
 func Execute(root *project.Root, p *Packet, b Backend) (*Outcome, error) {
+	return ExecuteRecording(root, p, b, nil)
+}
+
+// ExecuteRecording is Execute that hands the answer's usage to record
+// once the answer is valid and before any output is written: a kill in
+// between leaves a usage record without outputs (the attempt is redone
+// from scratch), never outputs without their usage (kept as they are, so
+// the run log would lose the model and tokens).
+func ExecuteRecording(root *project.Root, p *Packet, b Backend, record func(Usage) error) (*Outcome, error) {
 	var (
 		reply *Reply
 		res   *Result
@@ -77,6 +86,11 @@ func Execute(root *project.Root, p *Packet, b Backend) (*Outcome, error) {
 			return nil, err
 		}
 		if _, err := root.Abs(f.Path); err != nil {
+			return nil, err
+		}
+	}
+	if record != nil {
+		if err := record(Usage{Model: reply.Model, Tokens: reply.Tokens}); err != nil {
 			return nil, err
 		}
 	}

@@ -43,11 +43,10 @@ func (r *runCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := agent.Execute(root, p, backend)
+	out, err := agent.ExecuteRecording(root, p, backend, func(u agent.Usage) error {
+		return agent.AppendUsage(ctx.Getenv("NOVEL_RUN_LOG"), ctx.Cwd, u)
+	})
 	if err != nil {
-		return err
-	}
-	if err := agent.AppendUsage(ctx.Getenv("NOVEL_RUN_LOG"), ctx.Cwd, agent.Usage{Model: out.Model, Tokens: out.Tokens}); err != nil {
 		return err
 	}
 	if out.Stdout != nil {
