@@ -119,3 +119,40 @@ func TestAgentRecordsUsageBeforeWritingOutputs(t *testing.T) {
 		t.Fatalf("usage not recorded before the outputs: %v %q", err, data)
 	}
 }
+
+// A revise whose `decide --apply` was killed while moving the round into
+// staging/revisions (the chapter already moved, the gate file not yet):
+// next proposes the gate again, whose re-apply finishes the move (found by
+// the SIGKILL trials: next proposed draft, the pipeline's gate stage then
+// refused with E_STAGE_ORDER).
+func TestNextFinishesInterruptedRevise(t *testing.T) {
+	judged, _ := fixtures(t)
+	p := copyOf(t, judged)
+	setJSONField(t, p, "staging/evaluations/chapter-001-eval.json", "overall", "4.4", "3.2")
+	setJSONField(t, p, "staging/evaluations/chapter-001-eval.secondary.json", "overall", "4.2", "3.2")
+	r := runIn(t, p, nil, "novel-gate", "decide", "--chapter", "1")
+	var res map[string]any
+	if r.Exit != 0 || json.Unmarshal([]byte(r.Stdout), &res) != nil || res["decision"] != "revise" {
+		t.Fatalf("decide: exit %d %s %s", r.Exit, r.Stdout, r.Stderr)
+	}
+	res["polished"], res["decided_at"] = false, Now
+	data, _ := json.MarshalIndent(res, "", "  ")
+	writeAt(t, p, "staging/evaluations/chapter-001-gate.json", append(data, '\n'))
+	archived := filepath.Join(p, "staging/revisions/chapter-001/r0/chapters/chapter-001.md")
+	os.MkdirAll(filepath.Dir(archived), 0o755)
+	if err := os.Rename(filepath.Join(p, "staging/chapters/chapter-001.md"), archived); err != nil {
+		t.Fatal(err)
+	}
+	if r := runIn(t, p, nil, "novel-step", "next", "--text"); r.Exit != 0 || strings.TrimSpace(r.Stdout) != "chapter:001:gate" {
+		t.Fatalf("next after an interrupted revise: exit %d %q %s", r.Exit, r.Stdout, r.Stderr)
+	}
+	if r := runIn(t, p, nil, "novel-gate", "decide", "--chapter", "1", "--apply", "--jq", ".decision"); r.Exit != 0 || strings.TrimSpace(r.Stdout) != "revise" {
+		t.Fatalf("re-apply: exit %d %q %s", r.Exit, r.Stdout, r.Stderr)
+	}
+	if r := runIn(t, p, nil, "novel-step", "next", "--jq", ".reason"); r.Exit != 0 || strings.TrimSpace(r.Stdout) != "revising" {
+		t.Fatalf("next after the re-apply: exit %d %q %s", r.Exit, r.Stdout, r.Stderr)
+	}
+	if !fileExists(filepath.Join(p, "staging/revisions/chapter-001/r0/evaluations/chapter-001-gate.json")) {
+		t.Fatal("the gate file was not archived with the round")
+	}
+}

@@ -356,6 +356,22 @@ func pauseErr(root *project.Root, r *Result, st *revision.Status) *errs.Error {
 	return e
 }
 
+// ReviseInterrupted reports whether a revise of chapter c was cut short:
+// its gate file still says revise for the current round, or already sits
+// in the round's archive, while the checkpoint has not moved to revising.
+// Re-applying the gate finishes it, so next proposes the gate even when
+// products are already gone (moved into the archive).
+func ReviseInterrupted(root *project.Root, cp *checkpoint.Checkpoint, c int) bool {
+	if cp.Stage == checkpoint.Revising || cp.Inflight != c {
+		return false
+	}
+	staged, err := LoadGateFile(root, c)
+	if err != nil {
+		return false
+	}
+	return interruptedRevise(root, cp, c, staged) != nil
+}
+
 // interruptedRevise finds the gate file of a revise whose archive move was
 // interrupted (still in staging, or already moved into the round).
 func interruptedRevise(root *project.Root, cp *checkpoint.Checkpoint, c int, staged *GateFile) *GateFile {

@@ -7,6 +7,7 @@ package step
 import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
@@ -124,6 +125,13 @@ func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 			return n.set(stepid.Polish, ReasonPolishing), nil
 		}
 		stage = checkpoint.Judged
+	}
+	// A revise whose decide --apply was cut short while it moved the round
+	// into staging/revisions (some products already gone): re-applying the
+	// gate finishes the move, redoing the draft would not.
+	if gate.ReviseInterrupted(root, cp, target) {
+		n.Evidence = p.evidence(g)
+		return n.set(stepid.Gate, ReasonReadyGate), nil
 	}
 	// Rule 6.
 	n.Evidence = p.evidence(g)
