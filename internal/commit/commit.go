@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"hash/crc32"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 
@@ -128,6 +129,15 @@ func (j *Journal) Stale(root *project.Root) bool {
 // are not recomputed; a resumed commit recomputes them from the journal.
 type stagedFiles struct {
 	state, oldState, global []byte
+	// The versions Prepare read; while the files are still those, the
+	// steps need not read and fingerprint megabytes again.
+	stateInfo, globalInfo os.FileInfo
+}
+
+// unchangedSince reports whether rel is still the version info describes.
+func unchangedSince(root *project.Root, rel string, info os.FileInfo) bool {
+	abs, err := root.Abs(rel)
+	return err == nil && jsonio.SameVersion(abs, info)
 }
 
 // sha fingerprints a file's bytes for the journal: length plus CRC-32C
@@ -174,7 +184,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	out.Warnings = []string{}
 
 	// The state: version check, ops, new bytes.
-	oldState, err := root.ReadFile(layout.CurrentState)
+	oldState, stateInfo, err := readInfo(root, layout.CurrentState)
 	if err != nil {
 		return nil, err
 	}
@@ -218,15 +228,26 @@ func Prepare(env Env, c int) (*Journal, error) {
 		return nil, err
 	}
 	j.Changelog = Append{File: layout.Changelog, SizeBefore: size, Text: sep + string(line)}
-	j.staged = &stagedFiles{state: newState, oldState: oldState}
+	j.staged = &stagedFiles{state: newState, oldState: oldState, stateInfo: stateInfo}
 
 	// Foreshadowing: a malformed global file fails here, before any write.
 	// It is read only when needed (ops to merge, or the 5th-chapter brief):
 	// at 2,000 items parsing it is the most expensive read of a commit.
 	var merged []foreshadow.Item
 	var gf *foreshadow.File
+	var oldGlobal []byte
+	var globalInfo os.FileInfo
 	if len(fsRaw) > 0 || c%5 == 0 {
-		if gf, err = foreshadow.LoadGlobalFile(root); err != nil {
+		// Read once: the bytes are parsed here and fingerprinted for the
+		// journal below.
+		if root.Exists(layout.GlobalForeshadow) {
+			if oldGlobal, globalInfo, err = readInfo(root, layout.GlobalForeshadow); err != nil {
+				return nil, err
+			}
+			if gf, err = foreshadow.Parse(oldGlobal, layout.GlobalForeshadow); err != nil {
+				return nil, err
+			}
+		} else if gf, err = foreshadow.LoadGlobalFile(root); err != nil {
 			return nil, err
 		}
 		merged = gf.Items
@@ -246,14 +267,12 @@ func Prepare(env Env, c int) (*Journal, error) {
 			return nil, err
 		}
 		merged = m
-		oldGlobal := ""
-		if data, err := readIfExists(root, layout.GlobalForeshadow); err != nil {
-			return nil, err
-		} else if data != nil {
-			oldGlobal = sha(data)
+		oldSum := ""
+		if oldGlobal != nil {
+			oldSum = sha(oldGlobal)
 		}
-		j.Foreshadow = &FileChange{File: layout.GlobalForeshadow, Old: oldGlobal, New: sha(newGlobal)}
-		j.staged.global = newGlobal
+		j.Foreshadow = &FileChange{File: layout.GlobalForeshadow, Old: oldSum, New: sha(newGlobal)}
+		j.staged.global, j.staged.globalInfo = newGlobal, globalInfo
 	}
 
 	// Unknown entities.
@@ -315,6 +334,16 @@ func Prepare(env Env, c int) (*Journal, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// readInfo reads a project file with the version it read (see
+// unchangedSince).
+func readInfo(root *project.Root, rel string) ([]byte, os.FileInfo, error) {
+	abs, err := root.Abs(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return jsonio.ReadFileInfo(abs, rel)
 }
 
 func readIfExists(root *project.Root, rel string) ([]byte, error) {

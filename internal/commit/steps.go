@@ -77,7 +77,12 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 	if crash == nil {
 		crash = func(string) {}
 	}
-	removeTemps(root, j)
+	if !fresh {
+		// Only a killed run of this commit leaves temps beside its targets
+		// (and it leaves the journal); a fresh commit's own writes sweep
+		// dead writers' temps as they go (jsonio).
+		removeTemps(root, j)
+	}
 	if fresh {
 		if err := root.WriteJSON(layout.CommitJournal(j.Chapter), j); err != nil {
 			return nil, err
@@ -171,11 +176,17 @@ func changedErr(rel string) error {
 }
 
 func stepState(root *project.Root, j *Journal) error {
-	cur, err := root.ReadFile(layout.CurrentState)
-	if err != nil {
-		return err
+	var cur []byte
+	var h string
+	if st := j.staged; st != nil && st.state != nil && unchangedSince(root, layout.CurrentState, st.stateInfo) {
+		cur, h = st.oldState, j.State.Old // the bytes Prepare read and fingerprinted
+	} else {
+		var err error
+		if cur, err = root.ReadFile(layout.CurrentState); err != nil {
+			return err
+		}
+		h = sha(cur)
 	}
-	h := sha(cur)
 	var newState, oldState []byte
 	switch {
 	case h == j.State.New:
@@ -223,13 +234,17 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 	if fc == nil {
 		return nil
 	}
-	cur, err := readIfExists(root, layout.GlobalForeshadow)
-	if err != nil {
-		return err
-	}
 	h := ""
-	if cur != nil {
-		h = sha(cur)
+	if st := j.staged; st != nil && st.global != nil && st.globalInfo != nil && unchangedSince(root, layout.GlobalForeshadow, st.globalInfo) {
+		h = fc.Old // still the version Prepare read
+	} else {
+		cur, err := readIfExists(root, layout.GlobalForeshadow)
+		if err != nil {
+			return err
+		}
+		if cur != nil {
+			h = sha(cur)
+		}
 	}
 	if h == fc.New {
 		return nil
@@ -335,9 +350,9 @@ func removeTempFiles(root *project.Root, targets []string) {
 		if err != nil {
 			continue
 		}
-		matches, _ := filepath.Glob(filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".tmp-*"))
-		for _, m := range matches {
-			os.Remove(m)
+		dir := filepath.Dir(abs)
+		for _, name := range jsonio.TempsOf(dir, filepath.Base(abs)) {
+			jsonio.RemoveTemp(dir, name)
 		}
 	}
 }

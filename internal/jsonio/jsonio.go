@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -31,38 +32,61 @@ func StripBOM(b []byte) []byte { return bytes.TrimPrefix(b, bom) }
 // E_MISSING_FILE; a directory, an oversized file or a read failure is E_IO.
 // The BOM is stripped.
 func ReadFile(abs, rel string) ([]byte, error) {
+	data, _, err := ReadFileInfo(abs, rel)
+	return data, err
+}
+
+// ReadFileInfo is ReadFile that also returns the file's FileInfo, taken
+// from the descriptor the bytes were read from (so a writer can later
+// tell, by SameVersion, whether the file is still the one it read).
+func ReadFileInfo(abs, rel string) ([]byte, os.FileInfo, error) {
 	f, err := os.Open(abs)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, errs.Newf(errs.MissingFile, "缺少文件 %s", "missing file %s", rel).
+			return nil, nil, errs.Newf(errs.MissingFile, "缺少文件 %s", "missing file %s", rel).
 				With("file", rel).Hint("确认该文件存在，或先运行生成它的步骤", "create the file or run the step that produces it")
 		}
-		return nil, ioErr(rel, err)
+		return nil, nil, ioErr(rel, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, ioErr(rel, err)
+		return nil, nil, ioErr(rel, err)
 	}
 	if st.IsDir() {
-		return nil, errs.Newf(errs.IO, "%s 是目录，应为文件", "%s is a directory, expected a file", rel).
+		return nil, nil, errs.Newf(errs.IO, "%s 是目录，应为文件", "%s is a directory, expected a file", rel).
 			With("file", rel).Hint("删除或改名该目录，放入正确的文件", "remove or rename the directory and put the file there")
 	}
 	if st.Size() > MaxFileSize {
-		return nil, tooBig(rel)
+		return nil, nil, tooBig(rel)
 	}
 	// Sized from Stat: io.ReadAll's doubling re-copies a 6 MB state file
 	// about a dozen times. The spare MinRead bytes let the EOF read
 	// happen without growing (a file that grew meanwhile still works).
 	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
-		return nil, ioErr(rel, err)
+		return nil, nil, ioErr(rel, err)
 	}
 	data := buf.Bytes()
 	if len(data) > MaxFileSize {
-		return nil, tooBig(rel)
+		return nil, nil, tooBig(rel)
 	}
-	return StripBOM(data), nil
+	if int64(len(data)) != st.Size() {
+		st = nil // changed while being read: no version to vouch for
+	}
+	return StripBOM(data), st, nil
+}
+
+// SameVersion reports whether the file at abs is still the version info
+// describes: same inode, size and modification time. Every suite writer
+// replaces files by rename (a new inode), so this tells a re-read apart
+// from a changed file without reading megabytes again.
+func SameVersion(abs string, info os.FileInfo) bool {
+	if info == nil {
+		return false
+	}
+	st, err := os.Stat(abs)
+	return err == nil && os.SameFile(st, info) && st.Size() == info.Size() && st.ModTime().Equal(info.ModTime())
 }
 
 func tooBig(rel string) error {
@@ -283,12 +307,77 @@ func WriteFile(path string, data []byte) error {
 // create and rename (kill -9). A live writer's temp, or one without a pid,
 // is left alone.
 func sweepTemps(dir, base string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, globEscape("."+base+".tmp-")+"*"))
-	for _, m := range matches {
-		if target, ok := StaleTemp(filepath.Base(m)); ok && target == base {
-			os.Remove(m)
+	for _, name := range TempsOf(dir, base) {
+		if target, ok := StaleTemp(name); ok && target == base {
+			RemoveTemp(dir, name)
 		}
 	}
+}
+
+// tempCache holds, per directory, the atomic-write temp files (".X.tmp-…")
+// seen when this process first looked there. A commit writes a dozen files
+// into directories of thousands of entries (state/, logs/, evaluations/);
+// listing each one per write cost several ms. A temp is only ever left by
+// a writer killed before this process started (or by another process in
+// the few ms it runs), so one listing per directory is enough.
+var tempCache struct {
+	sync.Mutex
+	dirs map[string][]string
+}
+
+// TempsOf returns the names of the temp files of base's atomic writes
+// (".{base}.tmp-*", any writer) in dir. The directory is listed once per
+// process; RemoveTemp keeps the cached list current.
+func TempsOf(dir, base string) []string {
+	tempCache.Lock()
+	defer tempCache.Unlock()
+	names, ok := tempCache.dirs[dir]
+	if !ok {
+		names = listTemps(dir)
+		if tempCache.dirs == nil {
+			tempCache.dirs = map[string][]string{}
+		}
+		tempCache.dirs[dir] = names
+	}
+	prefix := "." + base + ".tmp-"
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// RemoveTemp deletes dir/name (a temp file found by TempsOf).
+func RemoveTemp(dir, name string) {
+	os.Remove(filepath.Join(dir, name))
+	tempCache.Lock()
+	defer tempCache.Unlock()
+	names := tempCache.dirs[dir]
+	for i, n := range names {
+		if n == name {
+			tempCache.dirs[dir] = append(names[:i:i], names[i+1:]...)
+			break
+		}
+	}
+}
+
+// listTemps lists the temp-file names of dir (unsorted, no stat).
+func listTemps(dir string) []string {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	all, _ := d.Readdirnames(-1)
+	var out []string
+	for _, n := range all {
+		if len(n) > 1 && n[0] == '.' && strings.Contains(n, ".tmp-") {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // StaleTemp reports whether name is the temp file of an atomic write
@@ -325,18 +414,6 @@ func processAlive(pid int) bool {
 		return stat[i+2] != 'Z' && stat[i+2] != 'X'
 	}
 	return true
-}
-
-// globEscape quotes the glob metacharacters of a literal file name.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // SyncDir fsyncs a directory so a rename inside it is durable. Errors are
