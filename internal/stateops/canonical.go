@@ -3,7 +3,6 @@ package stateops
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // IsCanonical reports whether b is exactly what jsonio.Marshal produces
@@ -12,27 +11,55 @@ import (
 // one linear pass without building values (a few ms on a 5 MiB state), so
 // a commit can trust the byte layout and splice without decoding it all.
 func IsCanonical(b []byte) bool {
-	if !utf8.Valid(b) {
-		return false
-	}
 	c := canon{b: b}
-	if !c.value(0, 0) {
-		return false
+	return c.document()
+}
+
+// docLayout is where a canonical document's members sit: the top-level
+// members and, for each top-level object, its members (the entities of
+// a group), recorded during the canonical scan so the splice need not
+// search for them again.
+type docLayout struct {
+	top    []member
+	groups map[string][]member
+}
+
+// scanCanonical is IsCanonical that also returns the layout.
+func scanCanonical(b []byte) (*docLayout, bool) {
+	c := canon{b: b, lay: &docLayout{groups: map[string][]member{}}}
+	if !c.document() {
+		return nil, false
 	}
-	return c.i == len(b)-1 && b[c.i] == '\n'
+	return c.lay, true
 }
 
 type canon struct {
-	b []byte
-	i int
+	b   []byte
+	i   int
+	lay *docLayout // nil: check only
+	// cur collects the members of the depth-1 object being scanned.
+	cur []member
 }
 
-// strAttention marks the bytes a string scan must look at.
+// document checks the whole input. UTF-8 is validated inside strings
+// only: outside them any non-ASCII byte already breaks the structure.
+func (c *canon) document() bool {
+	if !c.value(0, 0) {
+		return false
+	}
+	return c.i == len(c.b)-1 && c.b[c.i] == '\n'
+}
+
+// strAttention marks the bytes a string scan must look at: controls, the
+// quote, the backslash, and every non-ASCII byte (UTF-8 is checked here).
 var strAttention = func() (t [256]bool) {
 	for i := 0; i < 0x20; i++ {
 		t[i] = true
 	}
-	t['"'], t['\\'], t[0xE2] = true, true, true
+	for i := 0x80; i < 0x100; i++ {
+		t[i] = true
+	}
+	t['"'], t['\\'] = true, true
 	return
 }()
 
@@ -70,12 +97,15 @@ func (c *canon) value(ind, depth int) bool {
 		}
 		c.i++
 		var prev []byte
+		// Record members at depths 0 and 1 (the state's top level and
+		// its groups' entities).
+		record := obj && c.lay != nil && depth <= 1
 		for n := 0; ; n++ {
 			if !c.newline(ind + 2) {
 				return false
 			}
+			ks := c.i
 			if obj {
-				ks := c.i
 				esc, ok := c.str()
 				if !ok {
 					return false
@@ -97,8 +127,24 @@ func (c *canon) value(ind, depth int) bool {
 				}
 				c.i += 2
 			}
+			vs := c.i
+			if record && depth == 0 {
+				c.cur = nil
+			}
 			if !c.value(ind+2, depth+1) {
 				return false
+			}
+			if record {
+				m := member{key: string(prev), keyStart: ks, valStart: vs, valEnd: c.i}
+				if depth == 0 {
+					c.lay.top = append(c.lay.top, m)
+					if b[vs] == '{' {
+						c.lay.groups[m.key] = c.cur
+					}
+					c.cur = nil
+				} else {
+					c.cur = append(c.cur, m)
+				}
 			}
 			if c.i < len(b) && b[c.i] == ',' {
 				c.i++
@@ -145,6 +191,12 @@ func (c *canon) str() (esc, ok bool) {
 			i++
 			continue
 		}
+		// The common CJK case first: a three-byte sequence whose lead
+		// byte has no special case (E1–EC, EE, EF).
+		if ch >= 0xE1 && ch != 0xE2 && ch != 0xED && ch <= 0xEF && i+2 < len(b) && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 {
+			i += 3
+			continue
+		}
 		switch {
 		case ch == '"':
 			c.i = i + 1
@@ -174,14 +226,54 @@ func (c *canon) str() (esc, ok bool) {
 			}
 		case ch < 0x20:
 			return false, false
-		default: // 0xE2: U+2028/U+2029 must be escaped
-			if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+		default:
+			n := utf8Seq(b, i)
+			if n == 0 {
 				return false, false
 			}
-			i++
+			i += n
 		}
 	}
 	return false, false
+}
+
+// utf8Seq returns the length of the valid UTF-8 sequence starting with
+// the non-ASCII byte b[i], or 0 when it is invalid (encoding/json would
+// write U+FFFD) or is U+2028/U+2029 (which encoding/json escapes).
+func utf8Seq(b []byte, i int) int {
+	c0 := b[i]
+	cont := func(k int) bool { return i+k < len(b) && b[i+k]&0xC0 == 0x80 }
+	switch {
+	case c0 < 0xC2:
+		return 0
+	case c0 < 0xE0:
+		if !cont(1) {
+			return 0
+		}
+		return 2
+	case c0 < 0xF0:
+		if !cont(1) || !cont(2) {
+			return 0
+		}
+		c1 := b[i+1]
+		switch {
+		case c0 == 0xE0 && c1 < 0xA0, // overlong
+			c0 == 0xED && c1 >= 0xA0, // surrogate
+			c0 == 0xE2 && c1 == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+			return 0
+		}
+		return 3
+	case c0 < 0xF5:
+		if !cont(1) || !cont(2) || !cont(3) {
+			return 0
+		}
+		c1 := b[i+1]
+		if c0 == 0xF0 && c1 < 0x90 || c0 == 0xF4 && c1 >= 0x90 {
+			return 0
+		}
+		return 4
+	}
+	return 0
 }
 
 func lowerHex(ch byte) bool { return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') }

@@ -101,13 +101,23 @@ type Doc struct {
 	top  []member
 	full map[string]any
 	warn []string
+	// groups holds the members of the top-level objects when the
+	// canonical scan recorded them (nil: splice scans for them).
+	groups map[string][]member
 }
 
 // Open prepares data for an update. A canonical document is updated by
 // splicing; anything else (hand-edited) is decoded fully and rewritten
-// canonically once.
+// canonically once. The canonical check also records where the members
+// are, so the splice does not search the document again.
 func Open(data []byte, rel string) (*Doc, error) {
-	return open(data, rel, IsCanonical(data))
+	lay, canonical := scanCanonical(data)
+	if canonical && layoutOK(data, lay.top) {
+		if v, ok := scalarInt(data, lay.top, "state_version"); ok && v >= 0 {
+			return &Doc{old: data, rel: rel, top: lay.top, groups: lay.groups, Version: v, Spliced: true}, nil
+		}
+	}
+	return open(data, rel, false)
 }
 
 func open(data []byte, rel string, canonical bool) (*Doc, error) {
@@ -165,24 +175,30 @@ func spliceLayout(b []byte) ([]member, bool) {
 		return nil, false
 	}
 	top, end, ok := scanObject(b, 0, 2)
-	if !ok || end != len(b)-1 || b[end] != '\n' {
+	if !ok || end != len(b)-1 || b[end] != '\n' || !layoutOK(b, top) {
 		return nil, false
 	}
+	return top, true
+}
+
+// layoutOK: the top level has the members a splice needs, of the right
+// kinds.
+func layoutOK(b []byte, top []member) bool {
 	need := append([]string{"state_version", "last_updated_chapter", ActiveForeshadowing}, Groups...)
 	for _, k := range need {
 		m, ok := find(top, k)
 		if !ok {
-			return nil, false
+			return false
 		}
 		c := b[m.valStart]
 		switch {
 		case k == ActiveForeshadowing && c != '[':
-			return nil, false
+			return false
 		case isGroup(k) && c != '{':
-			return nil, false
+			return false
 		}
 	}
-	return top, true
+	return true
 }
 
 func find(ms []member, key string) (member, bool) {
@@ -368,9 +384,11 @@ func (d *Doc) splice(ops []Op, chapter int) ([]byte, Result, bool) {
 	groups := map[string][]member{}
 	for g, keys := range touched {
 		gm, _ := find(d.top, g)
-		ms, _, ok := scanObject(b, gm.valStart, 4)
+		ms, ok := d.groups[g]
 		if !ok {
-			return nil, Result{}, false
+			if ms, _, ok = scanObject(b, gm.valStart, 4); !ok {
+				return nil, Result{}, false
+			}
 		}
 		groups[g] = ms
 		pm := map[string]any{}
