@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 // chaptersN is how many chapters the fault-injection pipeline writes.
@@ -80,7 +82,7 @@ func TestKillPipeline(t *testing.T) {
 		label := fmt.Sprintf("trial %d (kills at %v)", i+1, at)
 		n := finish(t, p, chaptersN, label)
 		reruns += n
-		if diff := treeDiff(want, tree(t, p, false)); diff != "" {
+		if diff := testkit.Diff(want, tree(t, p, false)); diff != "" {
 			t.Errorf("%s: after %d re-runs the project differs from the clean run:\n%s%s", label, n, diff, contentDiffs(clean, p, diff))
 		}
 	}

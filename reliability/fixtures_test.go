@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 // Templates built once per run from the demo: chapter 1 (a key chapter:
@@ -35,7 +37,7 @@ func buildFixtures(t testing.TB) {
 		return
 	}
 	p := filepath.Join(base, "judged")
-	if err := copyTree(demo, p); err != nil {
+	if err := testkit.CopyTree(demo, p, true); err != nil {
 		fixErr = err.Error()
 		return
 	}
@@ -86,7 +88,7 @@ func buildFixtures(t testing.TB) {
 		os.Remove(s)
 	}
 	g := filepath.Join(base, "gated")
-	if err := copyTree(p, g); err != nil {
+	if err := testkit.CopyTree(p, g, true); err != nil {
 		fixErr = err.Error()
 		return
 	}

@@ -10,18 +10,16 @@ package reliability
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 // Now is the fixed suite clock of every run (SPEC §3 Clock).
@@ -133,109 +131,22 @@ func runIn(t testing.TB, dir string, extraEnv []string, name string, args ...str
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// copyTree copies src into dst (files, directories, symlinks).
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, target)
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		info, _ := d.Info()
-		if err := os.WriteFile(target, data, info.Mode().Perm()); err != nil {
-			return err
-		}
-		// Keep mtimes: the write-boundary snapshots in staging/manifests
-		// compare them, so a copy must look like the original.
-		return os.Chtimes(target, info.ModTime(), info.ModTime())
-	})
-}
-
 // copyOf copies a template tree into a fresh temporary directory.
 func copyOf(t testing.TB, template string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "p")
-	if err := copyTree(template, dst); err != nil {
+	if err := testkit.CopyTree(template, dst, true); err != nil {
 		t.Fatal(err)
 	}
 	return dst
 }
 
-// tree lists every entry under root: files with their content hash and
-// mtime (so even a same-content rewrite shows), directories, symlinks.
+// tree lists every entry under root (testkit.Tree), failing the test on error.
 func tree(t testing.TB, root string, withMtime bool) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			l, _ := os.Readlink(p)
-			out[rel] = "link " + l
-		case d.IsDir():
-			out[rel] = "dir"
-		default:
-			f, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			h := sha256.New()
-			_, err = io.Copy(h, f)
-			f.Close()
-			if err != nil {
-				return err
-			}
-			v := fmt.Sprintf("file %x", h.Sum(nil)[:12])
-			if withMtime {
-				info, _ := d.Info()
-				v += fmt.Sprintf(" %d", info.ModTime().UnixNano())
-			}
-			out[rel] = v
-		}
-		return nil
-	})
+	out, err := testkit.Tree(root, withMtime)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// treeDiff describes how two listings differ ("" when equal).
-func treeDiff(a, b map[string]string) string {
-	var lines []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok {
-			lines = append(lines, "- "+k)
-		} else if w != v {
-			lines = append(lines, "~ "+k)
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			lines = append(lines, "+ "+k)
-		}
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
 }

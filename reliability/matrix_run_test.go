@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 // TestBadInputMatrix corrupts every file the suite reads, in every way of
@@ -74,7 +76,7 @@ func checkInvariants(t *testing.T, label string, r row, c cmd, got Result, befor
 		}
 	}
 	if got.Exit != 0 || !c.writer {
-		if d := treeDiff(before, after); d != "" {
+		if d := testkit.Diff(before, after); d != "" {
 			t.Errorf("%s: exit %d but the project changed:\n%s\nstderr: %s", label, got.Exit, d, got.Stderr)
 		}
 	}

@@ -5,15 +5,10 @@
 package testscripts
 
 import (
-	"crypto/sha256"
 	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,6 +27,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/novelreport"
 	"github.com/novelsuite/novel/internal/cmd/novelstep"
 	"github.com/novelsuite/novel/internal/llmfake"
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 // Commands are the binaries scripts can exec, by name.
@@ -126,46 +122,9 @@ func cmdTreeSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: tree-snapshot DIR FILE")
 	}
-	out, err := TreeListing(ts.MkAbs(args[0]))
+	tree, err := testkit.Tree(ts.MkAbs(args[0]), false)
 	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
-}
-
-// TreeListing lists a directory tree with content hashes, sorted.
-func TreeListing(root string) (string, error) {
-	var lines []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			t, _ := os.Readlink(p)
-			lines = append(lines, rel+" link "+t)
-		case d.IsDir():
-			lines = append(lines, rel+"/ dir")
-		default:
-			f, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			h := sha256.New()
-			_, err = io.Copy(h, f)
-			f.Close()
-			if err != nil {
-				return err
-			}
-			lines = append(lines, fmt.Sprintf("%s file %x", rel, h.Sum(nil)[:8]))
-		}
-		return nil
-	})
-	sort.Strings(lines)
-	return strings.Join(lines, "\n") + "\n", err
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(testkit.Listing(tree)), 0o644))
 }
 
 // cpdir SRC DST copies a directory tree (the demo project, fixtures).
@@ -173,34 +132,7 @@ func cmdCpdir(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: cpdir SRC DST")
 	}
-	ts.Check(CopyTree(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
-}
-
-// CopyTree copies src to dst (regular files, directories, symlinks).
-func CopyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, target)
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		info, _ := d.Info()
-		return os.WriteFile(target, data, info.Mode().Perm())
-	})
+	ts.Check(testkit.CopyTree(ts.MkAbs(args[0]), ts.MkAbs(args[1]), false))
 }
 
 // waitfile FILE [SECONDS] waits until FILE exists (default 20 s).

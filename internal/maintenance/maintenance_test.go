@@ -10,24 +10,8 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testkit"
 )
-
-func newRoot(t *testing.T, files map[string]string) *project.Root {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := project.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 func readJSON(t *testing.T, r *project.Root, rel string) map[string]any {
 	t.Helper()
@@ -49,7 +33,7 @@ func evalWith(sugg ...string) map[string]any {
 }
 
 func TestBlacklistUpkeep(t *testing.T) {
-	r := newRoot(t, map[string]string{
+	r := testkit.Project(t, map[string]string{
 		"ai-blacklist.json":  `{"version":"1.2.3","words":["不禁"],"whitelist":[],"update_log":[]}`,
 		"style-profile.json": `{"preferred_expressions":["心头一沉"]}`,
 	})
@@ -88,7 +72,7 @@ func TestBlacklistCapAndWhitelistObject(t *testing.T) {
 		words[i] = fmt.Sprintf("词%02d", i)
 	}
 	wj, _ := json.Marshal(words)
-	r := newRoot(t, map[string]string{
+	r := testkit.Project(t, map[string]string{
 		"ai-blacklist.json": `{"version":"v2","words":` + string(wj) + `,"whitelist":{"words":["甲"]}}`,
 	})
 	ev := evalWith(`{"phrase":"乙","count_in_chapter":3,"confidence":"high"}`,
@@ -133,7 +117,7 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 	long := strings.Repeat("他沿着山道一路向北走去并且始终没有回头看一眼身后的城池和人群，", 3) + "。\n「走吧。」\n"
 	files := chapterFiles(1, 5, long)
 	files["style-profile.json"] = `{"avg_sentence_length":20,"dialogue_ratio":0.3}`
-	r := newRoot(t, files)
+	r := testkit.Project(t, files)
 	rep, err := CheckDrift(r, 5, "t5")
 	if err != nil || rep.Status != "detected" {
 		t.Fatalf("%+v %v", rep, err)
@@ -158,7 +142,7 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 		os.WriteFile(filepath.Join(r.Dir, fmt.Sprintf("chapters/chapter-%03d.md", c)), []byte(normal), 0o644)
 	}
 	m, _, _, _ := WindowMetrics(r, 6, 10)
-	r2 := newRoot(t, map[string]string{"style-profile.json": fmt.Sprintf(`{"avg_sentence_length":%v,"dialogue_ratio":%v}`, m.AvgSentenceLength, m.DialogueRatio)})
+	r2 := testkit.Project(t, map[string]string{"style-profile.json": fmt.Sprintf(`{"avg_sentence_length":%v,"dialogue_ratio":%v}`, m.AvgSentenceLength, m.DialogueRatio)})
 	for c := 6; c <= 10; c++ {
 		os.MkdirAll(filepath.Join(r2.Dir, "chapters"), 0o755)
 		os.WriteFile(filepath.Join(r2.Dir, fmt.Sprintf("chapters/chapter-%03d.md", c)), []byte(normal), 0o644)
@@ -172,7 +156,7 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 		t.Fatalf("%v", d)
 	}
 	// an active drift older than 15 chapters times out
-	r3 := newRoot(t, map[string]string{"style-drift.json": `{"active":true,"detected_chapter":5,"drifts":[{"directive":"x"}]}`})
+	r3 := testkit.Project(t, map[string]string{"style-drift.json": `{"active":true,"detected_chapter":5,"drifts":[{"directive":"x"}]}`})
 	if rep, _ := CheckDrift(r3, 20, "t20"); rep.Status != "skipped" {
 		t.Fatalf("15 chapters is not more than 15: %s", rep.Status)
 	}

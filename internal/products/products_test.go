@@ -1,13 +1,12 @@
 package products
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 func TestWordCount(t *testing.T) {
@@ -95,8 +94,7 @@ func FuzzParseDelta(f *testing.F) {
 }
 
 func TestStagingFiles(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	root := testkit.Project(t, map[string]string{
 		"staging/chapters/chapter-048.md":                     "正文",
 		"staging/chapters/chapter-048.pre-refine.md":          "正文",
 		"staging/chapters/chapter-0481.md":                    "别章",
@@ -109,16 +107,7 @@ func TestStagingFiles(t *testing.T) {
 		"staging/logs/chapter-048-run.jsonl":                  "",
 		"staging/commit-048.journal.json":                     "{}",
 		"staging/evaluations/chapter-048-eval.secondary.json": "{}",
-	}
-	for rel, body := range files {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(body), 0o644)
-	}
-	root, err := project.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	got, err := StagingFiles(root, 48)
 	if err != nil {
 		t.Fatal(err)

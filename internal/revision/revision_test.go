@@ -1,32 +1,13 @@
 package revision
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
-	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testkit"
 )
-
-func setup(t *testing.T, files map[string]string) *project.Root {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, err := project.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
 
 func pend(n int, status string) string {
 	return `{"chapter_number":` + itoa(n) + `,"status":"` + status + `","triggered_by":"logic_review","revision_notes":"n","created_at":"2026-01-01T00:00:00Z","decision_at":null}`
@@ -35,7 +16,7 @@ func pend(n int, status string) string {
 func itoa(n int) string { b, _ := jsonio.MarshalLine(n); return string(b[:len(b)-1]) }
 
 func TestCheckBlocksAfterSmallestPending(t *testing.T) {
-	root := setup(t, map[string]string{
+	root := testkit.Project(t, map[string]string{
 		"chapters/chapter-005-revision.json": pend(5, "pending"),
 		"chapters/chapter_003_revision.json": pend(3, "pending"),
 		"chapters/chapter-002-revision.json": pend(2, "accepted"),
@@ -83,7 +64,7 @@ func TestFailClosed(t *testing.T) {
 		"badtype":  `{"chapter_number":"3","status":"pending"}`,
 	}
 	for name, body := range bad {
-		root := setup(t, map[string]string{"chapters/chapter-003-revision.json": body})
+		root := testkit.Project(t, map[string]string{"chapters/chapter-003-revision.json": body})
 		for _, target := range []int{1, 3, 9} {
 			err := Check(root, target)
 			e := errs.As(err)
@@ -93,14 +74,14 @@ func TestFailClosed(t *testing.T) {
 		}
 	}
 	// A directory in place of the file also fails closed.
-	root := setup(t, map[string]string{"chapters/chapter-003-revision.json/x": "{}"})
+	root := testkit.Project(t, map[string]string{"chapters/chapter-003-revision.json/x": "{}"})
 	if !errs.Is(Check(root, 1), errs.Schema) {
 		t.Fatal("directory not refused")
 	}
 }
 
 func TestNearNamesAndWidth(t *testing.T) {
-	root := setup(t, map[string]string{
+	root := testkit.Project(t, map[string]string{
 		"chapters/chapter-003-revision.json.bak": pend(3, "pending"),
 		"chapters/chapter-003-revision.json~":    pend(3, "pending"),
 		"chapters/chapter-0003-revision.json":    pend(3, "pending"),
@@ -119,7 +100,7 @@ func TestNearNamesAndWidth(t *testing.T) {
 }
 
 func TestHyphenWinsOverUnderscore(t *testing.T) {
-	root := setup(t, map[string]string{
+	root := testkit.Project(t, map[string]string{
 		"chapters/chapter-003-revision.json": pend(3, "accepted"),
 		"chapters/chapter_003_revision.json": pend(3, "pending"),
 	})
@@ -133,7 +114,7 @@ func TestHyphenWinsOverUnderscore(t *testing.T) {
 }
 
 func TestSaveMigratesUnderscoreAndKeepsFields(t *testing.T) {
-	root := setup(t, map[string]string{
+	root := testkit.Project(t, map[string]string{
 		"chapters/chapter_003_revision.json":    `{"chapter_number":3,"status":"pending","revision_notes":"x","issues":[],"revised_chapter":null,"created_at":"t0"}`,
 		"reviews/chapter-003-logic-review.json": `{}`,
 	})

@@ -2,33 +2,12 @@ package volume
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testkit"
 )
-
-func newRoot(t *testing.T, files map[string]string) *project.Root {
-	t.Helper()
-	dir := t.TempDir()
-	for rel, body := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := project.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 const outlineMD = "### 第 10 章: a\n- **Storyline**: main-arc\n### 第 11 章: b\n- **Storyline**: main-arc\n" +
 	"### 第 12 章: c\n- **Storyline**: main-arc\n### 第 13 章: d\n- **Storyline**: main-arc\n### 第 14 章: e\n- **Storyline**: main-arc\n"
@@ -45,7 +24,7 @@ func TestScheduleAndKeyChapters(t *testing.T) {
 	  {"involved_storylines":["main-arc"]},
 	  "junk"
 	]}`
-	r := newRoot(t, map[string]string{
+	r := testkit.Project(t, map[string]string{
 		"volumes/vol-02/outline.md":              outlineMD,
 		"volumes/vol-02/storyline-schedule.json": sched,
 	})
@@ -75,7 +54,7 @@ func TestScheduleAndKeyChapters(t *testing.T) {
 }
 
 func TestScheduleMissingAndBad(t *testing.T) {
-	r := newRoot(t, map[string]string{
+	r := testkit.Project(t, map[string]string{
 		"volumes/vol-01/outline.md":              outlineMD,
 		"volumes/vol-03/storyline-schedule.json": `{"dormant_storylines":["../etc"]}`,
 		"volumes/vol-04/storyline-schedule.json": `{"convergence_events":[{"chapter_range":[1,2],"involved_storylines":["主线"]}]}`,
