@@ -15,7 +15,6 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
@@ -73,7 +72,7 @@ func Chapter(root *project.Root, cp *checkpoint.Checkpoint, c int, now string) (
 	res := &Result{Chapter: c, MovedTo: dest, Moved: []string{}}
 	for _, rel := range files {
 		to := dest + "/" + strings.TrimPrefix(rel, layout.Staging+"/")
-		if err := move(root, rel, to); err != nil {
+		if err := root.Move(rel, to); err != nil {
 			return nil, err
 		}
 		res.Moved = append(res.Moved, rel)
@@ -108,27 +107,6 @@ func freeAbandonDir(root *project.Root, c int) (string, error) {
 			return rel, nil
 		}
 	}
-}
-
-// move renames one project file (both ends containment-checked).
-func move(root *project.Root, from, to string) error {
-	src, err := root.Abs(from)
-	if err != nil {
-		return err
-	}
-	dst, err := root.Abs(to)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return errs.Newf(errs.IO, "无法创建 %s：%v", "cannot create %s: %v", filepath.Dir(to), err).Wrap(err)
-	}
-	if err := os.Rename(src, dst); err != nil {
-		return errs.Newf(errs.IO, "无法移动 %s 到 %s：%v", "cannot move %s to %s: %v", from, to, err).With("file", from).Wrap(err)
-	}
-	jsonio.SyncDir(filepath.Dir(dst))
-	jsonio.SyncDir(filepath.Dir(src))
-	return nil
 }
 
 // pruneEmpty removes rel and its subdirectories when they hold no files

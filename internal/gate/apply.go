@@ -3,7 +3,7 @@ package gate
 import (
 	"bytes"
 	"errors"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -402,7 +402,7 @@ func ArchiveRound(root *project.Root, c, k int) ([]string, error) {
 		if !root.Exists(m[0]) {
 			continue // the gate file of a plan checked before it was written
 		}
-		if err := moveFile(root, m[0], m[1]); err != nil {
+		if err := root.Move(m[0], m[1]); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 		out = append(out, m[1])
@@ -443,29 +443,6 @@ func isProduct(rel string) bool {
 		}
 	}
 	return !strings.Contains(filepath.Base(rel), ".pre-")
-}
-
-func moveFile(root *project.Root, from, to string) error {
-	src, err := root.Abs(from)
-	if err != nil {
-		return err
-	}
-	dst, err := root.Abs(to)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return errs.Newf(errs.IO, "无法创建 %s：%v", "cannot create %s: %v", filepath.Dir(to), err)
-	}
-	if err := os.Rename(src, dst); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return errs.Newf(errs.IO, "无法把 %s 移到 %s：%v", "cannot move %s to %s: %v", from, to, err).With("file", from)
-	}
-	jsonio.SyncDir(filepath.Dir(dst))
-	jsonio.SyncDir(filepath.Dir(src))
-	return nil
 }
 
 // finishRevise archives round K = revision_count and starts the revision:

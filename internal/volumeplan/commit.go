@@ -4,13 +4,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -184,27 +182,6 @@ func exists(root *project.Root, rel string) (bool, error) {
 	return true, nil
 }
 
-// rename moves one project path (file or directory), creating parents.
-func rename(root *project.Root, from, to string) error {
-	src, err := root.Abs(from)
-	if err != nil {
-		return err
-	}
-	dst, err := root.Abs(to)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return ioErr(to, err)
-	}
-	if err := os.Rename(src, dst); err != nil {
-		return ioErr(to, err)
-	}
-	jsonio.SyncDir(filepath.Dir(dst))
-	jsonio.SyncDir(filepath.Dir(src))
-	return nil
-}
-
 // stepReplace sets the old volume directory aside; done once its
 // destination exists (by then the source may already hold new files).
 func stepReplace(root *project.Root, j *Journal) error {
@@ -217,7 +194,7 @@ func stepReplace(root *project.Root, j *Journal) error {
 	if there, err := exists(root, j.Replace.From); err != nil || !there {
 		return err
 	}
-	return rename(root, j.Replace.From, j.Replace.To)
+	return root.Move(j.Replace.From, j.Replace.To)
 }
 
 // stepMove renames every staged file into place; a file already moved by
@@ -229,7 +206,7 @@ func stepMove(root *project.Root, j *Journal) error {
 			return err
 		}
 		if src {
-			if err := rename(root, m.From, m.To); err != nil {
+			if err := root.Move(m.From, m.To); err != nil {
 				return err
 			}
 			continue
@@ -267,7 +244,7 @@ func stepCheckpoint(root *project.Root, j *Journal) error {
 func stepCleanup(root *project.Root, j *Journal) error {
 	v := j.Volume
 	for _, rel := range []string{layout.VolumePacket(v), layout.VolumeSnapshot(v)} {
-		if err := remove(root, rel); err != nil {
+		if err := root.Remove(rel); err != nil {
 			return err
 		}
 	}
@@ -278,19 +255,7 @@ func stepCleanup(root *project.Root, j *Journal) error {
 		}
 		os.Remove(abs) // only when empty
 	}
-	return remove(root, layout.VolumeJournal(v))
-}
-
-func remove(root *project.Root, rel string) error {
-	abs, err := root.Abs(rel)
-	if err != nil {
-		return err
-	}
-	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return ioErr(rel, err)
-	}
-	jsonio.SyncDir(filepath.Dir(abs))
-	return nil
+	return root.Remove(layout.VolumeJournal(v))
 }
 
 func ioErr(rel string, err error) error {

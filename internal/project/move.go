@@ -1,0 +1,51 @@
+package project
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+)
+
+// Move renames the project path from (a file or a directory) to to, both
+// containment-checked, creating to's parent directories. Both directories
+// are synced so the rename survives a crash. A failed rename is E_IO
+// wrapping the OS error, so callers can still test for fs.ErrNotExist.
+func (r *Root) Move(from, to string) error {
+	src, err := r.Abs(from)
+	if err != nil {
+		return err
+	}
+	dst, err := r.Abs(to)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return errs.Newf(errs.IO, "无法创建 %s：%v", "cannot create %s: %v", filepath.ToSlash(filepath.Dir(to)), err).
+			With("file", to).Wrap(err)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return errs.Newf(errs.IO, "无法把 %s 移到 %s：%v", "cannot move %s to %s: %v", from, to, err).
+			With("file", from).Wrap(err)
+	}
+	jsonio.SyncDir(filepath.Dir(dst))
+	jsonio.SyncDir(filepath.Dir(src))
+	return nil
+}
+
+// Remove deletes the project file rel (containment-checked); one that is
+// already gone is fine. The directory is synced so the removal is durable.
+func (r *Root) Remove(rel string) error {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", rel, err).With("file", rel).Wrap(err)
+	}
+	jsonio.SyncDir(filepath.Dir(abs))
+	return nil
+}

@@ -1,0 +1,71 @@
+package project
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/novelsuite/novel/internal/errs"
+)
+
+func TestMoveAndRemove(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a", "f.md"), []byte("x"), 0o644)
+	os.Symlink(outside, filepath.Join(dir, "out"))
+	root, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Parents are created; the source is gone afterwards.
+	if err := root.Move("a/f.md", "b/c/f.md"); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "b", "c", "f.md")); err != nil || string(data) != "x" {
+		t.Fatalf("moved file: %q, %v", data, err)
+	}
+	if root.Exists("a/f.md") {
+		t.Fatal("source still exists")
+	}
+	// Directories move too.
+	if err := root.Move("b/c", "d"); err != nil || !root.IsFile("d/f.md") {
+		t.Fatalf("directory move: %v", err)
+	}
+	// A missing source is E_IO that still unwraps to fs.ErrNotExist.
+	err = root.Move("a/none.md", "b/none.md")
+	if !errs.Is(err, errs.IO) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing source: %v", err)
+	}
+	// Either end leaving the project is E_PATH, and nothing moves.
+	for _, m := range [][2]string{{"d/f.md", "../x.md"}, {"d/f.md", "out/x.md"}, {"../x.md", "d/g.md"}} {
+		if err := root.Move(m[0], m[1]); !errs.Is(err, errs.Path) {
+			t.Fatalf("Move(%q, %q) = %v, want E_PATH", m[0], m[1], err)
+		}
+	}
+	if !root.IsFile("d/f.md") {
+		t.Fatal("a refused move moved the file")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Fatalf("wrote outside the project: %v", entries)
+	}
+
+	if err := root.Remove("d/f.md"); err != nil || root.Exists("d/f.md") {
+		t.Fatalf("Remove: %v", err)
+	}
+	if err := root.Remove("d/f.md"); err != nil {
+		t.Fatalf("Remove of a missing file: %v", err)
+	}
+	if err := root.Remove("../x.md"); !errs.Is(err, errs.Path) {
+		t.Fatalf("Remove outside: %v", err)
+	}
+	if err := root.Remove("d"); err != nil {
+		t.Fatalf("Remove of an empty directory: %v", err)
+	}
+	os.MkdirAll(filepath.Join(dir, "e", "sub"), 0o755)
+	if err := root.Remove("e"); !errs.Is(err, errs.IO) {
+		t.Fatalf("Remove of a non-empty directory: %v", err)
+	}
+}
