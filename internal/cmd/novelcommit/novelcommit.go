@@ -4,7 +4,6 @@
 package novelcommit
 
 import (
-	"os"
 	"strconv"
 	"strings"
 
@@ -38,23 +37,11 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 	if c.Chapter < 1 {
 		return cli.UsageError("--chapter 必须 ≥ 1", "--chapter must be ≥ 1")
 	}
-	root, err := ctx.Root()
+	root, s, now, err := setup(ctx)
 	if err != nil {
 		return err
 	}
-	s, err := ctx.Settings()
-	if err != nil {
-		return err
-	}
-	clk, err := ctx.Clock()
-	if err != nil {
-		return err
-	}
-	env := commit.Env{Root: root, Settings: s, Now: clk.Stamp(), Crash: func(step string) {
-		if ctx.Getenv("NOVEL_CRASH_AT") == step {
-			os.Exit(137) // test hook: die like kill -9 right after the step
-		}
-	}}
+	env := commit.Env{Root: root, Settings: s, Now: now, Crash: crashHook(ctx)}
 	if err := commit.PendingRollbackError(root); err != nil {
 		return err
 	}
@@ -67,46 +54,22 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 			With("journal", layout.CommitJournal(pending)).With("chapter", pending).WithExit(errs.ExitFailed).
 			Hint("先运行 novel-commit --chapter "+strconv.Itoa(pending)+" 完成它", "run novel-commit --chapter "+strconv.Itoa(pending)+" first to finish it")
 	}
-	var j *commit.Journal
 	resume := pending == c.Chapter
-	if resume {
-		if j, err = commit.LoadJournal(root, c.Chapter); err != nil {
-			return err
-		}
-	} else if j, err = commit.Prepare(env, c.Chapter); err != nil {
-		// Checked before taking the lock, so a refused commit leaves no trace.
-		return err
-	}
-	if c.DryRun {
-		ctx.Result(commit.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Output: j.Output}, func() string {
-			names := make([]string, len(j.Plan))
-			for i, p := range j.Plan {
-				names[i] = p.Name
-			}
-			return "plan: " + strings.Join(names, " → ")
-		})
-		return nil
-	}
-	release, err := lock.Guard(root, ctx.Getenv, c.Chapter, s.LockStaleMinutes)
-	if err != nil {
-		return err
-	}
-	defer release()
-	if !resume && j.Stale(root) {
-		// Another writer moved on before the lock was ours: check again.
-		if j, err = commit.Prepare(env, c.Chapter); err != nil {
-			return err
-		}
-	}
-	out, err := commit.Execute(env, j, !resume)
-	if err != nil {
-		return err
-	}
-	ctx.Result(out, func() string {
-		return "第 " + strconv.Itoa(out.Chapter) + " 章已生成（" + strconv.Itoa(out.WordCount) + " 字），评分 " + score(out.OverallFinal) +
-			"/5.0，门控 " + out.GateDecision + "，修订 " + strconv.Itoa(out.RevisionCount) + " 次"
-	})
-	return nil
+	return journaled[*commit.Journal, *commit.Output]{
+		resume:  resume,
+		load:    func() (*commit.Journal, error) { return commit.LoadJournal(root, c.Chapter) },
+		prepare: func() (*commit.Journal, error) { return commit.Prepare(env, c.Chapter) },
+		dryRun: func(j *commit.Journal) (any, []commit.PlanStep) {
+			return commit.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Output: j.Output}, j.Plan
+		},
+		chapter: c.Chapter,
+		stale:   func(j *commit.Journal) bool { return j.Stale(root) },
+		execute: func(j *commit.Journal, fresh bool) (*commit.Output, error) { return commit.Execute(env, j, fresh) },
+		text: func(out *commit.Output) string {
+			return "第 " + strconv.Itoa(out.Chapter) + " 章已生成（" + strconv.Itoa(out.WordCount) + " 字），评分 " + score(out.OverallFinal) +
+				"/5.0，门控 " + out.GateDecision + "，修订 " + strconv.Itoa(out.RevisionCount) + " 次"
+		},
+	}.run(ctx, root, s, c.DryRun)
 }
 
 // score prints at least one decimal (4 → 4.0, 3.85 → 3.85).

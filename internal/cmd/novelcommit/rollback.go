@@ -1,15 +1,12 @@
 package novelcommit
 
 import (
-	"os"
 	"strconv"
-	"strings"
 
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/lock"
 )
 
 type rollbackCmd struct {
@@ -21,65 +18,34 @@ func (r *rollbackCmd) Run(ctx *cli.Context) error {
 	if r.To < 1 {
 		return cli.UsageError("--to 必须 ≥ 1", "--to must be ≥ 1")
 	}
-	root, err := ctx.Root()
+	root, s, now, err := setup(ctx)
 	if err != nil {
 		return err
 	}
-	s, err := ctx.Settings()
-	if err != nil {
-		return err
-	}
-	clk, err := ctx.Clock()
-	if err != nil {
-		return err
-	}
-	env := commit.Env{Root: root, Settings: s, Now: clk.Stamp(), Crash: func(step string) {
-		if ctx.Getenv("NOVEL_CRASH_AT") == step {
-			os.Exit(137) // test hook: die like kill -9 right after the step
-		}
-	}}
-	var j *commit.RollbackJournal
+	env := commit.Env{Root: root, Settings: s, Now: now, Crash: crashHook(ctx)}
 	resume := commit.PendingRollback(root)
-	if resume {
-		if j, err = commit.LoadRollbackJournal(root); err != nil {
-			return err
-		}
-		if j.To != r.To {
-			return errs.Newf(errs.State, "回滚到第 %d 章的操作尚未完成", "the rollback to chapter %d is unfinished", j.To).
-				With("journal", layout.RollbackJournal).With("to", j.To).WithExit(errs.ExitFailed).
-				Hint("先运行 novel-commit rollback --to "+strconv.Itoa(j.To)+" 完成它", "run novel-commit rollback --to "+strconv.Itoa(j.To)+" first to finish it")
-		}
-	} else if j, err = commit.PrepareRollback(env, r.To); err != nil {
-		// Checked before taking the lock, so a refused rollback leaves no trace.
-		return err
-	}
-	if r.DryRun {
-		ctx.Result(commit.RollbackDryRun{DryRun: true, Resume: resume, Plan: j.Plan, RollbackOutput: j.Output}, func() string {
-			names := make([]string, len(j.Plan))
-			for i, p := range j.Plan {
-				names[i] = p.Name
+	return journaled[*commit.RollbackJournal, *commit.RollbackOutput]{
+		resume: resume,
+		load: func() (*commit.RollbackJournal, error) {
+			j, err := commit.LoadRollbackJournal(root)
+			if err == nil && j.To != r.To {
+				return nil, errs.Newf(errs.State, "回滚到第 %d 章的操作尚未完成", "the rollback to chapter %d is unfinished", j.To).
+					With("journal", layout.RollbackJournal).With("to", j.To).WithExit(errs.ExitFailed).
+					Hint("先运行 novel-commit rollback --to "+strconv.Itoa(j.To)+" 完成它", "run novel-commit rollback --to "+strconv.Itoa(j.To)+" first to finish it")
 			}
-			return "plan: " + strings.Join(names, " → ")
-		})
-		return nil
-	}
-	release, err := lock.Guard(root, ctx.Getenv, r.To, s.LockStaleMinutes)
-	if err != nil {
-		return err
-	}
-	defer release()
-	if !resume && j.Stale(root) {
-		// Another writer moved on before the lock was ours: check again.
-		if j, err = commit.PrepareRollback(env, r.To); err != nil {
-			return err
-		}
-	}
-	out, err := commit.ExecuteRollback(env, j, !resume)
-	if err != nil {
-		return err
-	}
-	ctx.Result(out, func() string {
-		return "已回滚第 " + strconv.Itoa(out.To) + " 章及之后共 " + strconv.Itoa(len(out.RolledBack)) + " 章，state_version " + strconv.Itoa(out.StateVersion)
-	})
-	return nil
+			return j, err
+		},
+		prepare: func() (*commit.RollbackJournal, error) { return commit.PrepareRollback(env, r.To) },
+		dryRun: func(j *commit.RollbackJournal) (any, []commit.PlanStep) {
+			return commit.RollbackDryRun{DryRun: true, Resume: resume, Plan: j.Plan, RollbackOutput: j.Output}, j.Plan
+		},
+		chapter: r.To,
+		stale:   func(j *commit.RollbackJournal) bool { return j.Stale(root) },
+		execute: func(j *commit.RollbackJournal, fresh bool) (*commit.RollbackOutput, error) {
+			return commit.ExecuteRollback(env, j, fresh)
+		},
+		text: func(out *commit.RollbackOutput) string {
+			return "已回滚第 " + strconv.Itoa(out.To) + " 章及之后共 " + strconv.Itoa(len(out.RolledBack)) + " 章，state_version " + strconv.Itoa(out.StateVersion)
+		},
+	}.run(ctx, root, s, r.DryRun)
 }

@@ -1,13 +1,11 @@
 package novelcommit
 
 import (
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
-	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/volumeplan"
 )
@@ -24,15 +22,7 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 		return cli.UsageError("--volume 必须是 ≥ 1 的整数（如 02），实际为 "+strconv.Quote(c.Volume),
 			"--volume must be an integer ≥ 1 (e.g. 02), got "+strconv.Quote(c.Volume))
 	}
-	root, err := ctx.Root()
-	if err != nil {
-		return err
-	}
-	s, err := ctx.Settings()
-	if err != nil {
-		return err
-	}
-	clk, err := ctx.Clock()
+	root, s, now, err := setup(ctx)
 	if err != nil {
 		return err
 	}
@@ -40,46 +30,20 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	resume := volumeplan.PendingJournal(root, v)
-	var j *volumeplan.Journal
-	if resume {
-		j, err = volumeplan.LoadJournal(root, v)
-	} else {
+	return journaled[*volumeplan.Journal, *volumeplan.Result]{
+		resume: resume,
+		load:   func() (*volumeplan.Journal, error) { return volumeplan.LoadJournal(root, v) },
 		// Validated before the lock too, so a refused plan writes nothing
 		// (not even the lock's flock file).
-		j, err = volumeplan.Prepare(root, v, clk.Stamp())
-	}
-	if err != nil {
-		return err
-	}
-	if c.DryRun {
-		ctx.Result(volumeplan.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Result: j.Output}, func() string {
-			names := make([]string, len(j.Plan))
-			for i, p := range j.Plan {
-				names[i] = p.Name
-			}
-			return "plan: " + strings.Join(names, " → ")
-		})
-		return nil
-	}
-	release, err := lock.Guard(root, ctx.Getenv, 0, s.LockStaleMinutes)
-	if err != nil {
-		return err
-	}
-	defer release()
-	if !resume {
-		// Re-check under the lock: another writer may have moved on.
-		if j, err = volumeplan.Prepare(root, v, clk.Stamp()); err != nil {
-			return err
-		}
-	}
-	out, err := volumeplan.Execute(root, j, !resume, func(step string) {
-		if ctx.Getenv("NOVEL_CRASH_AT") == step {
-			os.Exit(137) // test hook: die like kill -9 right after the step
-		}
-	})
-	if err != nil {
-		return err
-	}
-	ctx.Result(out, out.Text)
-	return nil
+		prepare: func() (*volumeplan.Journal, error) { return volumeplan.Prepare(root, v, now) },
+		dryRun: func(j *volumeplan.Journal) (any, []commit.PlanStep) {
+			return volumeplan.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Result: j.Output}, j.Plan
+		},
+		// Always re-checked under the lock: another writer may have moved on.
+		stale: func(*volumeplan.Journal) bool { return true },
+		execute: func(j *volumeplan.Journal, fresh bool) (*volumeplan.Result, error) {
+			return volumeplan.Execute(root, j, fresh, crashHook(ctx))
+		},
+		text: (*volumeplan.Result).Text,
+	}.run(ctx, root, s, c.DryRun)
 }

@@ -1,0 +1,100 @@
+package novelcommit
+
+import (
+	"os"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+)
+
+// setup resolves what every journaled command needs, in the order the
+// errors are reported: the project, its settings, the clock's stamp.
+func setup(ctx *cli.Context) (*project.Root, settings.Settings, string, error) {
+	root, err := ctx.Root()
+	if err != nil {
+		return nil, settings.Settings{}, "", err
+	}
+	s, err := ctx.Settings()
+	if err != nil {
+		return nil, settings.Settings{}, "", err
+	}
+	clk, err := ctx.Clock()
+	if err != nil {
+		return nil, settings.Settings{}, "", err
+	}
+	return root, s, clk.Stamp(), nil
+}
+
+// crashHook is the NOVEL_CRASH_AT test hook: die like kill -9 right after
+// the named journal step.
+func crashHook(ctx *cli.Context) func(string) {
+	return func(step string) {
+		if ctx.Getenv("NOVEL_CRASH_AT") == step {
+			os.Exit(137)
+		}
+	}
+}
+
+// journaled is one journaled command (chapter commit, rollback, volume
+// commit): an unfinished journal is resumed, otherwise a fresh one is
+// prepared (validated before the lock, so a refused run writes nothing).
+type journaled[J, O any] struct {
+	resume  bool
+	load    func() (J, error)                // the unfinished journal, when resume
+	prepare func() (J, error)                // a fresh journal
+	dryRun  func(J) (any, []commit.PlanStep) // the --dry-run document and its plan
+	chapter int                              // the chapter lock.Guard records (0: none)
+	stale   func(J) bool                     // a fresh journal must be prepared again under the lock
+	execute func(J, bool) (O, error)         // runs the journal; the bool says it is fresh
+	text    func(O) string                   // the --text line of the result
+}
+
+// run loads or prepares the journal, prints the plan on --dry-run, or
+// takes the lock, prepares again if another writer moved on before the
+// lock was ours, executes and prints the result.
+func (r journaled[J, O]) run(ctx *cli.Context, root *project.Root, s settings.Settings, dry bool) error {
+	var j J
+	var err error
+	if r.resume {
+		j, err = r.load()
+	} else {
+		j, err = r.prepare()
+	}
+	if err != nil {
+		return err
+	}
+	if dry {
+		doc, plan := r.dryRun(j)
+		ctx.Result(doc, func() string { return planText(plan) })
+		return nil
+	}
+	release, err := lock.Guard(root, ctx.Getenv, r.chapter, s.LockStaleMinutes)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if !r.resume && r.stale(j) {
+		if j, err = r.prepare(); err != nil {
+			return err
+		}
+	}
+	out, err := r.execute(j, !r.resume)
+	if err != nil {
+		return err
+	}
+	ctx.Result(out, func() string { return r.text(out) })
+	return nil
+}
+
+// planText is the --text line of a dry run: the step names in order.
+func planText(plan []commit.PlanStep) string {
+	names := make([]string, len(plan))
+	for i, p := range plan {
+		names[i] = p.Name
+	}
+	return "plan: " + strings.Join(names, " → ")
+}
