@@ -63,6 +63,21 @@ func LoadGateFile(root *project.Root, c int) (*GateFile, error) {
 	return loadGateAt(root, layout.StagingGate(c), c)
 }
 
+// RequireGateFile reads chapter c's staging gate file; a missing one is
+// E_MISSING_FILE naming the decide --apply run that writes it.
+func RequireGateFile(root *project.Root, c int) (*GateFile, error) {
+	g, err := LoadGateFile(root, c)
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, errs.Newf(errs.MissingFile, "缺少门控文件 %s", "missing gate file %s", layout.StagingGate(c)).
+			With("file", layout.StagingGate(c)).
+			Hint("先运行 novel-gate decide --chapter "+strconv.Itoa(c)+" --apply", "run novel-gate decide --chapter "+strconv.Itoa(c)+" --apply first")
+	}
+	return g, nil
+}
+
 func loadGateAt(root *project.Root, rel string, c int) (*GateFile, error) {
 	if !root.Exists(rel) {
 		return nil, nil
@@ -83,14 +98,9 @@ func SaveGateFile(root *project.Root, g *GateFile) error {
 // decision becomes pass with polished:true, keeping the original. It is a
 // no-op when already recorded.
 func MarkPolished(root *project.Root, c int) error {
-	g, err := LoadGateFile(root, c)
+	g, err := RequireGateFile(root, c)
 	if err != nil {
 		return err
-	}
-	if g == nil {
-		return errs.Newf(errs.MissingFile, "缺少门控文件 %s", "missing gate file %s", layout.StagingGate(c)).
-			With("file", layout.StagingGate(c)).
-			Hint("先运行 novel-gate decide --chapter "+strconv.Itoa(c)+" --apply", "run novel-gate decide --chapter "+strconv.Itoa(c)+" --apply first")
 	}
 	if g.Decision == Pass && g.Polished {
 		return nil

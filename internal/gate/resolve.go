@@ -162,7 +162,7 @@ func Resolve(env Env, c int, action, note string) (*ResolveResult, error) {
 		res.Files = ab.Moved
 		res.NextStep = step(c, stepid.Draft)
 	}
-	if err := removeBlocked(root); err != nil {
+	if err := root.Remove(layout.Blocked); err != nil {
 		return nil, err
 	}
 	if cp, err = checkpoint.Load(root); err != nil {
@@ -215,15 +215,4 @@ func removeJudgedProducts(root *project.Root, c int) ([]string, error) {
 		out = append(out, rel)
 	}
 	return out, nil
-}
-
-func removeBlocked(root *project.Root) error {
-	abs, err := root.Abs(layout.Blocked)
-	if err != nil {
-		return err
-	}
-	if err := os.Remove(abs); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", layout.Blocked, err).With("file", layout.Blocked)
-	}
-	return nil
 }
