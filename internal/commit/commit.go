@@ -235,7 +235,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	// at 2,000 items parsing it is the most expensive read of a commit.
 	var merged []foreshadow.Item
 	var gf *foreshadow.File
-	var oldGlobal []byte
+	var oldGlobal, newGlobal []byte
 	var globalInfo os.FileInfo
 	if len(fsRaw) > 0 || c%5 == 0 {
 		// Read once: the bytes are parsed here and fingerprinted for the
@@ -244,13 +244,24 @@ func Prepare(env Env, c int) (*Journal, error) {
 			if oldGlobal, globalInfo, err = readInfo(root, layout.GlobalForeshadow); err != nil {
 				return nil, err
 			}
-			if gf, err = foreshadow.Parse(oldGlobal, layout.GlobalForeshadow); err != nil {
-				return nil, err
+			if len(fsRaw) > 0 && c%5 != 0 {
+				// The brief needs every item; otherwise only the named
+				// ones are parsed when the file is in its written layout.
+				if newGlobal, err = splicedMerge(root, oldGlobal, cp.CurrentVolume, fsRaw, c, delta.StorylineID); err != nil {
+					return nil, err
+				}
+			}
+			if newGlobal == nil {
+				if gf, err = foreshadow.Parse(oldGlobal, layout.GlobalForeshadow); err != nil {
+					return nil, err
+				}
 			}
 		} else if gf, err = foreshadow.LoadGlobalFile(root); err != nil {
 			return nil, err
 		}
-		merged = gf.Items
+		if gf != nil {
+			merged = gf.Items
+		}
 	} else if data, err := readIfExists(root, layout.GlobalForeshadow); err != nil {
 		return nil, err
 	} else if data != nil {
@@ -262,11 +273,11 @@ func Prepare(env Env, c int) (*Journal, error) {
 		}
 	}
 	if len(fsRaw) > 0 {
-		newGlobal, m, err := mergeForeshadow(root, gf, cp.CurrentVolume, fsRaw, c, delta.StorylineID)
-		if err != nil {
-			return nil, err
+		if newGlobal == nil {
+			if newGlobal, merged, err = mergeForeshadow(root, gf, cp.CurrentVolume, fsRaw, c, delta.StorylineID); err != nil {
+				return nil, err
+			}
 		}
-		merged = m
 		oldSum := ""
 		if oldGlobal != nil {
 			oldSum = sha(oldGlobal)
@@ -385,15 +396,38 @@ func mergeForeshadow(root *project.Root, gf *foreshadow.File, vol int, fsRaw []j
 	}
 	merged, dropped := foreshadow.Merge(gf.Items, plan, foreshadow.ParseOps(fsRaw), c, storyline)
 	if len(dropped) > 0 {
-		// The ops were validated with the same rule; a disagreement is a bug,
-		// and applying the state part without the fact layer would split them.
-		return nil, nil, errs.Newf(errs.IO, "伏笔合并拒绝了已校验的操作：%s", "the foreshadow merge refused a validated op: %s", dropped[0].Reason)
+		return nil, nil, refusedOp(dropped[0].Reason)
 	}
 	data, err := gf.Encode(merged)
 	if err != nil {
 		return nil, nil, errs.Newf(errs.IO, "无法编码 %s：%v", "cannot encode %s: %v", layout.GlobalForeshadow, err)
 	}
 	return data, merged, nil
+}
+
+// splicedMerge is mergeForeshadow without parsing the items the ops do
+// not name (foreshadow.MergeSpliced). nil, nil when it does not apply: the
+// file is not in its written layout, or the plan does not load (the full
+// path then reports the errors in its usual order).
+func splicedMerge(root *project.Root, data []byte, vol int, fsRaw []json.RawMessage, c int, storyline string) ([]byte, error) {
+	plan, err := foreshadow.LoadPlan(root, vol)
+	if err != nil {
+		return nil, nil
+	}
+	out, dropped, ok := foreshadow.MergeSpliced(data, plan, foreshadow.ParseOps(fsRaw), c, storyline)
+	if !ok {
+		return nil, nil
+	}
+	if len(dropped) > 0 {
+		return nil, refusedOp(dropped[0].Reason)
+	}
+	return out, nil
+}
+
+func refusedOp(reason string) error {
+	// The ops were validated with the same rule; a disagreement is a bug,
+	// and applying the state part without the fact layer would split them.
+	return errs.Newf(errs.IO, "伏笔合并拒绝了已校验的操作：%s", "the foreshadow merge refused a validated op: %s", reason)
 }
 
 func preconditions(env Env, cp *checkpoint.Checkpoint, c int) error {

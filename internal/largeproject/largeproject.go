@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
@@ -342,7 +343,22 @@ func (g *gen) foreshadowing() error {
 	for i := 1; i <= globalN; i++ {
 		global = append(global, g.item(i, 1+(i*g.o.Chapters)/(globalN+1)))
 	}
-	if err := g.writeJSON(layout.GlobalForeshadow, map[string]any{"foreshadowing": global}); err != nil {
+	// The fact layer as the suite writes it: a project with 2,000
+	// commits behind it has had it rewritten by novel-commit's merge
+	// (foreshadow.File.Encode: item fields in SPEC order), not by a
+	// generic encoder.
+	data, err := jsonio.Marshal(map[string]any{"foreshadowing": global})
+	if err != nil {
+		return err
+	}
+	f, err := foreshadow.Parse(data, layout.GlobalForeshadow)
+	if err != nil {
+		return err
+	}
+	if data, err = f.Encode(f.Items); err != nil {
+		return err
+	}
+	if err := g.write(layout.GlobalForeshadow, data); err != nil {
 		return err
 	}
 	id := globalN
@@ -500,7 +516,7 @@ func WriteReplay(dir string, o Options) error {
 
 // Version changes whenever the generator's output does, so cached
 // projects from an older generator are not reused.
-const Version = 2
+const Version = 3
 
 // Cached returns a directory holding the project for o (not idle),
 // generating it on first use under the system temp directory and reusing
