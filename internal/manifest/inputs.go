@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -119,17 +118,9 @@ type Character struct {
 // whose name is not a slug cannot be referenced by ops and are skipped
 // with a warning.
 func loadCharacters(root *project.Root) ([]Character, []string, error) {
-	abs, err := root.Abs(layout.CharactersActive)
+	ents, err := root.ReadDir(layout.CharactersActive)
 	if err != nil {
 		return nil, nil, err
-	}
-	ents, err := os.ReadDir(abs)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil, nil
-		}
-		return nil, nil, errs.Newf(errs.IO, "无法读取目录 %s：%v", "cannot read directory %s: %v", layout.CharactersActive, err).
-			With("file", layout.CharactersActive)
 	}
 	var chars []Character
 	var warns []string

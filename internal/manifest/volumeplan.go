@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"os"
 	"strconv"
 	"strings"
 
@@ -139,16 +138,9 @@ func storylineMemories(root *project.Root) ([]string, error) {
 // listDir lists the entries of a project directory (files with suffix, or
 // directories), project-relative and sorted (os.ReadDir sorts by name).
 func listDir(root *project.Root, rel, suffix string, dirs bool) ([]string, error) {
-	abs, err := root.Abs(rel)
+	ents, err := root.ReadDir(rel)
 	if err != nil {
 		return nil, err
-	}
-	ents, err := os.ReadDir(abs)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, errs.Newf(errs.IO, "无法读取目录 %s：%v", "cannot read directory %s: %v", rel, err).With("file", rel)
 	}
 	var out []string
 	for _, e := range ents {

@@ -1,5 +1,8 @@
 package project
 
+// File-system operations on project paths: every path is containment-
+// checked by Abs, so callers never touch os directly.
+
 import (
 	"errors"
 	"io/fs"
@@ -48,4 +51,21 @@ func (r *Root) Remove(rel string) error {
 	}
 	jsonio.SyncDir(filepath.Dir(abs))
 	return nil
+}
+
+// ReadDir lists the project directory rel, sorted by name; a directory
+// that does not exist is empty (nil, nil). Other failures are E_IO.
+func (r *Root) ReadDir(rel string) ([]fs.DirEntry, error) {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, errs.Newf(errs.IO, "无法读取目录 %s：%v", "cannot read directory %s: %v", rel, err).With("file", rel).Wrap(err)
+	}
+	return ents, nil
 }

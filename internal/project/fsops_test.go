@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -67,5 +68,35 @@ func TestMoveAndRemove(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "e", "sub"), 0o755)
 	if err := root.Remove("e"); !errs.Is(err, errs.IO) {
 		t.Fatalf("Remove of a non-empty directory: %v", err)
+	}
+}
+
+func TestReadDir(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "d", "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "d", "b.md"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "d", "a.md"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "f"), nil, 0o644)
+	os.Symlink(t.TempDir(), filepath.Join(dir, "out"))
+	root, _ := New(dir)
+	ents, err := root.ReadDir("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, ",") != "a.md,b.md,sub" {
+		t.Fatalf("ReadDir(d) = %v", names)
+	}
+	if ents, err := root.ReadDir("missing"); ents != nil || err != nil {
+		t.Fatalf("missing directory: %v, %v", ents, err)
+	}
+	if _, err := root.ReadDir("f"); !errs.Is(err, errs.IO) {
+		t.Fatalf("a file: %v, want E_IO", err)
+	}
+	if _, err := root.ReadDir("out"); !errs.Is(err, errs.Path) {
+		t.Fatalf("a symlink leaving the project: %v, want E_PATH", err)
 	}
 }

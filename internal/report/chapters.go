@@ -442,16 +442,9 @@ var reviewRE = regexp.MustCompile(`^chapter-([0-9]{3,})-logic-review\.json$`)
 // collectLogicReviews reads the latest MaxLogicReviews reports of
 // reviews/ (one directory listing; only those few files are parsed).
 func (r *Report) collectLogicReviews(root *project.Root, minScore int) error {
-	abs, err := root.Abs("reviews")
+	entries, err := root.ReadDir("reviews")
 	if err != nil {
 		return err
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil
-		}
-		return errs.Newf(errs.IO, "无法列出 reviews：%v", "cannot list reviews: %v", err).With("file", "reviews")
 	}
 	var chs []int
 	for _, e := range entries {

@@ -1,10 +1,7 @@
 package step
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
@@ -94,16 +91,9 @@ func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) 
 
 // committedChapters counts chapters/chapter-NNN.md (one directory read).
 func committedChapters(root *project.Root) (int, error) {
-	abs, err := root.Abs("chapters")
+	ents, err := root.ReadDir("chapters")
 	if err != nil {
 		return 0, err
-	}
-	ents, err := os.ReadDir(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, nil
-		}
-		return 0, errs.Newf(errs.IO, "读取 chapters/ 失败：%v", "cannot read chapters/: %v", err).Wrap(err)
 	}
 	n := 0
 	for _, e := range ents {
