@@ -1,25 +1,23 @@
 package boundary
 
 import (
-	"os/exec"
 	"strconv"
 	"testing"
+
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 // A temp file that a killed atomic write of the suite left behind (here:
 // of the checkpoint, by a dead pid) is not an agent's write; a file named
 // like a live writer's temp still is.
 func TestDeadWritersTempIsNotAViolation(t *testing.T) {
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Skip("no `true` command")
-	}
+	deadPID := testkit.DeadPID(t)
 	root := fixture(t)
 	st := mustStep(t, "chapter:003:draft")
 	if err := Record(root, st, ""); err != nil {
 		t.Fatal(err)
 	}
-	write(t, root.Dir, "..checkpoint.json.tmp-"+strconv.Itoa(dead.Process.Pid)+"-42", "{")
+	write(t, root.Dir, "..checkpoint.json.tmp-"+strconv.Itoa(deadPID)+"-42", "{")
 	if _, err := Check(root, st, ""); err != nil {
 		t.Fatalf("dead writer's temp reported: %v", err)
 	}

@@ -1,32 +1,23 @@
 package products
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
 
-	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 // A temp file left by a writer killed mid-write belongs to the chapter of
 // its target, so commit/abandon clean it up with the chapter's files.
 func TestStagingFilesIncludesDeadWritersTemps(t *testing.T) {
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Skip("no `true` command")
-	}
-	dir := t.TempDir()
-	logs := filepath.Join(dir, "staging", "logs")
-	os.MkdirAll(logs, 0o755)
-	stale := ".chapter-003-run.jsonl.tmp-" + strconv.Itoa(dead.Process.Pid) + "-7"
+	stale := ".chapter-003-run.jsonl.tmp-" + strconv.Itoa(testkit.DeadPID(t)) + "-7"
 	live := ".chapter-003-run.jsonl.tmp-1-7"
-	for _, n := range []string{stale, live, "chapter-003-run.jsonl"} {
-		os.WriteFile(filepath.Join(logs, n), nil, 0o644)
-	}
-	root, _ := project.New(dir)
+	root := testkit.Project(t, map[string]string{
+		"staging/logs/" + stale:              "",
+		"staging/logs/" + live:               "",
+		"staging/logs/chapter-003-run.jsonl": "",
+	})
 	got, err := StagingFiles(root, 3)
 	if err != nil {
 		t.Fatal(err)

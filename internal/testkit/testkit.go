@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -165,4 +166,16 @@ func Diff(a, b map[string]string) string {
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// DeadPID returns the pid of a process that has already exited (a writer
+// killed mid-write, for the stale-temp tests); the test is skipped when
+// no `true` command can be run.
+func DeadPID(t testing.TB) int {
+	t.Helper()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no `true` command")
+	}
+	return dead.Process.Pid
 }
