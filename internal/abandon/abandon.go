@@ -6,7 +6,6 @@
 package abandon
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -99,11 +98,9 @@ func Chapter(root *project.Root, cp *checkpoint.Checkpoint, c int, now string) (
 func freeAbandonDir(root *project.Root, c int) (string, error) {
 	for n := 1; ; n++ {
 		rel := layout.Abandoned(c, n)
-		abs, err := root.Abs(rel)
-		if err != nil {
+		if there, err := root.Lexists(rel); err != nil {
 			return "", err
-		}
-		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+		} else if !there {
 			return rel, nil
 		}
 	}

@@ -69,3 +69,20 @@ func (r *Root) ReadDir(rel string) ([]fs.DirEntry, error) {
 	}
 	return ents, nil
 }
+
+// Lexists reports whether the project path rel exists, without following
+// a final symlink (a journal step asks whether its own rename happened).
+// Failures other than not-exist are E_IO.
+func (r *Root) Lexists(rel string) (bool, error) {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return false, err
+	}
+	if _, err := os.Lstat(abs); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, errs.Newf(errs.IO, "无法访问 %s：%v", "cannot access %s: %v", rel, err).With("file", rel).Wrap(err)
+	}
+	return true, nil
+}

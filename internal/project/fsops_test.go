@@ -100,3 +100,27 @@ func TestReadDir(t *testing.T) {
 		t.Fatalf("a symlink leaving the project: %v, want E_PATH", err)
 	}
 }
+
+func TestLexists(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f"), nil, 0o644)
+	os.Symlink("missing-target", filepath.Join(dir, "dangling"))
+	os.Symlink(t.TempDir(), filepath.Join(dir, "out"))
+	root, _ := New(dir)
+	for rel, want := range map[string]bool{"f": true, "dangling": true, "missing": false, "f/sub": false} {
+		got, err := root.Lexists(rel)
+		if rel == "f/sub" {
+			// A file where a directory should be: ENOTDIR is not "missing".
+			if !errs.Is(err, errs.IO) {
+				t.Errorf("Lexists(%q) = %v, %v; want E_IO", rel, got, err)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("Lexists(%q) = %v, %v; want %v", rel, got, err, want)
+		}
+	}
+	if _, err := root.Lexists("out/x"); !errs.Is(err, errs.Path) {
+		t.Errorf("Lexists through an escaping symlink: %v, want E_PATH", err)
+	}
+}

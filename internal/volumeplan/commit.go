@@ -1,8 +1,6 @@
 package volumeplan
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"strconv"
 
@@ -168,30 +166,16 @@ func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*R
 	return &out, nil
 }
 
-func exists(root *project.Root, rel string) (bool, error) {
-	abs, err := root.Abs(rel)
-	if err != nil {
-		return false, err
-	}
-	if _, err := os.Lstat(abs); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		}
-		return false, ioErr(rel, err)
-	}
-	return true, nil
-}
-
 // stepReplace sets the old volume directory aside; done once its
 // destination exists (by then the source may already hold new files).
 func stepReplace(root *project.Root, j *Journal) error {
 	if j.Replace == nil {
 		return nil
 	}
-	if done, err := exists(root, j.Replace.To); err != nil || done {
+	if done, err := root.Lexists(j.Replace.To); err != nil || done {
 		return err
 	}
-	if there, err := exists(root, j.Replace.From); err != nil || !there {
+	if there, err := root.Lexists(j.Replace.From); err != nil || !there {
 		return err
 	}
 	return root.Move(j.Replace.From, j.Replace.To)
@@ -201,7 +185,7 @@ func stepReplace(root *project.Root, j *Journal) error {
 // an earlier run is skipped, a file missing at both ends is lost.
 func stepMove(root *project.Root, j *Journal) error {
 	for _, m := range j.Moves {
-		src, err := exists(root, m.From)
+		src, err := root.Lexists(m.From)
 		if err != nil {
 			return err
 		}
@@ -211,7 +195,7 @@ func stepMove(root *project.Root, j *Journal) error {
 			}
 			continue
 		}
-		if dst, err := exists(root, m.To); err != nil {
+		if dst, err := root.Lexists(m.To); err != nil {
 			return err
 		} else if !dst {
 			return errs.Newf(errs.MissingFile, "卷提交中 %s 和 %s 都不存在", "neither %s nor %s exists during the volume commit", m.From, m.To).
