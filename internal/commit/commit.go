@@ -128,7 +128,8 @@ func (j *Journal) Stale(root *project.Root) bool {
 // stagedFiles carries the computed big files of a fresh commit so they
 // are not recomputed; a resumed commit recomputes them from the journal.
 type stagedFiles struct {
-	state, oldState, global []byte
+	state            [][]byte // the new state in pieces (stateops.ApplyParts)
+	oldState, global []byte
 	// The versions Prepare read; while the files are still those, the
 	// steps need not read and fingerprint megabytes again.
 	stateInfo, globalInfo os.FileInfo
@@ -148,6 +149,16 @@ func sha(b []byte) string {
 	return strconv.Itoa(len(b)) + "-" + strconv.FormatUint(uint64(crc32.Checksum(b, castagnoli)), 16)
 }
 
+// shaParts is sha of the concatenation of parts.
+func shaParts(parts [][]byte) string {
+	n, sum := 0, uint32(0)
+	for _, p := range parts {
+		n += len(p)
+		sum = crc32.Update(sum, castagnoli, p)
+	}
+	return strconv.Itoa(n) + "-" + strconv.FormatUint(uint64(sum), 16)
+}
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Env is what a commit needs from the process.
@@ -163,6 +174,12 @@ type Env struct {
 // without writing anything.
 func Prepare(env Env, c int) (*Journal, error) {
 	root := env.Root
+	// Reading and checking the multi-MiB state is the biggest single
+	// cost; it runs alongside the preconditions (another core). Its
+	// errors are still reported where the state is first needed, so a
+	// failed precondition wins as before.
+	stateCh := make(chan stateRead, 1)
+	go func() { stateCh <- readState(root) }()
 	cpBytes, err := root.ReadFile(layout.Checkpoint)
 	if err != nil {
 		return nil, err
@@ -184,14 +201,11 @@ func Prepare(env Env, c int) (*Journal, error) {
 	out.Warnings = []string{}
 
 	// The state: version check, ops, new bytes.
-	oldState, stateInfo, err := readInfo(root, layout.CurrentState)
-	if err != nil {
-		return nil, err
+	sr := <-stateCh
+	if sr.err != nil {
+		return nil, sr.err
 	}
-	doc, err := stateops.Open(oldState, layout.CurrentState)
-	if err != nil {
-		return nil, err
-	}
+	oldState, stateInfo, doc := sr.data, sr.info, sr.doc
 	if delta.BaseStateVersion != doc.Version {
 		return nil, errs.Newf(errs.StateVersion, "第 %d 章的 delta 基于 state_version %d，但当前状态是 %d", "the delta of chapter %d is based on state_version %d but the state is at %d",
 			c, delta.BaseStateVersion, doc.Version).
@@ -200,7 +214,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 				"rerun summarize: novel instructions "+stepid.Chapter(c, stepid.Summarize).String())
 	}
 	ops, static, fsRaw := validateOps(delta.Ops)
-	newState, res, err := doc.Apply(ops, c)
+	newState, res, err := doc.ApplyParts(ops, c)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +226,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	out.Warnings = append(out.Warnings, res.Warnings...)
 	out.StateVersion = doc.Version + 1
 	baselineMissing := !root.Exists(layout.Baseline)
-	j.State = FileChange{File: layout.CurrentState, Old: sha(oldState), New: sha(newState), WriteBaseline: baselineMissing}
+	j.State = FileChange{File: layout.CurrentState, Old: sr.sum, New: shaParts(newState), WriteBaseline: baselineMissing}
 	ops0 := res.AppliedRaw()
 	line, err := jsonio.MarshalLine(Line{Chapter: c, StateVersion: doc.Version + 1, BaseStateVersion: delta.BaseStateVersion,
 		StorylineID: delta.StorylineID, CommittedAt: env.Now, Ops: ops0, Dropped: out.DroppedOps})
@@ -345,6 +359,26 @@ func Prepare(env Env, c int) (*Journal, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// stateRead is the state file as read, checked and fingerprinted.
+type stateRead struct {
+	data []byte
+	info os.FileInfo
+	doc  *stateops.Doc
+	sum  string
+	err  error
+}
+
+func readState(root *project.Root) (r stateRead) {
+	if r.data, r.info, r.err = readInfo(root, layout.CurrentState); r.err != nil {
+		return r
+	}
+	if r.doc, r.err = stateops.Open(r.data, layout.CurrentState); r.err != nil {
+		return r
+	}
+	r.sum = sha(r.data)
+	return r
 }
 
 // readInfo reads a project file with the version it read (see

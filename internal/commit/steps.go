@@ -187,7 +187,8 @@ func stepState(root *project.Root, j *Journal) error {
 		}
 		h = sha(cur)
 	}
-	var newState, oldState []byte
+	var newState [][]byte
+	var oldState []byte
 	switch {
 	case h == j.State.New:
 		newState = nil // already written
@@ -206,10 +207,10 @@ func stepState(root *project.Root, j *Journal) error {
 				return err
 			}
 			ops, _, _ := validateOps(delta.Ops)
-			if newState, _, err = doc.Apply(ops, j.Chapter); err != nil {
+			if newState, _, err = doc.ApplyParts(ops, j.Chapter); err != nil {
 				return err
 			}
-			if sha(newState) != j.State.New {
+			if shaParts(newState) != j.State.New {
 				return changedErr(layout.CurrentState)
 			}
 		}
@@ -222,7 +223,11 @@ func stepState(root *project.Root, j *Journal) error {
 				return err
 			}
 		}
-		if err := root.WriteFile(layout.CurrentState, newState); err != nil {
+		abs, err := root.Abs(layout.CurrentState)
+		if err != nil {
+			return err
+		}
+		if err := jsonio.WriteFileParts(abs, newState); err != nil {
 			return err
 		}
 	}

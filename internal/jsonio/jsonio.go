@@ -264,6 +264,12 @@ func MarshalLine(v any) ([]byte, error) {
 // directory, fsync, rename, then fsync of the directory. Parent
 // directories are created.
 func WriteFile(path string, data []byte) error {
+	return WriteFileParts(path, [][]byte{data})
+}
+
+// WriteFileParts is WriteFile for content given as consecutive pieces
+// (a spliced document is written without first joining it).
+func WriteFileParts(path string, parts [][]byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return writeErr(path, err)
@@ -282,8 +288,10 @@ func WriteFile(path string, data []byte) error {
 			os.Remove(name)
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
-		return writeErr(path, err)
+	for _, data := range parts {
+		if _, err := tmp.Write(data); err != nil {
+			return writeErr(path, err)
+		}
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		return writeErr(path, err)

@@ -142,6 +142,24 @@ func open(data []byte, rel string, canonical bool) (*Doc, error) {
 // Apply applies ops, sets state_version = Version+1 and
 // last_updated_chapter = chapter, and returns the new canonical bytes.
 func (d *Doc) Apply(ops []Op, chapter int) ([]byte, Result, error) {
+	parts, res, err := d.ApplyParts(ops, chapter)
+	if err != nil || len(parts) == 1 {
+		return firstPart(parts), res, err
+	}
+	return bytes.Join(parts, nil), res, nil
+}
+
+func firstPart(parts [][]byte) []byte {
+	if len(parts) == 0 {
+		return nil
+	}
+	return parts[0]
+}
+
+// ApplyParts is Apply returning the new document as consecutive pieces
+// (mostly slices of the old bytes) instead of one buffer: a writer can
+// hash and write them as they are, without building a 5 MiB copy.
+func (d *Doc) ApplyParts(ops []Op, chapter int) ([][]byte, Result, error) {
 	if d.Spliced {
 		if out, res, ok := d.splice(ops, chapter); ok {
 			return out, res, nil
@@ -160,7 +178,7 @@ func (d *Doc) Apply(ops []Op, chapter int) ([]byte, Result, error) {
 	if err != nil {
 		return nil, Result{}, errs.Newf(errs.IO, "无法编码 %s：%v", "cannot encode %s: %v", d.rel, err)
 	}
-	return out, res, nil
+	return [][]byte{out}, res, nil
 }
 
 // member is one "key": value of a canonical object; offsets into the
@@ -366,7 +384,7 @@ func decodeValue(b []byte) (any, bool) {
 // writes those units back into the old bytes. ok is false when the
 // document's shape does not allow it (the caller falls back to a full
 // rewrite).
-func (d *Doc) splice(ops []Op, chapter int) ([]byte, Result, bool) {
+func (d *Doc) splice(ops []Op, chapter int) ([][]byte, Result, bool) {
 	b := d.old
 	touched := map[string]map[string]bool{}
 	af := false
@@ -439,21 +457,16 @@ func (d *Doc) splice(ops []Op, chapter int) ([]byte, Result, bool) {
 		edits = append(edits, ge...)
 	}
 	sort.SliceStable(edits, func(i, j int) bool { return edits[i].pos < edits[j].pos })
-	size := len(b)
-	for _, e := range edits {
-		size += len(e.text) - (e.end - e.pos)
-	}
-	out := make([]byte, 0, size)
+	out := make([][]byte, 0, 2*len(edits)+1)
 	cur := 0
 	for _, e := range edits {
 		if e.pos < cur {
 			return nil, Result{}, false
 		}
-		out = append(out, b[cur:e.pos]...)
-		out = append(out, e.text...)
+		out = append(out, b[cur:e.pos:e.pos], e.text)
 		cur = e.end
 	}
-	out = append(out, b[cur:]...)
+	out = append(out, b[cur:])
 	return out, res, true
 }
 
