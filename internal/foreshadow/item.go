@@ -54,7 +54,14 @@ type Item struct {
 	History            []History
 
 	raw map[string]json.RawMessage
+	// A light item (LoadGlobalLight) has only the selection fields above
+	// (ID, Status, Scope, PlantedChapter) and its range; raw is nil and
+	// src holds the item's bytes, parsed fully by clone.
+	src, rng json.RawMessage
 }
+
+// light reports a light item (see src).
+func (it *Item) light() bool { return it.raw == nil && it.src != nil }
 
 // History is one history entry.
 type History struct {
@@ -66,7 +73,12 @@ type History struct {
 
 // Range returns the item's target_resolve_range when it is valid
 // ([a,b] integers, 1 ≤ a ≤ b).
-func (it *Item) Range() (int, int, bool) { return validRange(it.raw["target_resolve_range"]) }
+func (it *Item) Range() (int, int, bool) {
+	if it.light() {
+		return validRange(it.rng)
+	}
+	return validRange(it.raw["target_resolve_range"])
+}
 
 // HasRange reports whether target_resolve_range is set to anything
 // non-empty (valid or not).
@@ -207,6 +219,33 @@ func parseItem(raw json.RawMessage) (Item, bool) {
 			it.History = append(it.History, History{Chapter: integer(hm["chapter"]), Action: str(hm["action"]), Detail: str(hm["detail"]), raw: hm})
 		}
 	}
+	return it, true
+}
+
+// parseLight reads only what a query selects on; the rest of the item
+// stays as bytes until clone parses it (parseItem builds a map per item
+// and per history entry, which dominated querying 2,000 items).
+func parseLight(raw json.RawMessage) (Item, bool) {
+	var id, status, scope, planted json.RawMessage
+	it := Item{src: raw}
+	ok := jsonio.SplitObject(raw, func(k string, v json.RawMessage) {
+		switch k {
+		case "id":
+			id = v
+		case "status":
+			status = v
+		case "scope":
+			scope = v
+		case "planted_chapter":
+			planted = v
+		case "target_resolve_range":
+			it.rng = v
+		}
+	})
+	if !ok {
+		return Item{}, false
+	}
+	it.ID, it.Status, it.Scope, it.PlantedChapter = str(id), str(status), str(scope), integer(planted)
 	return it, true
 }
 
@@ -354,7 +393,9 @@ type File struct {
 
 // Parse reads {"foreshadowing":[…]} or a bare list. Entries that are not
 // objects are kept raw on rewrite and ignored otherwise.
-func Parse(data []byte, rel string) (*File, error) {
+func Parse(data []byte, rel string) (*File, error) { return parse(data, rel, false) }
+
+func parse(data []byte, rel string, light bool) (*File, error) {
 	v, err := jsonio.Validate(data, rel)
 	if err != nil {
 		return nil, err
@@ -382,7 +423,13 @@ func Parse(data []byte, rel string) (*File, error) {
 	}
 	f.Items = make([]Item, 0, len(list))
 	for _, raw := range list {
-		it, ok := parseItem(raw)
+		var it Item
+		var ok bool
+		if light {
+			it, ok = parseLight(raw)
+		} else {
+			it, ok = parseItem(raw)
+		}
 		if !ok {
 			it = Item{raw: map[string]json.RawMessage{"_entry": raw}}
 		}
@@ -409,7 +456,9 @@ func schemaErr(rel string) error {
 		With("file", rel).Hint("把伏笔条目放进 foreshadowing 数组", "put the items in a \"foreshadowing\" array")
 }
 
-func load(root *project.Root, rel string) (*File, error) {
+func load(root *project.Root, rel string) (*File, error) { return loadAs(root, rel, false) }
+
+func loadAs(root *project.Root, rel string, light bool) (*File, error) {
 	if _, err := root.Abs(rel); err != nil {
 		return nil, err
 	}
@@ -420,7 +469,19 @@ func load(root *project.Root, rel string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data, rel)
+	return parse(data, rel, light)
+}
+
+// LoadGlobalLight reads the fact layer for Query only: the items carry
+// just what the selection needs (id, status, scope, planted_chapter,
+// range) and are parsed in full only when selected. Errors are
+// LoadGlobal's. Use LoadGlobal for anything else.
+func LoadGlobalLight(root *project.Root) ([]Item, error) {
+	f, err := loadAs(root, layout.GlobalForeshadow, true)
+	if err != nil {
+		return nil, err
+	}
+	return f.Items, nil
 }
 
 // LoadGlobalFile reads foreshadowing/global.json (missing → empty).

@@ -125,6 +125,13 @@ func Query(global, plan []Item, c, volume int) Result {
 
 // clone copies an item deeply enough that edits never reach the source.
 func (it *Item) clone() Item {
+	if it.light() {
+		full, ok := parseItem(it.src)
+		if !ok { // not reached: parseLight accepted the same bytes
+			full = Item{raw: map[string]json.RawMessage{"_entry": it.src}}
+		}
+		return full
+	}
 	out := *it
 	out.raw = make(map[string]json.RawMessage, len(it.raw))
 	for k, v := range it.raw {

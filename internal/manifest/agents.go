@@ -55,7 +55,7 @@ func (b *builder) entityMap() error {
 }
 
 func (b *builder) foreshadowing() error {
-	global, err := foreshadow.LoadGlobal(b.root)
+	global, err := foreshadow.LoadGlobalLight(b.root) // only selected items are parsed in full
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func (q *queryCmd) Run(ctx *cli.Context) error {
 		}
 		vol, src = max(cp.CurrentVolume, 1), layout.Checkpoint
 	}
-	global, err := foreshadow.LoadGlobal(root)
+	global, err := foreshadow.LoadGlobalLight(root) // only selected items are parsed in full
 	if err != nil {
 		return err
 	}
