@@ -2,6 +2,7 @@ package foreshadow
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -34,6 +35,7 @@ func checkLight(t *testing.T, global, plan []byte, c int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkCanonicalResult(t, Query(full.Items, p, c, 1))
 	if !bytes.Equal(got, want) {
 		t.Fatalf("chapter %d: light query differs\ngot:  %s\nwant: %s", c, got, want)
 	}
@@ -54,4 +56,45 @@ func FuzzQueryLight(f *testing.F) {
 	f.Fuzz(func(t *testing.T, global, plan []byte, c int) {
 		checkLight(t, global, plan, c)
 	})
+}
+
+// plainMarshal is jsonio.Marshal through encoding/json (the result type
+// without its MarshalCanonical).
+func plainMarshal(t *testing.T, r Result) []byte {
+	t.Helper()
+	type plain Result
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(plain(r)); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func checkCanonicalResult(t *testing.T, r Result) {
+	t.Helper()
+	got, err := jsonio.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := plainMarshal(t, r); !bytes.Equal(got, want) {
+		t.Fatalf("MarshalCanonical differs from the encoder\ngot:  %s\nwant: %s", got, want)
+	}
+}
+
+func TestResultCanonical(t *testing.T) {
+	f, err := Parse([]byte(spliceSeed), "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []int{1, 2, 9} {
+		r := Query(f.Items, nil, c, 3)
+		checkCanonicalResult(t, r)
+		r.Sources = Sources{Checkpoint: ".checkpoint.json", Global: "g <&>", VolumePlan: "p\u2028"}
+		checkCanonicalResult(t, r)
+	}
+	checkCanonicalResult(t, Result{})
+	checkCanonicalResult(t, Result{Items: []Output{}})
 }

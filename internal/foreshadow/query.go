@@ -1,8 +1,12 @@
 package foreshadow
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"sort"
+
+	"github.com/novelsuite/novel/internal/jsonio"
 )
 
 // Stats are the query counters. relevant_from_* count matches per layer,
@@ -29,6 +33,60 @@ type Result struct {
 	Items         []Output `json:"items"`
 	Stats         Stats    `json:"stats"`
 	Sources       Sources  `json:"sources"`
+}
+
+// MarshalCanonical renders the result as jsonio.Marshal would through
+// encoding/json (each item's compact form indented at its depth), without
+// the encoder re-scanning every item: a query can return hundreds.
+func (r Result) MarshalCanonical() ([]byte, error) {
+	// Result's fields with no items (TestResultCanonical keeps the two in
+	// step).
+	head, err := jsonio.Marshal(struct {
+		SchemaVersion int        `json:"schema_version"`
+		Chapter       int        `json:"chapter"`
+		Volume        int        `json:"volume"`
+		Items         []struct{} `json:"items"`
+		Stats         Stats      `json:"stats"`
+		Sources       Sources    `json:"sources"`
+	}{r.SchemaVersion, r.Chapter, r.Volume, emptyOrNil(r.Items), r.Stats, r.Sources})
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Items) == 0 {
+		return head, nil
+	}
+	const empty = "\n  \"items\": []"
+	i := bytes.Index(head, []byte(empty))
+	if i < 0 {
+		return nil, errors.New("foreshadow: no items member in the result shell")
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(head) + len(r.Items)*512)
+	buf.Write(head[:i])
+	buf.WriteString("\n  \"items\": [")
+	for k, it := range r.Items {
+		if k > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n    ")
+		b, err := it.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Indent(&buf, b, "    ", "  "); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteString("\n  ]")
+	buf.Write(head[i+len(empty):])
+	return buf.Bytes(), nil
+}
+
+func emptyOrNil(items []Output) []struct{} {
+	if items == nil {
+		return nil // null, as the encoder writes a nil slice
+	}
+	return []struct{}{}
 }
 
 // Output is an item reduced to the SPEC §9 keys (only those present).

@@ -239,6 +239,9 @@ func ReadJSON(abs, rel string, v any) error {
 // Marshal encodes v canonically: 2-space indent, no HTML escaping,
 // trailing newline. Map keys come out sorted (encoding/json).
 func Marshal(v any) ([]byte, error) {
+	if m, ok := v.(CanonicalMarshaler); ok {
+		return m.MarshalCanonical()
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -247,6 +250,14 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// CanonicalMarshaler is a value that renders its own canonical form,
+// byte for byte what Marshal would produce for it otherwise, faster (a
+// large result need not go through the encoder's compact and indent
+// passes). Marshal uses it.
+type CanonicalMarshaler interface {
+	MarshalCanonical() ([]byte, error)
 }
 
 // MarshalLine encodes v as one compact line with a trailing newline.
