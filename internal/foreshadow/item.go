@@ -228,8 +228,8 @@ func parseItem(raw json.RawMessage) (Item, bool) {
 func parseLight(raw json.RawMessage) (Item, bool) {
 	var id, status, scope, planted json.RawMessage
 	it := Item{src: raw}
-	ok := jsonio.SplitObject(raw, func(k string, v json.RawMessage) {
-		switch k {
+	ok := jsonio.SplitObjectBytes(raw, func(k []byte, v json.RawMessage) {
+		switch string(k) {
 		case "id":
 			id = v
 		case "status":

@@ -39,7 +39,7 @@ func BenchmarkLoadAndQuery(b *testing.B) {
 	c := largeproject.Options{}.Inflight()
 	b.ReportAllocs()
 	for b.Loop() {
-		g, err := foreshadow.LoadGlobal(root)
+		g, err := foreshadow.LoadGlobalLight(root) // as the command does
 		if err != nil {
 			b.Fatal(err)
 		}

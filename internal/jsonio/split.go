@@ -42,6 +42,13 @@ func SplitArray(raw []byte) (elems []json.RawMessage, ok bool) {
 // into a map get encoding/json's last-wins behaviour). ok is false when
 // raw is not an object.
 func SplitObject(raw []byte, fn func(key string, val json.RawMessage)) (ok bool) {
+	return SplitObjectBytes(raw, func(key []byte, val json.RawMessage) { fn(string(key), val) })
+}
+
+// SplitObjectBytes is SplitObject passing each key as bytes (decoded; do
+// not keep them): a caller that only compares keys allocates nothing per
+// member.
+func SplitObjectBytes(raw []byte, fn func(key []byte, val json.RawMessage)) (ok bool) {
 	i := skipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return false
@@ -49,7 +56,7 @@ func SplitObject(raw []byte, fn func(key string, val json.RawMessage)) (ok bool)
 	i = skipWS(raw, i+1)
 	for i < len(raw) && raw[i] == '"' {
 		kend := skipString(raw, i)
-		key := unquote(raw[i:kend])
+		key := keyBytes(raw[i:kend])
 		i = skipWS(raw, kend)
 		if i >= len(raw) || raw[i] != ':' {
 			return true
@@ -111,6 +118,25 @@ func String(raw []byte) (string, bool) {
 		return s, true
 	}
 	return string(body), true
+}
+
+// keyBytes is the decoded content of a quoted key: the bytes between the
+// quotes when they need no decoding (plain ASCII), else String's result.
+func keyBytes(q []byte) []byte {
+	if len(q) >= 2 {
+		body := q[1 : len(q)-1]
+		plain := true
+		for _, c := range body {
+			if c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return body
+		}
+	}
+	return []byte(unquote(q))
 }
 
 func unquote(q []byte) string {
