@@ -89,6 +89,12 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 		}
 	}
 	crash(StepJournal)
+	// The journal is durable; the steps' directory fsyncs are batched
+	// until just before the cleanup deletes it. A power cut before then
+	// leaves the journal, and every step is idempotent and checks what is
+	// on disk, so the resumed commit redoes whatever did not reach it.
+	flush := jsonio.DeferDirSyncs()
+	defer flush()
 	out := j.Output
 	out.Warnings = append([]string{}, out.Warnings...)
 	steps := []struct {
@@ -113,7 +119,7 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 			return nil
 		}},
 		{StepCheckpoint, func() error { return stepCheckpoint(root, j) }},
-		{StepCleanup, func() error { return stepCleanup(root, j) }},
+		{StepCleanup, func() error { flush(); return stepCleanup(root, j) }},
 	}
 	for _, s := range steps {
 		if err := s.fn(); err != nil {
@@ -155,6 +161,10 @@ func stepMove(root *project.Root, j *Journal) error {
 			}
 			if err := root.WriteFile(j.MemoryHistory, old); err != nil {
 				return err
+			}
+			// Durable before the rename below replaces the only other copy.
+			if abs, err := root.Abs(j.MemoryHistory); err == nil {
+				jsonio.SyncDirNow(filepath.Dir(abs))
 			}
 		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {

@@ -436,8 +436,66 @@ func processAlive(pid int) bool {
 }
 
 // SyncDir fsyncs a directory so a rename inside it is durable. Errors are
-// ignored: some file systems do not support it.
+// ignored: some file systems do not support it. Between DeferDirSyncs and
+// its flush the directory is only recorded.
 func SyncDir(dir string) {
+	dirSyncs.Lock()
+	if dirSyncs.on {
+		if !dirSyncs.seen[dir] {
+			dirSyncs.seen[dir] = true
+			dirSyncs.dirs = append(dirSyncs.dirs, dir)
+		}
+		dirSyncs.Unlock()
+		return
+	}
+	dirSyncs.Unlock()
+	SyncDirNow(dir)
+}
+
+var dirSyncs struct {
+	sync.Mutex
+	on   bool
+	dirs []string
+	seen map[string]bool
+}
+
+// DeferDirSyncs batches directory fsyncs: until the returned flush runs,
+// SyncDir (and so every atomic write's directory fsync) only records the
+// directory; flush fsyncs each recorded directory once, in the order
+// first recorded. For a sequence of idempotent steps whose completion is
+// marked by a later durable change (a commit journal deleted after the
+// flush), a dozen writes into a few directories then cost one fsync per
+// directory. A rename that must be durable before the next write uses
+// SyncDirNow. flush may be called more than once.
+func DeferDirSyncs() (flush func()) {
+	dirSyncs.Lock()
+	dirSyncs.on, dirSyncs.dirs, dirSyncs.seen = true, nil, map[string]bool{}
+	dirSyncs.Unlock()
+	return func() {
+		dirSyncs.Lock()
+		dirs := dirSyncs.dirs
+		dirSyncs.on, dirSyncs.dirs, dirSyncs.seen = false, nil, nil
+		dirSyncs.Unlock()
+		for _, d := range dirs {
+			SyncDirNow(d)
+		}
+	}
+}
+
+// SyncDirNow fsyncs a directory now, even while syncs are deferred (and
+// takes it off the deferred list).
+func SyncDirNow(dir string) {
+	dirSyncs.Lock()
+	if dirSyncs.seen[dir] {
+		delete(dirSyncs.seen, dir)
+		for i, d := range dirSyncs.dirs {
+			if d == dir {
+				dirSyncs.dirs = append(dirSyncs.dirs[:i:i], dirSyncs.dirs[i+1:]...)
+				break
+			}
+		}
+	}
+	dirSyncs.Unlock()
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
