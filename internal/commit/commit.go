@@ -502,14 +502,9 @@ func preconditions(env Env, cp *checkpoint.Checkpoint, c int) error {
 		return errs.Newf(errs.StageOrder, "第 %d 章的阶段是 %s，提交需要 judged", "chapter %d is at stage %s; commit needs judged", c, cp.Stage).
 			With("chapter", c).With("pipeline_stage", cp.Stage).Hint("用 novel-step next 查看下一步", "run novel-step next to see the next step")
 	}
-	g, err := gate.LoadGateFile(root, c)
+	g, err := gate.RequireGateFile(root, c)
 	if err != nil {
 		return err
-	}
-	if g == nil {
-		return errs.Newf(errs.MissingFile, "缺少门控文件 %s", "missing gate file %s", layout.StagingGate(c)).
-			With("file", layout.StagingGate(c)).
-			Hint("先运行 novel-gate decide --chapter "+strconv.Itoa(c)+" --apply", "run novel-gate decide --chapter "+strconv.Itoa(c)+" --apply first")
 	}
 	if !g.Committable() {
 		return errs.Newf(errs.StageOrder, "第 %d 章的门控结论是 %s，只有 pass 或 accepted 可以提交", "the gate decision of chapter %d is %s; only pass or accepted can be committed",

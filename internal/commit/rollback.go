@@ -3,10 +3,6 @@ package commit
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 
@@ -537,7 +533,7 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 			return nil
 		}},
 		{RStepCheckpoint, func() error { return rollbackCheckpoint(root, j) }},
-		{RStepCleanup, func() error { return removeFile(root, layout.RollbackJournal) }},
+		{RStepCleanup, func() error { return root.Remove(layout.RollbackJournal) }},
 	}
 	for _, s := range steps {
 		if err := s.fn(); err != nil {
@@ -561,31 +557,24 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 // move of the list cleared); one whose source is gone was done before.
 func moveAll(root *project.Root, moves []Move) error {
 	for _, m := range moves {
-		src, err := root.Abs(m.From)
-		if err != nil {
+		if _, err := root.Abs(m.From); err != nil {
 			return err
 		}
-		dst, err := root.Abs(m.To)
-		if err != nil {
-			return err
-		}
-		if _, err := os.Lstat(dst); err == nil {
+		if done, err := root.Lexists(m.To); err != nil || done {
+			if err != nil {
+				return err
+			}
 			continue
 		}
-		if _, err := os.Lstat(src); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
+		if there, err := root.Lexists(m.From); err != nil || !there {
+			if err != nil {
+				return err
 			}
-			return ioErr(m.From, err)
+			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return ioErr(m.To, err)
+		if err := root.Move(m.From, m.To); err != nil {
+			return err
 		}
-		if err := os.Rename(src, dst); err != nil {
-			return ioErr(m.To, err)
-		}
-		jsonio.SyncDir(filepath.Dir(dst))
-		jsonio.SyncDir(filepath.Dir(src))
 	}
 	return nil
 }
@@ -629,7 +618,7 @@ func rewrite(root *project.Root, j *RollbackJournal, fc *FileChange, next func(c
 		}
 	}
 	if fc.New == "" && len(data) == 0 {
-		return removeFile(root, fc.File)
+		return root.Remove(fc.File)
 	}
 	if sha(data) != fc.New {
 		return changedErr(fc.File)
@@ -670,16 +659,4 @@ func rollbackCheckpoint(root *project.Root, j *RollbackJournal) error {
 	cp.RevisionCount = 0
 	cp.LastError = nil
 	return cp.Save(root, j.StartedAt)
-}
-
-func removeFile(root *project.Root, rel string) error {
-	abs, err := root.Abs(rel)
-	if err != nil {
-		return err
-	}
-	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return ioErr(rel, err)
-	}
-	jsonio.SyncDir(filepath.Dir(abs))
-	return nil
 }

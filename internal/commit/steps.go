@@ -31,16 +31,9 @@ var journalRE = regexp.MustCompile(`^commit-(\d{3,})\.journal\.json$`)
 
 // PendingJournal returns the chapter of an existing commit journal, or 0.
 func PendingJournal(root *project.Root) (int, error) {
-	abs, err := root.Abs(layout.Staging)
+	ents, err := root.ReadDir(layout.Staging)
 	if err != nil {
 		return 0, err
-	}
-	ents, err := os.ReadDir(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, nil
-		}
-		return 0, ioErr(layout.Staging, err)
 	}
 	for _, e := range ents {
 		if m := journalRE.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
@@ -138,19 +131,15 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 
 func stepMove(root *project.Root, j *Journal) error {
 	for _, m := range j.Moves {
-		src, err := root.Abs(m.From)
+		there, err := root.Lexists(m.From)
 		if err != nil {
 			return err
 		}
-		dst, err := root.Abs(m.To)
-		if err != nil {
+		if _, err := root.Abs(m.To); err != nil {
 			return err
 		}
-		if _, err := os.Lstat(src); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // moved by an earlier run of this commit
-			}
-			return ioErr(m.From, err)
+		if !there {
+			continue // moved by an earlier run of this commit
 		}
 		if j.MemoryHistory != "" && m.To == layout.Memory(j.StorylineID) {
 			// While the staging memory exists the old memory is still in
@@ -167,14 +156,9 @@ func stepMove(root *project.Root, j *Journal) error {
 				jsonio.SyncDirNow(filepath.Dir(abs))
 			}
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return ioErr(m.To, err)
+		if err := root.Move(m.From, m.To); err != nil {
+			return err
 		}
-		if err := os.Rename(src, dst); err != nil {
-			return ioErr(m.To, err)
-		}
-		jsonio.SyncDir(filepath.Dir(dst))
-		jsonio.SyncDir(filepath.Dir(src))
 	}
 	return root.WriteJSON(layout.Eval(j.Chapter), j.Eval)
 }
