@@ -117,10 +117,7 @@ func PendingRollbackError(root *project.Root) error {
 // LoadRollbackJournal reads the pending rollback journal.
 func LoadRollbackJournal(root *project.Root) (*RollbackJournal, error) {
 	var j RollbackJournal
-	if err := root.ReadJSON(layout.RollbackJournal, &j); err != nil {
-		if e := errs.As(err); e != nil {
-			e.Hint("回滚日志损坏：检查 "+layout.RollbackJournal+"，必要时从备份恢复", "the rollback journal is damaged: inspect "+layout.RollbackJournal+" and restore from a backup if needed")
-		}
+	if err := ReadJournal(root, layout.RollbackJournal, "回滚日志", "rollback journal", &j); err != nil {
 		return nil, err
 	}
 	if j.To < 1 || len(j.Plan) == 0 || j.State == nil {
@@ -510,10 +507,7 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 		}
 	}
 	crash(RStepJournal)
-	steps := []struct {
-		name string
-		fn   func() error
-	}{
+	steps := []Step{
 		{RStepMove, func() error { return moveAll(root, j.Moves) }},
 		{RStepMemory, func() error { return moveAll(root, j.MemoryMoves) }},
 		{RStepState, func() error { return rollbackState(root, j) }},
@@ -535,18 +529,8 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 		{RStepCheckpoint, func() error { return rollbackCheckpoint(root, j) }},
 		{RStepCleanup, func() error { return root.Remove(layout.RollbackJournal) }},
 	}
-	for _, s := range steps {
-		if err := s.fn(); err != nil {
-			if e := errs.As(err); e != nil {
-				e.With("rollback_step", s.name).With("journal", layout.RollbackJournal)
-				if e.HintZh == "" {
-					e.Hint("修复后重新运行 novel-commit rollback --to "+strconv.Itoa(j.To)+"，会从日志继续",
-						"fix it and run novel-commit rollback --to "+strconv.Itoa(j.To)+" again; it resumes from the journal")
-				}
-			}
-			return nil, err
-		}
-		crash(s.name)
+	if err := RunSteps(steps, crash, "rollback_step", layout.RollbackJournal, "novel-commit rollback --to "+strconv.Itoa(j.To)); err != nil {
+		return nil, err
 	}
 	out := j.Output
 	return &out, nil

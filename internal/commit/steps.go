@@ -49,10 +49,7 @@ func PendingJournal(root *project.Root) (int, error) {
 // LoadJournal reads chapter c's journal.
 func LoadJournal(root *project.Root, c int) (*Journal, error) {
 	var j Journal
-	if err := root.ReadJSON(layout.CommitJournal(c), &j); err != nil {
-		if e := errs.As(err); e != nil {
-			e.Hint("提交日志损坏：检查 "+layout.CommitJournal(c)+"，必要时从备份恢复", "the commit journal is damaged: inspect "+layout.CommitJournal(c)+" and restore from a backup if needed")
-		}
+	if err := ReadJournal(root, layout.CommitJournal(c), "提交日志", "commit journal", &j); err != nil {
 		return nil, err
 	}
 	if j.Chapter != c || len(j.Plan) == 0 {
@@ -90,10 +87,7 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 	defer flush()
 	out := j.Output
 	out.Warnings = append([]string{}, out.Warnings...)
-	steps := []struct {
-		name string
-		fn   func() error
-	}{
+	steps := []Step{
 		{StepMove, func() error { return stepMove(root, j) }},
 		{StepState, func() error { return stepState(root, j) }},
 		{StepForeshadow, func() error { return stepForeshadow(root, j) }},
@@ -114,17 +108,8 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 		{StepCheckpoint, func() error { return stepCheckpoint(root, j) }},
 		{StepCleanup, func() error { flush(); return stepCleanup(root, j) }},
 	}
-	for _, s := range steps {
-		if err := s.fn(); err != nil {
-			if e := errs.As(err); e != nil {
-				e.With("commit_step", s.name).With("journal", layout.CommitJournal(j.Chapter))
-				if e.HintZh == "" {
-					e.Hint("修复后重新运行 novel-commit --chapter "+strconv.Itoa(j.Chapter)+"，会从日志继续", "fix it and run novel-commit --chapter "+strconv.Itoa(j.Chapter)+" again; it resumes from the journal")
-				}
-			}
-			return nil, err
-		}
-		crash(s.name)
+	if err := RunSteps(steps, crash, "commit_step", layout.CommitJournal(j.Chapter), "novel-commit --chapter "+strconv.Itoa(j.Chapter)); err != nil {
+		return nil, err
 	}
 	return &out, nil
 }

@@ -102,10 +102,7 @@ func PendingJournal(root *project.Root, v int) bool { return root.IsFile(layout.
 func LoadJournal(root *project.Root, v int) (*Journal, error) {
 	rel := layout.VolumeJournal(v)
 	var j Journal
-	if err := root.ReadJSON(rel, &j); err != nil {
-		if e := errs.As(err); e != nil {
-			e.Hint("卷提交日志损坏：检查 "+rel+"，必要时从备份恢复", "the volume commit journal is damaged: inspect "+rel+" and restore from a backup if needed")
-		}
+	if err := commit.ReadJournal(root, rel, "卷提交日志", "volume commit journal", &j); err != nil {
 		return nil, err
 	}
 	if j.Volume != v || len(j.Plan) == 0 {
@@ -141,26 +138,14 @@ func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*R
 		}
 	}
 	crash(StepJournal)
-	steps := []struct {
-		name string
-		fn   func() error
-	}{
-		{StepReplace, func() error { return stepReplace(root, j) }},
-		{StepMove, func() error { return stepMove(root, j) }},
-		{StepCheckpoint, func() error { return stepCheckpoint(root, j) }},
-		{StepCleanup, func() error { return stepCleanup(root, j) }},
+	steps := []commit.Step{
+		{Name: StepReplace, Run: func() error { return stepReplace(root, j) }},
+		{Name: StepMove, Run: func() error { return stepMove(root, j) }},
+		{Name: StepCheckpoint, Run: func() error { return stepCheckpoint(root, j) }},
+		{Name: StepCleanup, Run: func() error { return stepCleanup(root, j) }},
 	}
-	for _, s := range steps {
-		if err := s.fn(); err != nil {
-			e := errs.Coerce(err)
-			e.With("commit_step", s.name).With("journal", layout.VolumeJournal(j.Volume))
-			if e.HintZh == "" {
-				cmd := "novel-commit volume --volume " + layout.PadVol(j.Volume)
-				e.Hint("修复后重新运行 "+cmd+"，会从日志继续", "fix it and run "+cmd+" again; it resumes from the journal")
-			}
-			return nil, e
-		}
-		crash(s.name)
+	if err := commit.RunSteps(steps, crash, "commit_step", layout.VolumeJournal(j.Volume), "novel-commit volume --volume "+layout.PadVol(j.Volume)); err != nil {
+		return nil, err
 	}
 	out := j.Output
 	return &out, nil
