@@ -1,10 +1,7 @@
 package commit_test
 
 import (
-	"crypto/sha256"
 	"errors"
-	"fmt"
-	"io/fs"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -16,6 +13,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 // buildCommit builds novel-commit once per test binary run.
@@ -64,50 +62,27 @@ var fixture = map[string]string{
 func writeFixture(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for rel, content := range fixture {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := testkit.WriteFiles(dir, fixture); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
 
-// tree lists every file and directory under dir with a content hash,
-// leaving out the lock machinery (not project state).
+// tree lists every file and directory under dir with a content hash
+// (testkit.Listing lines, no final newline), leaving out the lock
+// machinery (not project state).
 func tree(t *testing.T, dir string) string {
 	t.Helper()
-	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if strings.HasPrefix(rel, ".novel.lock") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			lines = append(lines, rel+"/")
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		lines = append(lines, fmt.Sprintf("%s %x", rel, sha256.Sum256(data)))
-		return nil
-	})
+	m, err := testkit.Tree(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
+	for rel := range m {
+		if strings.HasPrefix(rel, ".novel.lock") {
+			delete(m, rel)
+		}
+	}
+	return strings.TrimSuffix(testkit.Listing(m), "\n")
 }
 
 func runCommit(bin, dir string, env ...string) (int, string) {

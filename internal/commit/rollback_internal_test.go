@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 func TestScanChangelog(t *testing.T) {
@@ -53,21 +54,10 @@ func TestFilterUnknown(t *testing.T) {
 }
 
 func TestVolumeOf(t *testing.T) {
-	dir := t.TempDir()
-	for rel, text := range map[string]string{
+	root := testkit.Project(t, map[string]string{
 		"volumes/vol-01/outline.md": "### 第 1 章: 一\n### 第 2 章: 二\n",
 		"volumes/vol-02/outline.md": "### 第 3 章: 三\n### 第 4 章: 四\n",
-	} {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, err := project.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	for _, tc := range []struct{ c, current, want int }{{2, 2, 1}, {3, 2, 2}, {1, 3, 1}, {4, 0, 1}} {
 		got, warn := volumeOf(root, tc.c, tc.current)
 		if got != tc.want {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/testkit"
 )
 
 // The ten-chapter project: two storylines alternating (odd chapters on
@@ -111,14 +112,8 @@ func chapterInputs(k int) map[string]string {
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	for rel, content := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := testkit.WriteFiles(dir, files); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -184,7 +179,7 @@ func projectTree(t *testing.T, dir string) string {
 func fileTree(t *testing.T, dir string) string {
 	var keep []string
 	for _, l := range strings.Split(projectTree(t, dir), "\n") {
-		if !strings.HasSuffix(l, "/") {
+		if !strings.HasSuffix(l, " dir") {
 			keep = append(keep, l)
 		}
 	}
@@ -194,8 +189,8 @@ func fileTree(t *testing.T, dir string) string {
 func copyTree(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
-	if out, err := exec.Command("cp", "-a", src+"/.", dst).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v\n%s", err, out)
+	if err := testkit.CopyTree(src, dst, true); err != nil {
+		t.Fatal(err)
 	}
 	return dst
 }
