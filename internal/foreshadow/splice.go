@@ -396,46 +396,11 @@ func stringEnd(b []byte, i int) (int, bool) {
 
 // number checks the JSON number grammar.
 func (s *scan) number() bool {
-	b := s.b
-	i := s.i
-	if i < len(b) && b[i] == '-' {
-		i++
+	end, ok := jsonio.ScanNumber(s.b, s.i)
+	if ok {
+		s.i = end
 	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		st := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == st {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		st := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == st {
-			return false
-		}
-	}
-	s.i = i
-	return true
+	return ok
 }
 
 // encodeItem writes one item as encodeList does.

@@ -105,7 +105,7 @@ func ioErr(rel string, err error) error {
 func Decode(data []byte, rel string, v any) error {
 	data = StripBOM(data)
 	if !utf8.Valid(data) {
-		off := invalidUTF8Offset(data)
+		off := FirstInvalidUTF8(data)
 		line, col := LineCol(data, off)
 		return invalidJSON(rel, "不是有效的 UTF-8", "is not valid UTF-8", line, col)
 	}
@@ -203,7 +203,10 @@ func invalidJSON(rel, zh, en string, line, col int) error {
 		Hint("修正该文件的 JSON 后重试", "fix the JSON in that file and retry")
 }
 
-func invalidUTF8Offset(b []byte) int {
+// FirstInvalidUTF8 is the offset of the first byte of b that does not
+// start a valid UTF-8 sequence, len(b) when b is all valid (with LineCol,
+// the position readers report for a non-UTF-8 file).
+func FirstInvalidUTF8(b []byte) int {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n <= 1 {

@@ -81,7 +81,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 	case c == '"':
 		return validString(b, i)
 	case c == '-' || c >= '0' && c <= '9':
-		return validNumber(b, i)
+		return ScanNumber(b, i)
 	case c == 't':
 		return validLiteral(b, i, "true")
 	case c == 'f':
@@ -135,8 +135,11 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-func validNumber(b []byte, i int) (int, bool) {
-	if b[i] == '-' {
+// ScanNumber returns the end of the JSON number (RFC 8259 grammar) that
+// starts at b[i]; ok is false when none does. The hand-written scanners
+// (foreshadow splice, stateops canonical check) share it.
+func ScanNumber(b []byte, i int) (end int, ok bool) {
+	if i < len(b) && b[i] == '-' {
 		i++
 	}
 	switch {

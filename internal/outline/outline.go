@@ -112,15 +112,7 @@ type Outline struct {
 func Parse(data []byte, rel string, volume int) (*Outline, error) {
 	data = jsonio.StripBOM(data)
 	if !utf8.Valid(data) {
-		off := 0
-		for off < len(data) {
-			r, size := utf8.DecodeRune(data[off:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			off += size
-		}
-		line, col := jsonio.LineCol(data, off)
+		line, col := jsonio.LineCol(data, jsonio.FirstInvalidUTF8(data))
 		return nil, errs.Newf(errs.Outline, "大纲 %s 不是有效的 UTF-8（第 %d 行第 %d 列）", "outline %s is not valid UTF-8 (line %d, column %d)", rel, line, col).
 			With("file", rel).With("line", line).With("column", col).
 			Hint("以 UTF-8 编码重新保存该大纲", "save the outline as UTF-8")

@@ -49,15 +49,7 @@ func ChapterText(root *project.Root, rel string) (string, error) {
 		return "", err
 	}
 	if !utf8.Valid(data) {
-		off := 0
-		for off < len(data) {
-			r, n := utf8.DecodeRune(data[off:])
-			if r == utf8.RuneError && n <= 1 {
-				break
-			}
-			off += n
-		}
-		line, col := jsonio.LineCol(data, off)
+		line, col := jsonio.LineCol(data, jsonio.FirstInvalidUTF8(data))
 		return "", schemaErr(rel, "不是有效的 UTF-8（第 %d 行第 %d 列）", "is not valid UTF-8 (line %d, column %d)", line, col).
 			With("line", line).With("column", col)
 	}

@@ -3,6 +3,8 @@ package stateops
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/novelsuite/novel/internal/jsonio"
 )
 
 // IsCanonical reports whether b is exactly what jsonio.Marshal produces
@@ -290,44 +292,9 @@ func shortEscape(h string) bool {
 // number checks JSON number grammar (json.Number literals are kept as
 // written by the canonical encoder).
 func (c *canon) number() bool {
-	b := c.b
-	i := c.i
-	if i < len(b) && b[i] == '-' {
-		i++
+	end, ok := jsonio.ScanNumber(c.b, c.i)
+	if ok {
+		c.i = end
 	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == s {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == s {
-			return false
-		}
-	}
-	c.i = i
-	return true
+	return ok
 }
