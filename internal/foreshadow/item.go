@@ -103,23 +103,7 @@ func validRange(raw json.RawMessage) (int, int, bool) {
 		}
 		return a, b, true
 	}
-	var xs []any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&xs) != nil || len(xs) != 2 {
-		return 0, 0, false
-	}
-	n1, ok1 := xs[0].(json.Number)
-	n2, ok2 := xs[1].(json.Number)
-	if !ok1 || !ok2 {
-		return 0, 0, false
-	}
-	a, err1 := n1.Int64()
-	b, err2 := n2.Int64()
-	if err1 != nil || err2 != nil || a < 1 || a > b || b > 1<<31 {
-		return 0, 0, false
-	}
-	return int(a), int(b), true
+	return jsonio.IntRange(raw)
 }
 
 // plainPair reads the common `[a, b]` of two small unsigned integers

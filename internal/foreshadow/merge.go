@@ -40,9 +40,11 @@ type Dropped struct {
 	Reason string          `json:"reason"`
 }
 
-// validID: non-empty, no dot (a single path segment), no whitespace or
-// control characters, at most 128 bytes. Ids are not paths (SPEC §15).
-func validID(id string) bool {
+// ValidID reports whether id can name a foreshadowing item: non-empty,
+// no dot (a single path segment), no whitespace or control characters, at
+// most 128 bytes. Ids are not paths (SPEC §15). The state-ops validation
+// applies the same rule, so both agree on which ops are dropped.
+func ValidID(id string) bool {
 	if id == "" || len(id) > 128 || strings.Contains(id, ".") {
 		return false
 	}
@@ -82,7 +84,7 @@ func Merge(global, plan []Item, ops []Op, c int, storyline string) (merged []Ite
 			dropped = append(dropped, Dropped{Op: op.Raw, Reason: "foreshadow value must be planted, advanced or resolved"})
 			continue
 		}
-		if !validID(op.Path) {
+		if !ValidID(op.Path) {
 			dropped = append(dropped, Dropped{Op: op.Raw, Reason: "foreshadow path must be one item id (non-empty, no dots or spaces)"})
 			continue
 		}

@@ -562,6 +562,29 @@ func Float(v any) (float64, bool) {
 	return 0, false
 }
 
+// IntRange reads a JSON [a, b] of two integers with 1 ≤ a ≤ b ≤ 2^31 (a
+// chapter range). Anything else (null, strings such as "12", floats with
+// a fraction, another length) is not a range.
+func IntRange(raw []byte) (a, b int, ok bool) {
+	var xs []any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&xs) != nil || len(xs) != 2 {
+		return 0, 0, false
+	}
+	n1, ok1 := xs[0].(json.Number) // a quoted "12" is a string, not a chapter
+	n2, ok2 := xs[1].(json.Number)
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	x, err1 := n1.Int64()
+	y, err2 := n2.Int64()
+	if err1 != nil || err2 != nil || x < 1 || x > y || y > 1<<31 {
+		return 0, 0, false
+	}
+	return int(x), int(y), true
+}
+
 // String formats a short description of v's JSON type for error messages.
 func TypeName(v any) string {
 	switch v.(type) {

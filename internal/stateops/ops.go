@@ -10,8 +10,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 
+	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -91,7 +91,7 @@ func Validate(raw any) (Op, string) {
 	}
 	switch kind {
 	case Foreshadow:
-		if !ForeshadowID(path) {
+		if !foreshadow.ValidID(path) {
 			return op, "foreshadow path must be one item id (non-empty, no dots or spaces)"
 		}
 		switch value {
@@ -136,21 +136,6 @@ func Validate(raw any) (Op, string) {
 		}
 	}
 	return op, ""
-}
-
-// ForeshadowID reports whether id can name a foreshadowing item: one
-// path segment, no whitespace or control characters, at most 128 bytes
-// (the same rule the foreshadow merge applies, so both agree on drops).
-func ForeshadowID(id string) bool {
-	if id == "" || len(id) > 128 || strings.Contains(id, ".") {
-		return false
-	}
-	for _, r := range id {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return false
-		}
-	}
-	return true
 }
 
 func printable(s string) bool {

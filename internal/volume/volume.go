@@ -172,23 +172,7 @@ func ValidRange(raw json.RawMessage) (int, int, bool) {
 	if isNull(raw) {
 		return 0, 0, false
 	}
-	var xs []any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&xs) != nil || len(xs) != 2 {
-		return 0, 0, false
-	}
-	n1, ok1 := xs[0].(json.Number) // a quoted "12" is a string, not a chapter
-	n2, ok2 := xs[1].(json.Number)
-	if !ok1 || !ok2 {
-		return 0, 0, false
-	}
-	a, err1 := n1.Int64()
-	b, err2 := n2.Int64()
-	if err1 != nil || err2 != nil || a < 1 || a > b || b > 1<<31 {
-		return 0, 0, false
-	}
-	return int(a), int(b), true
+	return jsonio.IntRange(raw)
 }
 
 // EventsAt lists the convergence events whose range covers chapter c.
