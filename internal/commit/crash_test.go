@@ -1,7 +1,6 @@
 package commit_test
 
 import (
-	"errors"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -85,18 +84,9 @@ func tree(t *testing.T, dir string) string {
 	return strings.TrimSuffix(testkit.Listing(m), "\n")
 }
 
+// runCommit commits chapter 1 of dir (novel, NOVEL_NOW fixed).
 func runCommit(bin, dir string, env ...string) (int, string) {
-	cmd := exec.Command(bin, "--chapter", "1", "--project", dir)
-	cmd.Env = append(os.Environ(), append([]string{"NOVEL_NOW=2026-01-02T03:04:05Z"}, env...)...)
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), string(out)
-	}
-	if err != nil {
-		return -1, err.Error()
-	}
-	return 0, string(out)
+	return novel(bin, dir, env, "--chapter", "1")
 }
 
 func TestCrashAfterEveryStep(t *testing.T) {
