@@ -88,14 +88,32 @@ type Checkpoint struct {
 
 // Load reads the checkpoint of root.
 func Load(root *project.Root) (*Checkpoint, error) {
+	cp, _, err := LoadSnapshot(root)
+	return cp, err
+}
+
+// Snapshot is the checkpoint file's bytes as a writer read them, so it
+// can tell later whether another writer moved the checkpoint since.
+type Snapshot []byte
+
+// LoadSnapshot is Load that also keeps the bytes it parsed.
+func LoadSnapshot(root *project.Root) (*Checkpoint, Snapshot, error) {
 	data, err := root.ReadFile(layout.Checkpoint)
 	if err != nil {
 		if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
 			e.Hint("这里不是小说项目，或检查点丢失；用 --project 指定正确的项目", "this is not a novel project or its checkpoint is lost; pass --project")
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return Parse(data)
+	cp, err := Parse(data)
+	return cp, Snapshot(data), err
+}
+
+// Changed reports whether the checkpoint on disk is no longer the one
+// the snapshot holds (or cannot be read).
+func (s Snapshot) Changed(root *project.Root) bool {
+	data, err := root.ReadFile(layout.Checkpoint)
+	return err != nil || string(data) != string(s)
 }
 
 func bad(zh, en string, args ...any) *errs.Error {

@@ -115,14 +115,13 @@ type Journal struct {
 	TargetState     string       `json:"orchestrator_state"`
 	Output          Output       `json:"output"`
 	staged          *stagedFiles `json:"-"`
-	cpBytes         []byte
+	cpBytes         checkpoint.Snapshot
 }
 
 // Stale reports whether the checkpoint changed since Prepare read it (a
 // writer slipped in before the lock was taken); then prepare again.
 func (j *Journal) Stale(root *project.Root) bool {
-	data, err := root.ReadFile(layout.Checkpoint)
-	return err != nil || string(data) != string(j.cpBytes)
+	return j.cpBytes.Changed(root)
 }
 
 // stagedFiles carries the computed big files of a fresh commit so they
@@ -180,11 +179,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	// failed precondition wins as before.
 	stateCh := make(chan stateRead, 1)
 	go func() { stateCh <- readState(root) }()
-	cpBytes, err := root.ReadFile(layout.Checkpoint)
-	if err != nil {
-		return nil, err
-	}
-	cp, err := checkpoint.Parse(cpBytes)
+	cp, cpBytes, err := checkpoint.LoadSnapshot(root)
 	if err != nil {
 		return nil, err
 	}

@@ -84,14 +84,13 @@ type RollbackJournal struct {
 	Revisions       []int          `json:"revisions"`
 	Output          RollbackOutput `json:"output"`
 
-	cpBytes []byte
+	cpBytes checkpoint.Snapshot
 	staged  map[string][]byte // new contents computed by Prepare (not on resume)
 }
 
 // Stale reports whether the checkpoint changed since PrepareRollback read it.
 func (j *RollbackJournal) Stale(root *project.Root) bool {
-	data, err := root.ReadFile(layout.Checkpoint)
-	return err != nil || string(data) != string(j.cpBytes)
+	return j.cpBytes.Changed(root)
 }
 
 // PendingRollback reports whether a rollback journal exists.
@@ -134,11 +133,7 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	if c < 1 {
 		return nil, errs.New(errs.Usage, "--to 必须 ≥ 1", "--to must be ≥ 1").Hint("用 --help 查看用法", "see --help")
 	}
-	cpBytes, err := root.ReadFile(layout.Checkpoint)
-	if err != nil {
-		return nil, err
-	}
-	cp, err := checkpoint.Parse(cpBytes)
+	cp, cpBytes, err := checkpoint.LoadSnapshot(root)
 	if err != nil {
 		return nil, err
 	}
