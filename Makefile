@@ -4,7 +4,7 @@ GO    ?= go
 BIN   := $(CURDIR)/bin
 PREFIX ?= $(HOME)/.local
 
-.PHONY: all build install test vet fmt-check clean demo bench fuzz fuzz-seeds test-long
+.PHONY: all build install test vet staticcheck fmt-check clean demo bench fuzz fuzz-seeds test-long
 all: build
 
 ## build: compile every binary into ./bin
@@ -37,12 +37,20 @@ bench: build
 	$(GO) build -o $(BIN)/bench ./tools/bench
 	$(BIN)/bench -bin $(BIN) -dir $(CURDIR)/.bench -pipeline $(CURDIR)/pipeline.mk $(BENCH_FLAGS)
 
-## test: formatting, vet, unit tests and every testscript suite
-test: fmt-check vet
+## test: formatting, vet, staticcheck, unit tests and every testscript suite
+test: fmt-check vet staticcheck
 	$(GO) test -count=1 ./...
 
 vet:
 	$(GO) vet ./...
+
+# staticcheck is pinned (go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION));
+# .ci/run installs it on a fresh machine.
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $$($(GO) env GOPATH)/bin/staticcheck)
+staticcheck:
+	@test -x "$(STATICCHECK)" || { echo "staticcheck missing: go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)"; exit 1; }
+	$(STATICCHECK) ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -21,8 +21,7 @@ func (c *echoCmd) Run(ctx *Context) error {
 	case "blocked":
 		return errs.New(errs.PendingRevision, "被阻塞", "blocked")
 	case "panic":
-		var m map[string]int
-		m["x"] = 1
+		panic("boom") // the runner must turn any panic into an E_IO line
 	}
 	ctx.Result(map[string]any{"word": c.Word, "list": []int{1, 2}, "html": "<a&b>"}, func() string { return "word=" + c.Word })
 	return nil

@@ -80,10 +80,6 @@ func (it *Item) Range() (int, int, bool) {
 	return validRange(it.raw["target_resolve_range"])
 }
 
-// HasRange reports whether target_resolve_range is set to anything
-// non-empty (valid or not).
-func (it *Item) rangeMissing() bool { return emptyRaw(it.raw["target_resolve_range"]) }
-
 func emptyRaw(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	if len(t) > 4 {

@@ -24,6 +24,8 @@ func FuzzParseInfo(f *testing.F) {
 		default:
 			t.Fatalf("state %q", p.State)
 		}
-		parseTime(p.Started)
+		if _, ok := parseTime(p.Started); ok && p.Started == "" {
+			t.Fatalf("empty started parsed as a time")
+		}
 	})
 }

@@ -57,11 +57,6 @@ var markerNames = map[string]string{
 	MarkForcePassed: "强制通过 force_passed", MarkAccepted: "人工接受 accepted", MarkUnknown: "未知 unknown",
 }
 
-var markerColors = map[string]string{
-	MarkPass: "#2e7d32", MarkPolish: "#1565c0", MarkRevise: "#ef6c00",
-	MarkForcePassed: "#c62828", MarkAccepted: "#6a1b9a", MarkUnknown: "#8c959f",
-}
-
 var lineColors = []string{"#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#ad1457", "#5d4037", "#455a64"}
 
 // HTML renders the report as one self-contained page: inline CSS and

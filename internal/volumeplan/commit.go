@@ -227,10 +227,6 @@ func stepCleanup(root *project.Root, j *Journal) error {
 	return root.Remove(layout.VolumeJournal(v))
 }
 
-func ioErr(rel string, err error) error {
-	return errs.Newf(errs.IO, "无法写入 %s：%v", "cannot write %s: %v", rel, err).With("file", rel).Wrap(err)
-}
-
 // Text is the --text line of a volume commit.
 func (r *Result) Text() string {
 	return "第 " + strconv.Itoa(r.Volume) + " 卷规划已提交：第 " + strconv.Itoa(r.StartChapter) + "–" + strconv.Itoa(r.EndChapter) +
