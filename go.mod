@@ -11,6 +11,11 @@ require (
 )
 
 require (
+	github.com/gabriel-vasile/mimetype v1.4.3 // indirect
+	github.com/go-shiori/go-epub v1.2.1 // indirect
+	github.com/gofrs/uuid/v5 v5.0.0 // indirect
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
+	github.com/vincent-petithory/dataurl v1.0.0 // indirect
+	golang.org/x/net v0.30.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

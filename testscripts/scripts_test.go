@@ -19,6 +19,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/novel"
 	"github.com/novelsuite/novel/internal/cmd/novelagent"
 	"github.com/novelsuite/novel/internal/cmd/novelcommit"
+	"github.com/novelsuite/novel/internal/cmd/novelexport"
 	"github.com/novelsuite/novel/internal/cmd/novelforeshadow"
 	"github.com/novelsuite/novel/internal/cmd/novelgate"
 	"github.com/novelsuite/novel/internal/cmd/novellock"
@@ -42,6 +43,7 @@ var Commands = map[string]func(){
 	"novel-foreshadow": func() { os.Exit(novelforeshadow.Main()) },
 	"novel-agent":      func() { os.Exit(novelagent.Main()) },
 	"novel-report":     func() { os.Exit(novelreport.Main()) },
+	"novel-export":     func() { os.Exit(novelexport.Main()) },
 	// Test-only: a scripted OpenAI-compatible server on loopback.
 	"fake-llm": func() { os.Exit(llmfake.Main()) },
 }

@@ -35,6 +35,9 @@ type Settings struct {
 	MaxRevisions        int        `json:"max_revisions"`
 	GateThresholds      Thresholds `json:"gate_thresholds"`
 	LockStaleMinutes    int        `json:"lock_stale_minutes"`
+	// Title and Author name the book in exports (§23); empty when unset.
+	Title  string `json:"title,omitempty"`
+	Author string `json:"author,omitempty"`
 }
 
 // Defaults returns the documented defaults.
@@ -148,6 +151,18 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 			return cfgErr("lock_stale_minutes", src, "必须是 ≥ 1 的整数", "must be an integer ≥ 1", v)
 		}
 		s.LockStaleMinutes = n
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"title", &s.Title}, {"author", &s.Author}} {
+		if v, ok := raw[f.key]; ok && v != nil {
+			str, isStr := v.(string)
+			if !isStr {
+				return cfgErr(f.key, src, "必须是字符串", "must be a string", v)
+			}
+			*f.dst = str
+		}
 	}
 	if v, ok := raw["gate_thresholds"]; ok && v != nil {
 		m, isObj := v.(map[string]any)

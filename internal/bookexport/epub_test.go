@@ -1,0 +1,106 @@
+package bookexport
+
+import (
+	"archive/zip"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func testBook() *Book {
+	return &Book{Title: "守灯人", Author: "青山", Chapters: []Chapter{
+		{Number: 1, Heading: "第1章 第七盏灯", Paragraphs: []string{"子时三刻。", "「灯<亮>了 & 灭了」"}},
+		{Number: 2, Heading: "第2章 山下来客", Paragraphs: []string{"天刚亮。"}},
+	}}
+}
+
+func readZip(t *testing.T, data []byte) (names []string, files map[string]string, first *zip.File) {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = map[string]string{}
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		files[f.Name] = string(b)
+	}
+	return names, files, zr.File[0]
+}
+
+func TestEPUBStructure(t *testing.T) {
+	data, err := testBook().EPUB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, files, first := readZip(t, data)
+	// OCF: mimetype first and stored, so readers can sniff the type.
+	if first.Name != "mimetype" || first.Method != zip.Store || files["mimetype"] != "application/epub+zip" {
+		t.Fatalf("mimetype entry: %s method %d %q", first.Name, first.Method, files["mimetype"])
+	}
+	want := []string{"mimetype", "EPUB/css/book.css", "EPUB/nav.xhtml", "EPUB/package.opf", "EPUB/toc.ncx",
+		"EPUB/xhtml/chapter-001.xhtml", "EPUB/xhtml/chapter-002.xhtml", "META-INF/container.xml"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Fatalf("entries\n got %v\nwant %v", names, want)
+	}
+	opf := files["EPUB/package.opf"]
+	for _, s := range []string{`<dc:title>守灯人</dc:title>`, `<dc:language>zh</dc:language>`, `<dc:creator id="creator">青山</dc:creator>`,
+		`>` + bookID("守灯人", "青山") + `</dc:identifier>`, `version="3.0"`} {
+		if !strings.Contains(opf, s) {
+			t.Errorf("package.opf lacks %s:\n%s", s, opf)
+		}
+	}
+	nav := files["EPUB/nav.xhtml"]
+	i1, i2 := strings.Index(nav, "第1章 第七盏灯"), strings.Index(nav, "第2章 山下来客")
+	if i1 < 0 || i2 < i1 {
+		t.Errorf("nav lists the chapters out of order or not at all:\n%s", nav)
+	}
+	ch1 := files["EPUB/xhtml/chapter-001.xhtml"]
+	for _, s := range []string{"<h1>第1章 第七盏灯</h1>", "<p>子时三刻。</p>", "<p>「灯&lt;亮&gt;了 &amp; 灭了」</p>", `href="../css/book.css"`} {
+		if !strings.Contains(ch1, s) {
+			t.Errorf("chapter-001.xhtml lacks %s:\n%s", s, ch1)
+		}
+	}
+}
+
+func TestBookIDIsStable(t *testing.T) {
+	a, b := bookID("守灯人", "青山"), bookID("守灯人", "青山")
+	if a != b || a != "urn:uuid:"+a[len("urn:uuid:"):] || len(a) != len("urn:uuid:")+36 || a[len("urn:uuid:")+14] != '5' {
+		t.Fatalf("bookID %q / %q", a, b)
+	}
+	if bookID("守灯人", "") == a {
+		t.Fatal("author not part of the identity")
+	}
+}
+
+// TestEPUBCheck validates the file with epubcheck (Debian's package, run by
+// java) when it is installed; .ci/run installs it where the package can be had.
+func TestEPUBCheck(t *testing.T) {
+	jar := "/usr/share/java/epubcheck.jar"
+	java, err := exec.LookPath("java")
+	if _, statErr := os.Stat(jar); statErr != nil || err != nil {
+		t.Skip("epubcheck not installed (apt-get install epubcheck)")
+	}
+	data, err := testBook().EPUB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "book.epub")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(java, "-jar", jar, p).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "No errors or warnings detected") {
+		t.Fatalf("epubcheck: %v\n%s", err, out)
+	}
+}
