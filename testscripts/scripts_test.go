@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"github.com/novelsuite/novel/internal/cmd/novel"
 	"github.com/novelsuite/novel/internal/cmd/novelagent"
@@ -22,6 +23,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/novelexport"
 	"github.com/novelsuite/novel/internal/cmd/novelforeshadow"
 	"github.com/novelsuite/novel/internal/cmd/novelgate"
+	"github.com/novelsuite/novel/internal/cmd/novelimport"
 	"github.com/novelsuite/novel/internal/cmd/novellock"
 	"github.com/novelsuite/novel/internal/cmd/novelmanifest"
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
@@ -44,6 +46,7 @@ var Commands = map[string]func(){
 	"novel-agent":      func() { os.Exit(novelagent.Main()) },
 	"novel-report":     func() { os.Exit(novelreport.Main()) },
 	"novel-export":     func() { os.Exit(novelexport.Main()) },
+	"novel-import":     func() { os.Exit(novelimport.Main()) },
 	// Test-only: a scripted OpenAI-compatible server on loopback.
 	"fake-llm": func() { os.Exit(llmfake.Main()) },
 }
@@ -94,6 +97,7 @@ func Params(dir string) testscript.Params {
 			"cpdir":         cmdCpdir,
 			"waitfile":      cmdWaitfile,
 			"envfile":       cmdEnvfile,
+			"gbk":           cmdGBK,
 		},
 	}
 }
@@ -165,4 +169,15 @@ func cmdEnvfile(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: envfile VAR FILE")
 	}
 	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
+}
+
+// gbk SRC DST writes SRC (UTF-8) re-encoded as GBK, the encoding of many
+// manuscripts saved by Chinese editors on Windows.
+func cmdGBK(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: gbk SRC DST")
+	}
+	out, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(ts.ReadFile(args[0])))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), out, 0o644))
 }

@@ -30,6 +30,7 @@ const (
 	GlobalForeshadow = "foreshadowing/global.json"
 	UnknownEntities  = "logs/unknown-entities.jsonl"
 	ContinuityLatest = "logs/continuity/latest.json"
+	ImportLog        = "logs/import.json"
 	LockDir          = ".novel.lock"
 	LockInfo         = ".novel.lock/info.json"
 	LockFlock        = ".novel.lock.flock"
