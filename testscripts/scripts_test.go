@@ -24,6 +24,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/novelforeshadow"
 	"github.com/novelsuite/novel/internal/cmd/novelgate"
 	"github.com/novelsuite/novel/internal/cmd/novelimport"
+	"github.com/novelsuite/novel/internal/cmd/novelinit"
 	"github.com/novelsuite/novel/internal/cmd/novellock"
 	"github.com/novelsuite/novel/internal/cmd/novelmanifest"
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
@@ -47,6 +48,7 @@ var Commands = map[string]func(){
 	"novel-report":     func() { os.Exit(novelreport.Main()) },
 	"novel-export":     func() { os.Exit(novelexport.Main()) },
 	"novel-import":     func() { os.Exit(novelimport.Main()) },
+	"novel-init":       func() { os.Exit(novelinit.Main()) },
 	// Test-only: a scripted OpenAI-compatible server on loopback.
 	"fake-llm": func() { os.Exit(llmfake.Main()) },
 }

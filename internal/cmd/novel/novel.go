@@ -32,6 +32,8 @@ var Tools = [][2]string{
 	{"novel-foreshadow", "query / list / stats: foreshadowing"},
 	{"novel-agent", "run an executor backend (replay, openai, command) on a packet"},
 	{"novel-report", "render the project's health report (html, md, json)"},
+	{"novel-init", "create a new novel project (QUICK_START) with a brief to fill in"},
+	{"novel-import", "import an existing manuscript (UTF-8 or GB18030/GBK) as chapter files"},
 	{"novel-export", "export the committed chapters as a book (txt, md, epub)"},
 }
 

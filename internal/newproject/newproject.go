@@ -1,0 +1,178 @@
+// Package newproject creates a novel project from nothing (`novel init`,
+// SPEC §17): the checkpoint in QUICK_START, a brief to fill in, settings,
+// an empty state and foreshadowing, the storyline rules and a starter
+// AI-flavour blacklist, plus the folders the setup steps fill.
+package newproject
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"strconv"
+	"text/template"
+
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+//go:embed starter
+var starter embed.FS
+
+// Platforms are the platform profiles a project can choose (§20).
+var Platforms = map[string]string{"fanqie": "番茄小说", "qidian": "起点中文网", "jinjiang": "晋江文学城", "general": "通用"}
+
+// Options are novel init's flags; empty strings and zeros are "not given".
+type Options struct {
+	Title, Genre, Platform, Premise, Protagonist, Conflict string
+	ChaptersPerVolume, WordsPerChapter                     int
+	Language                                               string
+}
+
+// Folders are created (empty) for the setup steps and the pipeline.
+var Folders = []string{"world", layout.CharactersActive, layout.ResearchDir, "chapters", "summaries", "evaluations", "logs", layout.Staging}
+
+const todo = "（待补充）"
+
+// Validate checks the options before anything is written.
+func (o *Options) Validate() error {
+	if o.Platform == "" {
+		o.Platform = "general"
+	}
+	if _, ok := Platforms[o.Platform]; !ok {
+		return errs.Newf(errs.Usage, "--platform 必须是 fanqie、qidian、jinjiang 或 general，实际为 %q", "--platform must be fanqie, qidian, jinjiang or general, got %q", o.Platform)
+	}
+	if o.Language == "" {
+		o.Language = "zh"
+	}
+	if o.Language != "zh" && o.Language != "en" {
+		return errs.Newf(errs.Usage, "--language 必须是 zh 或 en，实际为 %q", "--language must be zh or en, got %q", o.Language)
+	}
+	if o.ChaptersPerVolume < 0 || o.ChaptersPerVolume > 1000 {
+		return errs.New(errs.Usage, "--chapters-per-volume 必须是 1..1000", "--chapters-per-volume must be 1..1000")
+	}
+	if o.WordsPerChapter < 0 || (o.WordsPerChapter > 0 && (o.WordsPerChapter < 500 || o.WordsPerChapter > 20000)) {
+		return errs.New(errs.Usage, "--words-per-chapter 必须是 500..20000", "--words-per-chapter must be 500..20000")
+	}
+	return nil
+}
+
+// File is one file init creates.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Files renders everything init writes, in the order it is written (the
+// checkpoint last, so a project is only "found" once it is complete).
+func Files(o Options, now string) ([]File, error) {
+	brief, err := renderBrief(o)
+	if err != nil {
+		return nil, err
+	}
+	settings := map[string]any{"language": o.Language, "platform": o.Platform}
+	if o.WordsPerChapter > 0 {
+		settings["words_per_chapter"] = o.WordsPerChapter
+	}
+	if o.ChaptersPerVolume > 0 {
+		settings["chapters_per_volume"] = o.ChaptersPerVolume
+	}
+	if o.Title != "" {
+		settings["title"] = o.Title
+	}
+	state := map[string]any{"schema_version": 1, "state_version": 0, "last_updated_chapter": 0,
+		"characters": map[string]any{}, "items": map[string]any{}, "locations": map[string]any{},
+		"factions": map[string]any{}, "world_state": map[string]any{}, "active_foreshadowing": []any{}}
+	cp := &checkpoint.Checkpoint{SchemaVersion: 2, State: checkpoint.QuickStart, LastCheckpointTime: now}
+	out := []File{{Path: layout.Brief, Data: brief}}
+	for _, f := range []struct {
+		path string
+		v    any
+	}{
+		{layout.Settings, settings},
+		{layout.CurrentState, state},
+		{layout.GlobalForeshadow, map[string]any{"foreshadowing": []any{}}},
+	} {
+		data, err := jsonio.Marshal(f.v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, File{f.path, data})
+	}
+	for _, f := range []struct{ path, src string }{
+		{layout.StorylineSpec, "starter/storyline-spec.json"},
+		{layout.AIBlacklist, "starter/ai-blacklist.json"},
+	} {
+		data, err := canonicalStarter(f.src)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, File{f.path, data})
+	}
+	cpData, err := jsonio.Marshal(cp.Map())
+	if err != nil {
+		return nil, err
+	}
+	return append(out, File{layout.Checkpoint, cpData}), nil
+}
+
+// canonicalStarter re-encodes an embedded JSON file in the suite's
+// canonical form (the source keeps the word list compact for reading).
+func canonicalStarter(src string) ([]byte, error) {
+	raw, err := starter.ReadFile(src)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	return jsonio.Marshal(v)
+}
+
+func renderBrief(o Options) ([]byte, error) {
+	or := func(s string) string {
+		if s == "" {
+			return todo
+		}
+		return s
+	}
+	num := func(n int) string {
+		if n == 0 {
+			return todo
+		}
+		return strconv.Itoa(n)
+	}
+	t, err := template.ParseFS(starter, "starter/brief.md.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	title := o.Title
+	if title == "" {
+		title = "未命名"
+	}
+	var b bytes.Buffer
+	err = t.Execute(&b, map[string]string{"Title": title, "Genre": or(o.Genre), "PlatformName": Platforms[o.Platform] + "（" + o.Platform + "）",
+		"Premise": or(o.Premise), "Protagonist": or(o.Protagonist), "Conflict": or(o.Conflict),
+		"ChaptersPerVolume": num(o.ChaptersPerVolume), "WordsPerChapter": num(o.WordsPerChapter)})
+	return b.Bytes(), err
+}
+
+// Conflicts lists the files init would create that already exist: init
+// never replaces a file (E_CONFLICT), while unrelated files and the folders
+// themselves may be there (research/, style-samples/ are used).
+func Conflicts(root *project.Root, files []File) ([]string, error) {
+	var found []string
+	for _, f := range files {
+		ok, err := root.Lexists(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			found = append(found, f.Path)
+		}
+	}
+	return found, nil
+}
