@@ -19,6 +19,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/cmd/novel"
 	"github.com/novelsuite/novel/internal/cmd/novelagent"
+	"github.com/novelsuite/novel/internal/cmd/novelaudit"
 	"github.com/novelsuite/novel/internal/cmd/novelcommit"
 	"github.com/novelsuite/novel/internal/cmd/novelexport"
 	"github.com/novelsuite/novel/internal/cmd/novelforeshadow"
@@ -49,6 +50,7 @@ var Commands = map[string]func(){
 	"novel-export":     func() { os.Exit(novelexport.Main()) },
 	"novel-import":     func() { os.Exit(novelimport.Main()) },
 	"novel-init":       func() { os.Exit(novelinit.Main()) },
+	"novel-audit":      func() { os.Exit(novelaudit.Main()) },
 	// Test-only: a scripted OpenAI-compatible server on loopback.
 	"fake-llm": func() { os.Exit(llmfake.Main()) },
 }

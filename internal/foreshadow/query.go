@@ -304,3 +304,37 @@ func Stat(global []Item, lastCompleted int) Summary {
 	sort.Strings(s.Overdue)
 	return s
 }
+
+// DormantLimit is how many chapters an open item may go untouched before
+// it counts as dormant (SPEC §21): 5 for short scope, 15 otherwise.
+func DormantLimit(scope string) int {
+	if scope == "short" {
+		return 5
+	}
+	return 15
+}
+
+// LastTouched is the newest chapter that planted, advanced or updated the
+// item (0 when it names none).
+func LastTouched(it *Item) int {
+	last := max(it.PlantedChapter, it.LastUpdatedChapter)
+	for _, h := range it.History {
+		last = max(last, h.Chapter)
+	}
+	return last
+}
+
+// Dormant reports an open item (planted or advanced, not resolved) left
+// untouched for more than its DormantLimit chapters as of chapter c, and
+// for how many chapters it has been.
+func Dormant(it *Item, c int) (since int, ok bool) {
+	if it.Status == Resolved || Rank(it.Status) == 0 {
+		return 0, false
+	}
+	last := LastTouched(it)
+	if last == 0 {
+		return 0, false
+	}
+	since = c - last
+	return since, since > DormantLimit(it.Scope)
+}

@@ -114,6 +114,10 @@ type Character struct {
 	DisplayName string
 }
 
+// LoadCharacters lists characters/active/*.json sorted by slug (the entity
+// map's source, shared with novel-audit), with warnings for skipped files.
+func LoadCharacters(root *project.Root) ([]Character, []string, error) { return loadCharacters(root) }
+
 // loadCharacters lists characters/active/*.json sorted by slug. Files
 // whose name is not a slug cannot be referenced by ops and are skipped
 // with a warning.

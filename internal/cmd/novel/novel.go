@@ -35,6 +35,7 @@ var Tools = [][2]string{
 	{"novel-init", "create a new novel project (QUICK_START) with a brief to fill in"},
 	{"novel-import", "import an existing manuscript (UTF-8 or GB18030/GBK) as chapter files"},
 	{"novel-export", "export the committed chapters as a book (txt, md, epub)"},
+	{"novel-audit", "continuity: sliding-window consistency audit of the committed chapters"},
 }
 
 // Main runs the front door with the process's arguments.

@@ -1,0 +1,49 @@
+package audit
+
+import (
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// DefaultWindow is how many chapters a continuity audit covers.
+const DefaultWindow = 10
+
+// ReportPath is logs/continuity/continuity-report-NNN.json for a window
+// ending at chapter b.
+func ReportPath(b int) string { return "logs/continuity/continuity-report-" + layout.Pad(b) + ".json" }
+
+// Continuity audits the window of `window` chapters ending at `to` (0:
+// the last committed chapter) and returns the report; it writes nothing.
+func Continuity(root *project.Root, to, window int, now string) (*Report, error) {
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	if to == 0 {
+		to = cp.LastCompleted
+	}
+	if to < 1 || to > cp.LastCompleted {
+		return nil, errs.Newf(errs.Usage, "--to %d 无效：已提交的章节是 1–%d", "--to %d is invalid: the committed chapters are 1–%d", to, cp.LastCompleted).
+			WithExit(errs.ExitUsage).With("to", to).With("last_completed_chapter", cp.LastCompleted).
+			Hint("先提交章节，或选择已提交范围内的章节", "commit chapters first, or choose a committed chapter")
+	}
+	w, err := Load(root, max(1, to-window+1), to)
+	if err != nil {
+		return nil, err
+	}
+	return w.Run(now), nil
+}
+
+// Write stores the report as continuity-report-NNN.json and latest.json
+// (the judge packet's continuity_report_summary reads latest.json).
+func Write(root *project.Root, r *Report) error {
+	if err := root.WriteJSON(ReportPath(r.ChapterRange[1]), r); err != nil {
+		return err
+	}
+	return root.WriteJSON(layout.ContinuityLatest, r)
+}
