@@ -173,6 +173,7 @@ func run(c *config) error {
 		{name: "novel-manifest packet " + step + ":draft", target: 30, argv: []string{"novel-manifest", "packet", step + ":draft"}},
 		{name: "novel-manifest packet " + step + ":judge", target: 30, argv: []string{"novel-manifest", "packet", step + ":judge"}},
 		{name: "novel-step validate " + step + ":draft (write boundary)", target: 60, argv: []string{"novel-step", "validate", step + ":draft"}},
+		{name: "novel-audit continuity (window 10)", target: 60, argv: []string{"novel-audit", "continuity"}},
 		c.commitBench("novel-commit --chapter "+inflight, big, filepath.Join(c.dir, key(big), "gated")),
 		{name: "pipeline.mk chapter (replay, draft→commit)", target: 1000,
 			prepare: copier(idle, filepath.Join(c.dir, "run")),
