@@ -12,6 +12,58 @@ import (
 type grammar struct {
 	cli.Globals `embed:""`
 	Continuity  continuityCmd `cmd:"" help:"Sliding-window consistency audit of the committed chapters; writes logs/continuity/latest.json."`
+	Inventory   inventoryCmd  `cmd:"" help:"Foreshadowing inventory, storyline rhythm and broken bridges of the last window; writes logs/foreshadowing/latest.json and logs/storylines/*-latest.json."`
+}
+
+type inventoryCmd struct {
+	Window int `help:"Chapters in the window (default 10)." default:"10" placeholder:"N"`
+}
+
+// inventoryResult is what novel-audit inventory prints.
+type inventoryResult struct {
+	Foreshadowing audit.ForeshadowInventory `json:"foreshadowing"`
+	Rhythm        audit.Rhythm              `json:"rhythm"`
+	Bridges       audit.Bridges             `json:"broken_bridges"`
+	Files         []string                  `json:"files"`
+}
+
+func (c *inventoryCmd) Run(ctx *cli.Context) error {
+	if c.Window < 1 || c.Window > 200 {
+		return cli.UsageError("--window 必须是 1..200", "--window must be 1..200")
+	}
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	s, err := ctx.Settings()
+	if err != nil {
+		return err
+	}
+	clk, err := ctx.Clock()
+	if err != nil {
+		return err
+	}
+	inv, err := audit.Inventory(root, c.Window, clk.Stamp())
+	if err != nil {
+		return err
+	}
+	release, err := lock.Guard(root, ctx.Getenv, 0, s.LockStaleMinutes)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := audit.WriteInventories(root, inv); err != nil {
+		return err
+	}
+	res := inventoryResult{Foreshadowing: inv.Foreshadow, Rhythm: inv.Rhythm, Bridges: inv.Bridges,
+		Files: []string{audit.ForeshadowInventoryPath, audit.RhythmPath, audit.BridgesPath}}
+	ctx.Result(res, func() string {
+		f := inv.Foreshadow
+		return "伏笔盘点：未按计划埋下 " + strconv.Itoa(len(f.PlannedNotPlanted)) + "，逾期 " + strconv.Itoa(len(f.Overdue)) +
+			"，休眠 " + strconv.Itoa(len(f.Dormant)) + "，本窗口回收 " + strconv.Itoa(len(f.ResolvedInWindow)) +
+			"；断开的过渡 " + strconv.Itoa(len(inv.Bridges.Broken)) + "；节奏提醒 " + strconv.Itoa(len(inv.Rhythm.Warnings))
+	})
+	return nil
 }
 
 type continuityCmd struct {
