@@ -2,9 +2,11 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -98,16 +100,17 @@ func Load(root *project.Root, from, to int) (*Window, error) {
 	return w, nil
 }
 
-// changelogEntry is the part of a state/changelog.jsonl line the audit reads.
-type changelogEntry struct {
-	Chapter     int    `json:"chapter"`
-	StorylineID string `json:"storyline_id"`
-	Ops         []struct {
-		Op    string `json:"op"`
-		Path  string `json:"path"`
-		Value any    `json:"value"`
-	} `json:"ops"`
+// changelogOp is the part of a changelog op the audit reads.
+type changelogOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value"`
 }
+
+// relevantPaths mark a changelog line whose ops the audit must decode;
+// other lines only give their chapter's storyline (a long changelog is
+// mostly lines the audit can skip).
+var relevantPaths = [][]byte{[]byte(`.status"`), []byte(`.location"`), []byte(`.inventory"`), []byte(`.owner"`), []byte(`.holder"`)}
 
 func (w *Window) readChangelog(root *project.Root) error {
 	abs, err := root.Abs(layout.Changelog)
@@ -125,31 +128,8 @@ func (w *Window) readChangelog(root *project.Root) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 32<<20)
 	for n := 1; sc.Scan(); n++ {
-		line := sc.Bytes()
-		if len(strings.TrimSpace(string(line))) == 0 {
-			continue
-		}
-		var e changelogEntry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return errs.Newf(errs.InvalidJSON, "%s 第 %d 行不是有效的 JSON", "%s line %d is not valid JSON", layout.Changelog, n).
-				With("file", layout.Changelog).With("line", n).Hint("运行 novel-commit rebuild --check 检查", "run novel-commit rebuild --check")
-		}
-		if e.Chapter > w.To {
-			continue
-		}
-		w.Storyline[e.Chapter] = e.StorylineID
-		for _, op := range e.Ops {
-			seg := strings.Split(op.Path, ".")
-			if len(seg) < 3 {
-				continue
-			}
-			switch {
-			case seg[0] == "characters" && seg[2] == "status" && op.Op == "set":
-				w.StatusOps[seg[1]] = append(w.StatusOps[seg[1]], statusOp{e.Chapter, isDead(op.Value)})
-			case seg[0] == "characters" && (seg[2] == "location" || seg[2] == "inventory"),
-				seg[0] == "items" && (seg[2] == "owner" || seg[2] == "holder"):
-				w.Touched[e.Chapter] = append(w.Touched[e.Chapter], op.Path)
-			}
+		if err := w.changelogLine(sc.Bytes(), n); err != nil {
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -158,58 +138,100 @@ func (w *Window) readChangelog(root *project.Root) error {
 	return nil
 }
 
-// stateView is the part of state/current-state.json the audit reads.
-type stateView struct {
-	Characters map[string]map[string]any `json:"characters"`
-	Items      map[string]map[string]any `json:"items"`
-	Locations  map[string]map[string]any `json:"locations"`
+func (w *Window) changelogLine(line []byte, n int) error {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	bad := errs.Newf(errs.InvalidJSON, "%s 第 %d 行不是有效的 JSON 对象", "%s line %d is not a valid JSON object", layout.Changelog, n).
+		With("file", layout.Changelog).With("line", n).Hint("运行 novel-commit rebuild --check 检查", "run novel-commit rebuild --check")
+	if !json.Valid(line) {
+		return bad
+	}
+	var chapter int
+	var storyline string
+	var ops json.RawMessage
+	if !jsonio.SplitObjectBytes(line, func(key []byte, val json.RawMessage) {
+		switch string(key) {
+		case "chapter":
+			chapter, _ = strconv.Atoi(string(val))
+		case "storyline_id":
+			storyline, _ = jsonio.String(val)
+		case "ops":
+			ops = val
+		}
+	}) {
+		return bad
+	}
+	if chapter > w.To || chapter < 1 {
+		return nil
+	}
+	w.Storyline[chapter] = storyline
+	relevant := false
+	for _, p := range relevantPaths {
+		relevant = relevant || bytes.Contains(ops, p)
+	}
+	if !relevant {
+		return nil
+	}
+	var decoded []changelogOp
+	if json.Unmarshal(ops, &decoded) != nil {
+		return nil // ops of another shape: nothing the audit can use
+	}
+	for _, op := range decoded {
+		seg := strings.Split(op.Path, ".")
+		if len(seg) < 3 {
+			continue
+		}
+		switch {
+		case seg[0] == "characters" && seg[2] == "status" && op.Op == "set":
+			w.StatusOps[seg[1]] = append(w.StatusOps[seg[1]], statusOp{chapter, isDead(op.Value)})
+		case seg[0] == "characters" && (seg[2] == "location" || seg[2] == "inventory"),
+			seg[0] == "items" && (seg[2] == "owner" || seg[2] == "holder"):
+			w.Touched[chapter] = append(w.Touched[chapter], op.Path)
+		}
+	}
+	return nil
 }
 
+// readState takes the known locations, items and dead characters from
+// state/current-state.json. The state is the project's largest file (MBs
+// at 2,000 chapters), so it is split with jsonio's scanner and only the
+// few fields the audit reads are decoded.
 func (w *Window) readState(root *project.Root) error {
-	var st stateView
-	if root.Exists(layout.CurrentState) {
-		if err := root.ReadJSON(layout.CurrentState, &st); err != nil {
-			return err
-		}
+	if !root.Exists(layout.CurrentState) {
+		return nil
+	}
+	data, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return err
+	}
+	if data, err = jsonio.Validate(data, layout.CurrentState); err != nil {
+		return err
 	}
 	locs := map[string]bool{}
-	name := func(m map[string]any) string {
-		for _, k := range []string{"display_name", "name"} {
-			if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
-				return strings.TrimSpace(s)
-			}
-		}
-		return ""
-	}
-	for slug, ch := range st.Characters {
-		if l, ok := ch["location"].(string); ok {
-			locs[strings.TrimSpace(l)] = true
-		}
-		if len(w.StatusOps[slug]) == 0 && isDead(ch["status"]) {
-			w.BaselineDead[slug] = true
-		}
-		if inv, ok := ch["inventory"].([]any); ok {
-			for _, it := range inv {
-				if s, ok := it.(string); ok {
-					w.Items = append(w.Items, OwnedItem{strings.TrimSpace(s), slug})
+	ok := jsonio.SplitObjectBytes(data, func(key []byte, group json.RawMessage) {
+		switch string(key) {
+		case "characters":
+			jsonio.SplitObject(group, func(slug string, ch json.RawMessage) { w.readCharacter(slug, ch, locs) })
+		case "items":
+			jsonio.SplitObject(group, func(_ string, it json.RawMessage) {
+				f := fields(it, "display_name", "name", "owner", "holder")
+				name, owner := firstOf(f["display_name"], f["name"]), firstOf(f["owner"], f["holder"])
+				if name != "" && owner != "" {
+					w.Items = append(w.Items, OwnedItem{name, owner})
 				}
-			}
+			})
+		case "locations":
+			jsonio.SplitObject(group, func(_ string, l json.RawMessage) {
+				f := fields(l, "display_name", "name")
+				if n := firstOf(f["display_name"], f["name"]); n != "" {
+					locs[n] = true
+				}
+			})
 		}
-	}
-	for _, l := range st.Locations {
-		if n := name(l); n != "" {
-			locs[n] = true
-		}
-	}
-	for _, it := range st.Items {
-		n := name(it)
-		owner, _ := it["owner"].(string)
-		if owner == "" {
-			owner, _ = it["holder"].(string)
-		}
-		if n != "" && owner != "" {
-			w.Items = append(w.Items, OwnedItem{n, owner})
-		}
+	})
+	if !ok {
+		return errs.Newf(errs.Schema, "%s 必须是 JSON 对象", "%s must be a JSON object", layout.CurrentState).With("file", layout.CurrentState)
 	}
 	for l := range locs {
 		if utf8.RuneCountInString(l) >= 2 {
@@ -224,6 +246,46 @@ func (w *Window) readState(root *project.Root) error {
 		return w.Items[i].Owner < w.Items[j].Owner
 	})
 	return nil
+}
+
+func (w *Window) readCharacter(slug string, ch json.RawMessage, locs map[string]bool) {
+	f := fields(ch, "location", "status", "inventory")
+	if l := firstOf(f["location"]); l != "" {
+		locs[l] = true
+	}
+	if st, ok := jsonio.String(f["status"]); ok && len(w.StatusOps[slug]) == 0 && isDead(st) {
+		w.BaselineDead[slug] = true
+	}
+	if inv, ok := jsonio.SplitArray(f["inventory"]); ok {
+		for _, it := range inv {
+			if s := firstOf(it); s != "" {
+				w.Items = append(w.Items, OwnedItem{s, slug})
+			}
+		}
+	}
+}
+
+// fields picks the named members of a JSON object (absent → nil).
+func fields(obj json.RawMessage, names ...string) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(names))
+	jsonio.SplitObjectBytes(obj, func(key []byte, val json.RawMessage) {
+		for _, n := range names {
+			if string(key) == n {
+				out[n] = val
+			}
+		}
+	})
+	return out
+}
+
+// firstOf is the first raw value that is a non-blank JSON string, trimmed.
+func firstOf(raws ...json.RawMessage) string {
+	for _, r := range raws {
+		if s, ok := jsonio.String(r); ok && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
 }
 
 // Sentences splits a chapter body (its `#` heading dropped) into
