@@ -50,7 +50,7 @@ var roleContract = map[string]struct {
 		`"files"`, "characters/active/", `"role": "protagonist"`, "abilities", "relationships", "display_name",
 		"至少 2 人", "恰好一人"}},
 	"style-analyzer": {2800, []string{
-		`"files"`, "style-profile.json", "style-samples.md", "source_type", "original|reference|template",
+		`"files"`, "style-profile.json", "style-samples.md", "source_type", "original、reference、template",
 		"avg_sentence_length", "dialogue_ratio", "preferred_expressions", `"voice"`, "protagonist_tone"}},
 	"continuity-auditor": {2400, []string{
 		"sliding_window", "chapter_range", "issues", "severity", "entities", "evidence", "excerpt",
@@ -86,6 +86,9 @@ func TestRoleFilesCarryTheirContract(t *testing.T) {
 	// The judge prompt names every rubric dimension with its weight and
 	// five anchors.
 	judge, _ := promptFS.ReadFile("prompts/quality-judge.md")
+	if !strings.Contains(string(judge), `"rubric_version": "`+eval.RubricVersion+`"`) {
+		t.Errorf("the judge prompt's example does not carry rubric_version %s", eval.RubricVersion)
+	}
 	for _, d := range eval.Rubric {
 		sec := section(string(judge), "## "+d.Name+" ")
 		if sec == "" {
