@@ -130,6 +130,10 @@ func TestNextFinishesInterruptedRevise(t *testing.T) {
 	p := copyOf(t, judged)
 	setJSONField(t, p, "staging/evaluations/chapter-001-eval.json", "overall", "4.4", "3.2")
 	setJSONField(t, p, "staging/evaluations/chapter-001-eval.secondary.json", "overall", "4.2", "3.2")
+	// The demo evals follow the suite's rubric, whose overall the gate
+	// recomputes from the scores; without the version it takes the edit.
+	setJSONField(t, p, "staging/evaluations/chapter-001-eval.json", "rubric_version", `"2026-11.1"`, `"edited"`)
+	setJSONField(t, p, "staging/evaluations/chapter-001-eval.secondary.json", "rubric_version", `"2026-11.1"`, `"edited"`)
 	r := runIn(t, p, nil, "novel-gate", "decide", "--chapter", "1")
 	var res map[string]any
 	if r.Exit != 0 || json.Unmarshal([]byte(r.Stdout), &res) != nil || res["decision"] != "revise" {

@@ -6,6 +6,7 @@ package eval
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -33,6 +34,7 @@ type Dimension struct {
 	Name     string  `json:"dimension"`
 	Score    float64 `json:"score"`
 	Feedback string  `json:"feedback,omitempty"`
+	Evidence string  `json:"evidence,omitempty"`
 }
 
 // Fix is one required fix.
@@ -50,6 +52,7 @@ type Eval struct {
 	Checks         []Check     // l1, l2, l3, ls; file order inside a level
 	RequiredFixes  []Fix
 	Recommendation string
+	RubricVersion  string // "" for evals made without the suite's rubric
 }
 
 // IsViolation reports whether the check is a violation.
@@ -125,6 +128,13 @@ func Parse(data []byte, rel string, chapter int) (*Eval, error) {
 		return nil, schemaErr(rel, "overall 必须是 0 到 5 之间的数，实际为 %s", "overall must be a number in [0,5], got %s", show(raw["overall"])).With("field", "overall")
 	}
 	e.Overall = ov
+	if v, present := raw["rubric_version"]; present && v != nil {
+		s, isStr := v.(string)
+		if !isStr {
+			return nil, schemaErr(rel, "rubric_version 必须是字符串，实际为 %s", "rubric_version must be a string, got %s", show(v)).With("field", "rubric_version")
+		}
+		e.RubricVersion = s
+	}
 	if err := e.parseScores(raw["scores"], rel); err != nil {
 		return nil, err
 	}
@@ -174,9 +184,13 @@ func (e *Eval) parseScores(v any, rel string) error {
 				return schemaErr(rel, "scores.%s.score 必须是数，实际为 %s", "scores.%s.score must be a number, got %s", name, show(x["score"])).With("field", "scores."+name)
 			}
 			d.Score = f
+			// The suite's rubric says reason; older evals say feedback.
 			if fb, isStr := x["feedback"].(string); isStr {
 				d.Feedback = fb
+			} else if rs, isStr := x["reason"].(string); isStr {
+				d.Feedback = rs
 			}
+			d.Evidence = evidenceText(x["evidence"])
 		default:
 			// A bare number is the plugin's short form.
 			f, isNum := jsonio.Float(sv)
@@ -185,10 +199,32 @@ func (e *Eval) parseScores(v any, rel string) error {
 			}
 			d.Score = f
 		}
+		if e.RubricVersion == RubricVersion && (d.Score < 1 || d.Score > 5) {
+			return schemaErr(rel, "scores.%s.score 必须在 1 到 5 之间（评分标准 %s），实际为 %s", "scores.%s.score must be within 1..5 (rubric %s), got %s",
+				name, RubricVersion, show(d.Score)).With("field", "scores."+name)
+		}
 		e.Dimensions = append(e.Dimensions, d)
 	}
 	sort.Slice(e.Dimensions, func(i, j int) bool { return e.Dimensions[i].Name < e.Dimensions[j].Name })
 	return nil
+}
+
+// evidenceText reads a dimension's evidence: one quote, or a list of
+// quotes joined with " / ".
+func evidenceText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		var parts []string
+		for _, item := range x {
+			if s, ok := item.(string); ok && s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, " / ")
+	}
+	return ""
 }
 
 func (e *Eval) parseChecks(v any, rel string) error {

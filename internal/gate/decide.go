@@ -82,8 +82,49 @@ type Result struct {
 	RequiredFixes              []eval.Fix       `json:"required_fixes"`
 	LogicReview                *LogicSummary    `json:"logic_review"`
 	BlockedBy                  string           `json:"blocked_by,omitempty"`
+	Scoring                    *Scoring         `json:"scoring,omitempty"`
 	Config                     Config           `json:"config"`
 	NextStep                   *string          `json:"next_step"`
+}
+
+// Scoring records how the overalls were computed when at least one eval
+// follows the suite's rubric (SPEC §18): the weights used and, per judge,
+// the gate's overall next to the model's own.
+type Scoring struct {
+	RubricVersion string             `json:"rubric_version"`
+	Weights       map[string]float64 `json:"weights"`
+	Primary       JudgeScore         `json:"primary"`
+	Secondary     *JudgeScore        `json:"secondary,omitempty"`
+}
+
+// JudgeScore is one judge's overall as the gate computed it.
+type JudgeScore struct {
+	Overall      float64 `json:"overall"`
+	ModelOverall float64 `json:"model_overall"`
+	Recomputed   bool    `json:"recomputed"`
+}
+
+func judgeScore(e *eval.Eval, w map[string]float64) JudgeScore {
+	ov, ok := e.Weighted(w)
+	return JudgeScore{Overall: ov, ModelOverall: e.Overall, Recomputed: ok}
+}
+
+// scoring computes each judge's overall; the record is nil when no eval
+// was recomputed, so plugin-era gate files keep their shape.
+func scoring(in Input) (primary float64, secondary float64, rec *Scoring) {
+	w := in.Settings.Weights()
+	rec = &Scoring{RubricVersion: eval.RubricVersion, Weights: w, Primary: judgeScore(in.Primary, w)}
+	recomputed := rec.Primary.Recomputed
+	primary = rec.Primary.Overall
+	if in.KeyChapter && in.Secondary != nil {
+		js := judgeScore(in.Secondary, w)
+		rec.Secondary, secondary = &js, js.Overall
+		recomputed = recomputed || js.Recomputed
+	}
+	if !recomputed {
+		rec = nil
+	}
+	return primary, secondary, rec
 }
 
 // IsPause reports whether the decision needs a person (review, rewrite).
@@ -114,7 +155,9 @@ func Decide(in Input) *Result {
 		FailedDimensions: []eval.Dimension{},
 		RequiredFixes:    []eval.Fix{},
 	}
-	used, usedName := in.Primary, Primary
+	pOverall, sOverall, rec := scoring(in)
+	r.Scoring = rec
+	used, usedName, usedOverall := in.Primary, Primary, pOverall
 	judges := []struct {
 		e    *eval.Eval
 		name string
@@ -125,11 +168,11 @@ func Decide(in Input) *Result {
 			name string
 		}{in.Secondary, Secondary})
 		// The lower score decides; a tie goes to the strong second judge.
-		if in.Secondary.Overall <= in.Primary.Overall {
-			used, usedName = in.Secondary, Secondary
+		if sOverall <= pOverall {
+			used, usedName, usedOverall = in.Secondary, Secondary, sOverall
 		}
 	}
-	r.OverallFinal, r.EvalUsed = used.Overall, usedName
+	r.OverallFinal, r.EvalUsed = usedOverall, usedName
 	for _, j := range judges {
 		high, warn := j.e.Violations()
 		for _, c := range high {

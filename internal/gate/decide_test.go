@@ -152,3 +152,55 @@ func TestGateFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// rubricEval scores all nine dimensions with s each, except plot_logic,
+// which gets p; the model claims overall model.
+func rubricEval(t *testing.T, model, s, p string) *eval.Eval {
+	t.Helper()
+	js := `{"chapter":3,"rubric_version":"` + eval.RubricVersion + `","overall":` + model + `,"scores":{`
+	for i, d := range eval.Rubric {
+		sc := s
+		if d.Name == "plot_logic" {
+			sc = p
+		}
+		if i > 0 {
+			js += ","
+		}
+		js += `"` + d.Name + `":{"score":` + sc + `,"reason":"r","evidence":"e"}`
+	}
+	return ev(t, js+`}}`)
+}
+
+func TestRubricRecomputesOverall(t *testing.T) {
+	s := settings.Defaults()
+	// All 4 except plot_logic 2: 4 − .16×2 = 3.68 → polish, though the
+	// model said 4.5.
+	r := Decide(Input{Chapter: 3, Primary: rubricEval(t, "4.5", "4", "2"), Settings: s})
+	if r.Decision != Polish || r.OverallFinal != 3.68 || r.Scoring == nil ||
+		r.Scoring.Primary != (JudgeScore{Overall: 3.68, ModelOverall: 4.5, Recomputed: true}) ||
+		r.Scoring.RubricVersion != eval.RubricVersion || r.Scoring.Weights["character"] != 0.16 || r.Scoring.Secondary != nil {
+		t.Fatalf("%+v %+v", r, r.Scoring)
+	}
+	if len(r.FailedDimensions) != 1 || r.FailedDimensions[0].Name != "plot_logic" || r.FailedDimensions[0].Evidence != "e" {
+		t.Fatalf("failed %+v", r.FailedDimensions)
+	}
+	// Key chapter: the primary is recomputed (all 3.5, plot 5 → 3.74),
+	// the plugin-era secondary keeps its own 3.8; the lower one decides.
+	r = Decide(Input{Chapter: 3, KeyChapter: true, Primary: rubricEval(t, "4.6", "3.5", "5"),
+		Secondary: ev(t, score("3.8")), Settings: s})
+	if r.OverallFinal != 3.74 || r.EvalUsed != Primary || r.Decision != Polish ||
+		*r.Scoring.Secondary != (JudgeScore{Overall: 3.8, ModelOverall: 3.8, Recomputed: false}) {
+		t.Fatalf("%+v %+v", r, r.Scoring)
+	}
+	// Weights from settings: plot_logic alone decides → 2 → review.
+	s.JudgeWeights = [len(eval.Rubric)]float64{1}
+	r = Decide(Input{Chapter: 3, Primary: rubricEval(t, "4.5", "4", "2"), Settings: s})
+	if r.Decision != Review || r.OverallFinal != 2 {
+		t.Fatalf("%+v", r)
+	}
+	// Evals without the rubric keep today's behaviour and gate-file shape.
+	r = Decide(Input{Chapter: 3, Primary: ev(t, score("4.5")), Settings: settings.Defaults()})
+	if r.Decision != Pass || r.OverallFinal != 4.5 || r.Scoring != nil {
+		t.Fatalf("%+v", r)
+	}
+}

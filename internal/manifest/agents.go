@@ -3,6 +3,7 @@ package manifest
 import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
@@ -292,6 +293,9 @@ func (b *builder) judge() error {
 	}
 	b.in.Set("key_chapter", key)
 	b.in.Set("dual_judge", key)
+	// The rubric the judge prompt describes; the executor stamps it into
+	// the eval so the gate knows it may recompute the overall (SPEC §18).
+	b.in.Set("rubric_version", eval.RubricVersion)
 	chapter := layout.StagingChapter(b.c)
 	bl, err := b.blacklist()
 	if err != nil {

@@ -5,9 +5,12 @@ package settings
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
@@ -38,6 +41,18 @@ type Settings struct {
 	// Title and Author name the book in exports (§23); empty when unset.
 	Title  string `json:"title,omitempty"`
 	Author string `json:"author,omitempty"`
+	// JudgeWeights are the rubric weights (settings.json judge.weights), in
+	// eval.Rubric order.
+	JudgeWeights [len(eval.Rubric)]float64 `json:"judge_weights"`
+}
+
+// Weights returns the judge weights by dimension name.
+func (s Settings) Weights() map[string]float64 {
+	w := make(map[string]float64, len(eval.Rubric))
+	for i, d := range eval.Rubric {
+		w[d.Name] = s.JudgeWeights[i]
+	}
+	return w
 }
 
 // Defaults returns the documented defaults.
@@ -49,7 +64,15 @@ func Defaults() Settings {
 		MaxRevisions:        2,
 		GateThresholds:      Thresholds{Pass: 4.0, Polish: 3.5, Revise: 3.0, Review: 2.0},
 		LockStaleMinutes:    30,
+		JudgeWeights:        defaultWeights(),
 	}
+}
+
+func defaultWeights() (w [len(eval.Rubric)]float64) {
+	for i, d := range eval.Rubric {
+		w[i] = d.Weight
+	}
+	return w
 }
 
 func cfgErr(key, source, zh, en string, value any) error {
@@ -190,5 +213,70 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 		}
 		s.GateThresholds = t
 	}
+	if v, ok := raw["judge"]; ok && v != nil {
+		return s.applyJudge(v, src)
+	}
 	return nil
+}
+
+// applyJudge reads judge.weights: an object naming rubric dimensions, each
+// weight 0..1; named ones replace the defaults, the rest keep theirs, and
+// the resulting weights must not all be zero.
+func (s *Settings) applyJudge(v any, src string) error {
+	m, isObj := v.(map[string]any)
+	if !isObj {
+		return cfgErr("judge", src, "必须是对象 {weights}", "must be an object {weights}", v)
+	}
+	wv, present := m["weights"]
+	if !present || wv == nil {
+		return nil
+	}
+	wm, isObj := wv.(map[string]any)
+	if !isObj {
+		return cfgErr("judge.weights", src, "必须是以评分维度为键的对象", "must be an object keyed by rubric dimension", wv)
+	}
+	w := s.JudgeWeights
+	names := make([]string, 0, len(wm))
+	for name := range wm {
+		names = append(names, name)
+	}
+	sort.Strings(names) // report the first bad key deterministically
+	for _, name := range names {
+		key := "judge.weights." + name
+		i := rubricIndex(name)
+		if i < 0 {
+			return cfgErr(key, src, "不是评分维度（可用："+rubricNames()+"）", "is not a rubric dimension (known: "+rubricNames()+")", name)
+		}
+		f, isNum := jsonio.Float(wm[name])
+		if !isNum || f < 0 || f > 1 {
+			return cfgErr(key, src, "必须是 0..1 的数", "must be a number 0..1", wm[name])
+		}
+		w[i] = f
+	}
+	var sum float64
+	for _, f := range w {
+		sum += f
+	}
+	if sum <= 0 {
+		return cfgErr("judge.weights", src, "权重之和必须大于 0", "the weights must sum to more than 0", wv)
+	}
+	s.JudgeWeights = w
+	return nil
+}
+
+func rubricIndex(name string) int {
+	for i, d := range eval.Rubric {
+		if d.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func rubricNames() string {
+	names := make([]string, len(eval.Rubric))
+	for i, d := range eval.Rubric {
+		names[i] = d.Name
+	}
+	return strings.Join(names, ", ")
 }

@@ -100,3 +100,34 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+func TestJudgeWeights(t *testing.T) {
+	s, err := load(t, "", nil)
+	if err != nil || s.Weights()["plot_logic"] != 0.16 || s.Weights()["tonal_variance"] != 0.10 || len(s.Weights()) != 9 {
+		t.Fatalf("defaults %v %v", s.Weights(), err)
+	}
+	// Named weights replace the defaults; the rest keep theirs.
+	s, err = load(t, `{"judge":{"weights":{"pacing":0.3,"immersion":0}}}`, nil)
+	w := s.Weights()
+	if err != nil || w["pacing"] != 0.3 || w["immersion"] != 0 || w["character"] != 0.16 {
+		t.Fatalf("%v %v", w, err)
+	}
+	if s, err = load(t, `{"judge":{}}`, nil); err != nil || s != Defaults() {
+		t.Fatalf("empty judge: %+v %v", s, err)
+	}
+	zero := `{"judge":{"weights":{"plot_logic":0,"character":0,"immersion":0,"foreshadowing":0,"pacing":0,"style_naturalness":0,"emotional_impact":0,"storyline_coherence":0,"tonal_variance":0}}}`
+	for file, key := range map[string]string{
+		`{"judge":[]}`:                               "judge",
+		`{"judge":{"weights":[0.1]}}`:                "judge.weights",
+		`{"judge":{"weights":{"pacing":1.5}}}`:       "judge.weights.pacing",
+		`{"judge":{"weights":{"pacing":-0.1}}}`:      "judge.weights.pacing",
+		`{"judge":{"weights":{"pacing":"0.1"}}}`:     "judge.weights.pacing",
+		`{"judge":{"weights":{"prose":0.1,"zz":1}}}`: "judge.weights.prose",
+		zero: "judge.weights",
+	} {
+		_, err := load(t, file, nil)
+		if e := errs.As(err); e == nil || e.Code != errs.Config || e.Details["key"] != key {
+			t.Errorf("%s: %v, want E_CONFIG naming %s", file, err, key)
+		}
+	}
+}
