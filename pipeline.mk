@@ -141,9 +141,9 @@ _locked:
 
 _chapter: _locked
 	@rm -f $(P)/staging/BLOCKED.json
-	@for i in $$(seq 1 $(MAX_ROUNDS)); do \
-	  st=$$(novel-agent pipeline next --chapter $(C) --jq .status); \
-	  if [ "$$st" != run ]; then exit 0; fi; \
+	@prev=; for i in $$(seq 1 $(MAX_ROUNDS)); do \
+	  out=$$(novel-agent pipeline next --chapter $(C) --prev "$$prev" --jq '"\(.status) \(.progress)"'); \
+	  set -- $$out; if [ "$$1" != run ]; then exit 0; fi; prev=$$2; \
 	  $(MAKE) -f $(PIPELINE_MK) _round C=$(C); \
 	done; \
 	echo '{"error":{"code":"E_STATE","message":"第 $(C) 章在 $(MAX_ROUNDS) 轮后仍未完成","hint":"用 novel-step status 查看原因","details":{"chapter":$(C)}}}' >&2; exit 1

@@ -52,8 +52,9 @@ func (c *planCmd) Run(ctx *cli.Context) error {
 }
 
 type nextCmd struct {
-	Chapter int  `help:"Chapter the run is for (default: whatever is next)."`
-	Strict  bool `help:"A project in VOL_REVIEW is blocked (exit 3) instead of status volume_review."`
+	Chapter int    `help:"Chapter the run is for (default: whatever is next)."`
+	Strict  bool   `help:"A project in VOL_REVIEW is blocked (exit 3) instead of status volume_review."`
+	Prev    string `help:"The progress value of the round the driver just ran; the same value again is an error (the round changed nothing)." placeholder:"STEP@rK"`
 }
 
 func (c *nextCmd) Run(ctx *cli.Context) error {
@@ -61,7 +62,7 @@ func (c *nextCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.Next(c.Chapter, c.Strict)
+	s, err := e.Next(c.Chapter, c.Strict, c.Prev)
 	if err != nil {
 		return err
 	}
