@@ -355,19 +355,23 @@ func (e *Env) validate(st stepid.Step, role string, pk *packetInfo) (*errs.Error
 	return res.Err, nil
 }
 
-// execute runs `$(AGENT) PACKET` with cwd = project root.
+// execute runs `$(AGENT) PACKET` with cwd = project root; usage ("" for
+// none) is the file exported as NOVEL_RUN_LOG.
 func (e *Env) execute(agentCmd, packetPath, usage string) (int, []byte, error) {
-	usageAbs, err := e.Root.Abs(usage)
-	if err != nil {
-		return 0, nil, err
-	}
 	cmd := exec.Command("bash", "-c", agentCmd+` "$1"`, "novel-executor", packetPath)
 	cmd.Dir = e.Root.Dir
-	cmd.Env = append(os.Environ(), "NOVEL_RUN_LOG="+usageAbs, "NOVEL_PROJECT="+e.Root.Dir)
+	cmd.Env = append(os.Environ(), "NOVEL_PROJECT="+e.Root.Dir)
+	if usage != "" {
+		usageAbs, err := e.Root.Abs(usage)
+		if err != nil {
+			return 0, nil, err
+		}
+		cmd.Env = append(cmd.Env, "NOVEL_RUN_LOG="+usageAbs)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = e.Stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
