@@ -141,9 +141,9 @@ _locked:
 
 _chapter: _locked
 	@rm -f $(P)/staging/BLOCKED.json
-	@for i in $$(seq 1 $(MAX_ROUNDS)); do \
-	  st=$$(novel-agent pipeline next --chapter $(C) --jq .status); \
-	  if [ "$$st" != run ]; then exit 0; fi; \
+	@prev=; for i in $$(seq 1 $(MAX_ROUNDS)); do \
+	  out=$$(novel-agent pipeline next --chapter $(C) --prev "$$prev" --jq '"\(.status) \(.progress)"'); \
+	  set -- $$out; if [ "$$1" != run ]; then exit 0; fi; prev=$$2; \
 	  $(MAKE) -f $(PIPELINE_MK) _round C=$(C); \
 	done; \
 	echo '{"error":{"code":"E_STATE","message":"第 $(C) 章在 $(MAX_ROUNDS) 轮后仍未完成","hint":"用 novel-step status 查看原因","details":{"chapter":$(C)}}}' >&2; exit 1
@@ -171,28 +171,18 @@ status:
 # The health report (SPEC §12): one self-contained HTML page in the project's logs/.
 report:
 	@novel-report --out '$(P)/logs/report.html' --jq '"report: \(.out)"'
-# ---- volume planning (SPEC §6.1): packet (with the write-boundary snapshot) → $(AGENT) →
-# novel-commit volume, which validates the staged plan and moves it in. A staged plan that already
-# validates is not planned again; an invalid one is replaced by a fresh planner run. A refused plan
-# stays in staging/volumes/vol-VV/ for the author to fix (then run novel-commit volume --volume VV).
-VOLPACKET = staging/manifests/volume-$(VV)-plan.packet.json
+# ---- volume planning (SPEC §6.1): one helper, like a chapter stage — packet (with the
+# write-boundary snapshot) → $(AGENT) → validate (novel-commit volume --dry-run) → one retry →
+# novel-commit volume. A staged plan that already validates is not planned again; an invalid one is
+# replaced by a fresh planner run. A plan refused twice stays in staging/volumes/vol-VV/ for the
+# author to fix (then run this target again, or novel-commit volume --volume VV).
+ifeq ($(DRYRUN),)
 _volume: _locked
 	@[ -n '$(VV)' ] || $(NO_VOLUME)
 	@rm -f $(P)/staging/BLOCKED.json
-	@cd '$(P)'; SECONDS=0; \
-	if novel-commit volume --volume $(VV) --dry-run >/dev/null 2>&1; then \
-	  echo "[第$(VV)卷] plan ✓ 已有通过校验的规划，跳过" >&2; \
-	else \
-	  rm -rf staging/volumes/vol-$(VV); \
-	  novel-manifest packet volume:$(VV):plan --write-manifest >/dev/null; \
-	  ok=; for attempt in 1 2; do \
-	    if eval "$$AGENT $(VOLPACKET)" >/dev/null; then ok=1; break; fi; \
-	    echo "[第$(VV)卷] plan ✗ 第 $$attempt 次执行失败" >&2; \
-	  done; \
-	  if [ -z "$$ok" ]; then \
-	    echo '{"error":{"code":"E_AGENT","message":"卷规划 volume:$(VV):plan 的执行器连续两次失败","hint":"检查执行器后重新运行 make -f pipeline.mk volume V=$(VV)","details":{"step":"volume:$(VV):plan","packet":"$(VOLPACKET)"}}}' >&2; exit 1; \
-	  fi; \
-	  echo "[第$(VV)卷] plan ✓ $${SECONDS}s" >&2; \
-	fi; \
-	novel-commit volume --volume $(VV) --text; \
-	echo "[第$(VV)卷] commit ✓ 下一步：make -f pipeline.mk chapter" >&2
+	@novel-agent pipeline volume --volume $(VV) --agent "$$AGENT" --text
+else
+# make -n: the helper prints the commands it would run (read-only).
+_volume:
+	+@novel-agent pipeline volume --volume $(VV) --plan --text
+endif

@@ -481,7 +481,7 @@ func preconditions(env Env, cp *checkpoint.Checkpoint, c int) error {
 	if st, err := revision.Load(root, c); err != nil {
 		return err
 	} else if st != nil && st.Status == "pending" {
-		return revision.BlockedError(root, st, c, true)
+		return revision.BlockedError(root, st, c, revision.InFlight)
 	}
 	// `advance …:polish` rewrites the gate file (pass, polished) before the
 	// checkpoint; a kill between the two leaves stage polishing with a

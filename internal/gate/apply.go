@@ -351,7 +351,7 @@ func pauseErr(root *project.Root, r *Result, st *revision.Status) *errs.Error {
 		"the gate paused chapter %d (%s); the pending revision of chapter %d must be handled first", r.Chapter, r.Decision, r.Chapter).
 		Hint("用 novel-gate show --chapter "+n+" 查看，再选择 novel-gate resolve --chapter "+n+" --accept|--revise|--rejudge|--regen",
 			"inspect with novel-gate show --chapter "+n+", then run novel-gate resolve --chapter "+n+" --accept|--revise|--rejudge|--regen")
-	e.Details = revision.Payload(root, st, r.Chapter, true)
+	e.Details = revision.Payload(root, st, r.Chapter, revision.InFlight)
 	e.Details["gate"] = r
 	return e
 }

@@ -75,10 +75,16 @@ func Resolve(env Env, c int, action, note string) (*ResolveResult, error) {
 			Hint("无需再处理；用 novel-step next 查看下一步", "nothing to resolve; run novel-step next for the next step")
 	}
 	if action != ActAccept && !inflight {
-		return nil, errs.Newf(errs.State, "第 %d 章不在制作中，只能 --accept", "chapter %d is not in flight; only --accept is possible", c).
-			With("chapter", c).With("action", action).
-			Hint("接受修订：novel-gate resolve --chapter "+n+" --accept；或回滚：novel-commit rollback --to "+n,
+		e := errs.Newf(errs.State, "第 %d 章不在制作中，只能 --accept", "chapter %d is not in flight; only --accept is possible", c).
+			With("chapter", c).With("action", action)
+		// Rollback only undoes committed chapters: never offer it for one
+		// that was not committed.
+		if revision.StandingOf(cp, c) == revision.Committed {
+			return nil, e.Hint("接受修订：novel-gate resolve --chapter "+n+" --accept；或回滚：novel-commit rollback --to "+n,
 				"accept it (novel-gate resolve --chapter "+n+" --accept) or roll back with novel-commit rollback --to "+n)
+		}
+		return nil, e.Hint("接受修订：novel-gate resolve --chapter "+n+" --accept（第 "+n+" 章尚未提交，没有可回滚的内容）",
+			"accept it: novel-gate resolve --chapter "+n+" --accept (chapter "+n+" is not committed, so there is nothing to roll back)")
 	}
 	switch action {
 	case ActRevise, ActRejudge:

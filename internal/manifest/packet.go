@@ -182,7 +182,7 @@ func (b *builder) chapter() error {
 		}
 	}
 	var err error
-	if b.ol, err = outline.Load(b.root, b.vol); err != nil {
+	if b.ol, err = outline.LoadFor(b.root, b.vol, cp); err != nil {
 		return err
 	}
 	if b.blk, err = b.ol.Block(b.c); err != nil {

@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
@@ -128,6 +129,8 @@ type Outline struct {
 	lines    []string
 	headings []heading
 	bounds   []int // 0-based line indexes of every block boundary, ascending
+	// cp, when known, makes hints name what works in the project's state.
+	cp *checkpoint.Checkpoint
 }
 
 // Parse scans an outline once. data must be UTF-8 (a BOM is ignored);
@@ -163,21 +166,73 @@ func Parse(data []byte, rel string, volume int) (*Outline, error) {
 // Load reads volumes/vol-VV/outline.md. A missing outline is
 // E_MISSING_FILE with a hint to plan the volume.
 func Load(root *project.Root, volume int) (*Outline, error) {
+	return LoadFor(root, volume, nil)
+}
+
+// LoadFor is Load for a project whose checkpoint is known: the hints of a
+// missing outline or chapter block then name the command (or edit) that
+// works in its orchestrator state rather than volume planning, which only
+// VOL_PLANNING and QUICK_START allow.
+func LoadFor(root *project.Root, volume int, cp *checkpoint.Checkpoint) (*Outline, error) {
 	rel := layout.Outline(volume)
 	data, err := root.ReadFile(rel)
 	if err != nil {
 		if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
 			e.Zh = "缺少第 " + strconv.Itoa(volume) + " 卷大纲 " + rel
 			e.En = "missing the outline of volume " + strconv.Itoa(volume) + ": " + rel
-			e.Hint("先完成卷规划："+planCmd(volume), "plan the volume first: "+planCmd(volume)).With("volume", volume)
+			zh, en := missingHint(rel, volume, cp)
+			e.Hint(zh, en).With("volume", volume)
 		}
 		return nil, err
 	}
-	return Parse(data, rel, volume)
+	o, err := Parse(data, rel, volume)
+	if o != nil {
+		o.cp = cp
+	}
+	return o, err
 }
 
 func planCmd(volume int) string {
 	return "novel instructions volume:" + layout.PadVol(volume) + ":plan"
+}
+
+// missingHint says how to get a missing volume outline back.
+func missingHint(rel string, volume int, cp *checkpoint.Checkpoint) (zh, en string) {
+	if zh, en, ok := stateHint(cp); ok {
+		return zh, en
+	}
+	if cp != nil && volume <= cp.CurrentVolume {
+		// The volume's plan was committed (that is how the project got
+		// to WRITING): only the file itself is gone.
+		return "第 " + strconv.Itoa(volume) + " 卷的规划已提交，大纲却不在了：从备份或版本库恢复 " + rel,
+			"volume " + strconv.Itoa(volume) + "'s plan was committed but its outline is gone: restore " + rel + " from a backup or version control"
+	}
+	if volume < 1 {
+		volume = 1
+	}
+	return "先完成卷规划：" + planCmd(volume), "plan the volume first: " + planCmd(volume)
+}
+
+// stateHint is the way on for the states that do not write chapters:
+// a finished volume (VOL_REVIEW) moves to the next one, a volume being
+// planned (VOL_PLANNING, QUICK_START) is planned. ok is false otherwise.
+func stateHint(cp *checkpoint.Checkpoint) (zh, en string, ok bool) {
+	if cp == nil {
+		return "", "", false
+	}
+	v := cp.CurrentVolume
+	switch cp.State {
+	case checkpoint.VolReview:
+		next := strconv.Itoa(v + 1)
+		return "第 " + strconv.Itoa(v) + " 卷已写完：运行 novel-step volume --next，再用 " + planCmd(v+1) + " 规划第 " + next + " 卷",
+			"volume " + strconv.Itoa(v) + " is finished: run novel-step volume --next, then plan volume " + next + " with " + planCmd(v+1), true
+	case checkpoint.VolPlanning, checkpoint.QuickStart:
+		if v < 1 {
+			v = 1
+		}
+		return "先完成第 " + strconv.Itoa(v) + " 卷的规划：" + planCmd(v), "plan volume " + strconv.Itoa(v) + " first: " + planCmd(v), true
+	}
+	return "", "", false
 }
 
 // Range is the volume range: the smallest and largest chapter headed in
@@ -319,7 +374,25 @@ func (o *Outline) notFound(c int) error {
 	return errs.Newf(errs.Outline, "大纲 %s 中找不到第 %d 章的区块，期望格式：### 第 %d 章: 章名", "outline %s has no block for chapter %d; expected a heading like ### 第 %d 章: 章名",
 		o.File, c, c).
 		With("file", o.File).With("chapter", c).With("chapters", chapters).
-		Hint("回到卷规划补写该章大纲："+planCmd(o.Volume), "go back to volume planning and outline the chapter: "+planCmd(o.Volume))
+		Hint(o.blockHint(c))
+}
+
+// blockHint says how to get chapter c's block: in a project that writes
+// chapters (or with no project known) the block is added to the file
+// itself; a finished or unplanned volume routes as stateHint says.
+func (o *Outline) blockHint(c int) (zh, en string) {
+	last := 0
+	for _, n := range o.Chapters {
+		last = max(last, n)
+	}
+	if o.cp != nil && (o.cp.State != checkpoint.VolReview || c > last) {
+		if zh, en, ok := stateHint(o.cp); ok {
+			return zh, en
+		}
+	}
+	n := strconv.Itoa(c)
+	return "在 " + o.File + " 中补写第 " + n + " 章的区块（### 第 " + n + " 章: 章名，及 - **Storyline**: … 等字段）",
+		"add chapter " + n + "'s block to " + o.File + " (### 第 " + n + " 章: title, with - **Storyline**: … and the other keys)"
 }
 
 // keyRE matches `- **Key**: value`; the colon may also sit inside the bold

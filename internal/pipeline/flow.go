@@ -186,13 +186,19 @@ type Status struct {
 	Chapter int    `json:"chapter"`
 	Step    string `json:"step,omitempty"`
 	Round   int    `json:"round"`
+	// Progress is "STEP@rK": what the driver passes back as --prev.
+	Progress string `json:"progress,omitempty"`
 }
 
 // Next tells the driver whether chapter c (0: whatever is next) still has
 // work. A blocked project writes BLOCKED.json and fails with exit 3; a
 // project in VOL_REVIEW reports volume_review (continue stops there)
-// unless strict, when it is the blocking E_STATE like any other.
-func (e *Env) Next(c int, strict bool) (*Status, error) {
+// unless strict, when it is the blocking E_STATE like any other. Stamps of
+// the round that next shows are not done are dropped (trustStamps). prev
+// is the Progress of the previous round the driver ran ("" for none): a
+// round that left the chapter exactly where it was is an error, never a
+// spin.
+func (e *Env) Next(c int, strict bool, prev string) (*Status, error) {
 	cp, err := checkpoint.Load(e.Root)
 	if err != nil {
 		return nil, err
@@ -212,7 +218,29 @@ func (e *Env) Next(c int, strict bool) (*Status, error) {
 			With("chapter", c).With("next", n.Step).
 			Hint(fmt.Sprintf("运行 make -f pipeline.mk chapter C=%d，或省略 C", n.Chapter), fmt.Sprintf("run make -f pipeline.mk chapter C=%d, or omit C", n.Chapter))
 	}
-	return &Status{Status: "run", Chapter: n.Chapter, Step: n.Step, Round: currentRound(cp, n.Chapter)}, nil
+	st := &Status{Status: "run", Chapter: n.Chapter, Step: n.Step, Round: currentRound(cp, n.Chapter)}
+	st.Progress = fmt.Sprintf("%s@r%d", st.Step, st.Round)
+	if prev != "" && prev == st.Progress {
+		return nil, e.noProgress(cp, n, st.Round)
+	}
+	if err := e.trustStamps(cp, n); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// noProgress is the error for a round that changed nothing: the stage
+// next proposes is the one it proposed before the round ran.
+func (e *Env) noProgress(cp *checkpoint.Checkpoint, n *nextStep, round int) error {
+	err := errs.Newf(errs.State, "第 %d 章的第 %d 轮没有任何进展：下一步仍是 %s（%s）", "round %[2]d of chapter %[1]d made no progress: the next step is still %[3]s (%[4]s)",
+		n.Chapter, round, n.Step, n.Reason).With("chapter", n.Chapter).With("round", round).With("next", n.Step).With("reason", n.Reason)
+	if perr := e.productError(cp, n); perr != nil {
+		if pe := errs.As(perr); pe != nil {
+			err.With("cause", errorObject(pe, settings.LoadLanguage(e.Root)))
+		}
+	}
+	return err.Hint("用 novel-step status 和 novel validate "+n.Step+" 查看原因，修正后重新运行 make -f pipeline.mk chapter C="+strconv.Itoa(n.Chapter),
+		"see novel-step status and novel validate "+n.Step+" for the cause, fix it, then re-run make -f pipeline.mk chapter C="+strconv.Itoa(n.Chapter))
 }
 
 // Plan is the parse-time view pipeline.mk builds a round's targets from.

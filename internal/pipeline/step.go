@@ -20,8 +20,12 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// RoleSecondary is the strong second judge of a key chapter.
-const RoleSecondary = "secondary"
+// RoleSecondary is the strong second judge of a key chapter; RolePrimary
+// the first judge.
+const (
+	RoleSecondary = "secondary"
+	RolePrimary   = "primary"
+)
 
 // Stamp is the resume marker of a stage of one revision round, written
 // only after the stage completed (SPEC §10).
@@ -329,11 +333,15 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 	return failure, nil
 }
 
-// validate runs novel-step validate for the role just written. The
-// primary judge of a key chapter is accepted while only the secondary
-// eval is missing: that judge runs next.
+// validate runs novel-step validate for the role just written. A judge is
+// validated alone (--role primary|secondary): its own eval and its own
+// write-boundary window, so the secondary judge that runs next (or ran in
+// an earlier pass, before the checkpoint moved on) is not part of it.
 func (e *Env) validate(st stepid.Step, role string, pk *packetInfo) (*errs.Error, error) {
 	args := []string{"validate", st.String()}
+	if st.Stage == stepid.Judge && role == "" {
+		role = RolePrimary
+	}
 	if role != "" {
 		args = append(args, "--role", role)
 	}
@@ -344,26 +352,26 @@ func (e *Env) validate(st stepid.Step, role string, pk *packetInfo) (*errs.Error
 	if res.Exit == 0 {
 		return nil, nil
 	}
-	if st.Stage == stepid.Judge && role == "" && res.Err.Code == errs.MissingFile &&
-		res.Err.Details["file"] == layout.StagingEvalSecondary(st.Chapter) {
-		return nil, nil
-	}
 	return res.Err, nil
 }
 
-// execute runs `$(AGENT) PACKET` with cwd = project root.
+// execute runs `$(AGENT) PACKET` with cwd = project root; usage ("" for
+// none) is the file exported as NOVEL_RUN_LOG.
 func (e *Env) execute(agentCmd, packetPath, usage string) (int, []byte, error) {
-	usageAbs, err := e.Root.Abs(usage)
-	if err != nil {
-		return 0, nil, err
-	}
 	cmd := exec.Command("bash", "-c", agentCmd+` "$1"`, "novel-executor", packetPath)
 	cmd.Dir = e.Root.Dir
-	cmd.Env = append(os.Environ(), "NOVEL_RUN_LOG="+usageAbs, "NOVEL_PROJECT="+e.Root.Dir)
+	cmd.Env = append(os.Environ(), "NOVEL_PROJECT="+e.Root.Dir)
+	if usage != "" {
+		usageAbs, err := e.Root.Abs(usage)
+		if err != nil {
+			return 0, nil, err
+		}
+		cmd.Env = append(cmd.Env, "NOVEL_RUN_LOG="+usageAbs)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = e.Stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -41,6 +41,16 @@ type toolResult struct {
 // caller can return it as its own (the last stderr line stays the error
 // JSON, SPEC §10).
 func (e *Env) tool(name string, args ...string) (*toolResult, error) {
+	return e.runTool(e.Stderr, name, args...)
+}
+
+// toolQuiet is tool for a probe whose stderr (warnings, the refusal's
+// JSON) is not for the user: only Err keeps the final error line.
+func (e *Env) toolQuiet(name string, args ...string) (*toolResult, error) {
+	return e.runTool(io.Discard, name, args...)
+}
+
+func (e *Env) runTool(w io.Writer, name string, args ...string) (*toolResult, error) {
 	cmd := exec.Command(name, append(args, "--project", e.Root.Dir)...)
 	cmd.Dir = e.Root.Dir
 	cmd.Env = os.Environ()
@@ -52,7 +62,7 @@ func (e *Env) tool(name string, args ...string) (*toolResult, error) {
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
-		e.Stderr.Write(stderr.Bytes())
+		w.Write(stderr.Bytes())
 		return res, nil
 	case errors.As(err, &ee):
 		res.Exit = ee.ExitCode()
@@ -65,12 +75,12 @@ func (e *Env) tool(name string, args ...string) (*toolResult, error) {
 	}
 	body, last := splitLastLine(stderr.Bytes())
 	if pe := parseErrorLine(last); pe != nil {
-		e.Stderr.Write(body)
+		w.Write(body)
 		pe.Exit = res.Exit
 		res.Err = pe
 		return res, nil
 	}
-	e.Stderr.Write(stderr.Bytes())
+	w.Write(stderr.Bytes())
 	res.Err = errs.Newf(errs.IO, "%s 失败（退出码 %d）", "%s failed (exit status %d)", name, res.Exit).
 		With("command", append([]string{name}, args...)).WithExit(res.Exit)
 	return res, nil

@@ -301,13 +301,13 @@ func Check(root *project.Root, target int) error {
 }
 
 // Blocked builds the E_PENDING_REVISION error for st blocking target. The
-// offered actions depend on whether st's chapter is in flight.
+// offered actions depend on where st's chapter stands.
 func Blocked(root *project.Root, st *Status, target int) *errs.Error {
-	inflight := false
+	standing := Elsewhere
 	if cp, err := checkpoint.Load(root); err == nil {
-		inflight = IsInflight(cp, st.ChapterNumber)
+		standing = StandingOf(cp, st.ChapterNumber)
 	}
-	return BlockedError(root, st, target, inflight)
+	return BlockedError(root, st, target, standing)
 }
 
 // IsInflight reports whether chapter c is the checkpoint's unfinished
@@ -316,27 +316,53 @@ func IsInflight(cp *checkpoint.Checkpoint, c int) bool {
 	return cp.Inflight == c && cp.Stage != "" && cp.Stage != checkpoint.Committed
 }
 
+// Standing is where a revision's chapter is, which decides what can be
+// done about it: an inflight chapter can be revised, rejudged or
+// regenerated but not rolled back (rollback only undoes committed
+// chapters); a committed one can only be accepted or rolled back.
+type Standing int
+
+// Standings.
+const (
+	Elsewhere Standing = iota // neither in flight nor committed
+	InFlight
+	Committed
+)
+
+// StandingOf places chapter c against the checkpoint.
+func StandingOf(cp *checkpoint.Checkpoint, c int) Standing {
+	switch {
+	case IsInflight(cp, c):
+		return InFlight
+	case c <= cp.LastCompleted:
+		return Committed
+	}
+	return Elsewhere
+}
+
 // Action is one suggested next action with its exact command.
 type Action struct {
 	Action  string `json:"action"`
 	Command string `json:"command"`
 }
 
-// NextActions lists what a person can do about chapter c's pending revision.
-func NextActions(c int, inflight bool) []Action {
+// NextActions lists what a person can do about chapter c's pending
+// revision: only commands that work where the chapter stands.
+func NextActions(c int, standing Standing) []Action {
 	n := strconv.Itoa(c)
-	all := []Action{
+	out := []Action{
 		{"review", "novel-gate show --chapter " + n},
 		{"accept", "novel-gate resolve --chapter " + n + " --accept"},
-		{"revise", "novel-gate resolve --chapter " + n + " --revise"},
-		{"rejudge", "novel-gate resolve --chapter " + n + " --rejudge"},
-		{"regen", "novel-gate resolve --chapter " + n + " --regen"},
-		{"rollback", "novel-commit rollback --to " + n},
 	}
-	if inflight {
-		return all
+	switch standing {
+	case InFlight:
+		out = append(out, Action{"revise", "novel-gate resolve --chapter " + n + " --revise"},
+			Action{"rejudge", "novel-gate resolve --chapter " + n + " --rejudge"},
+			Action{"regen", "novel-gate resolve --chapter " + n + " --regen"})
+	case Committed:
+		out = append(out, Action{"rollback", "novel-commit rollback --to " + n})
 	}
-	return []Action{all[0], all[1], all[5]}
+	return out
 }
 
 // ReportFile is the logic review report a revision points at: its own
@@ -352,14 +378,14 @@ func ReportFile(root *project.Root, st *Status) string {
 }
 
 // Payload is the §7.4 details object.
-func Payload(root *project.Root, st *Status, target int, inflight bool) map[string]any {
+func Payload(root *project.Root, st *Status, target int, standing Standing) map[string]any {
 	d := map[string]any{
 		"blocked_chapter":      st.ChapterNumber,
 		"target_chapter":       target,
 		"revision_status_file": st.File,
 		"triggered_by":         st.TriggeredBy,
 		"revision_notes":       st.RevisionNotes,
-		"next_actions":         NextActions(st.ChapterNumber, inflight),
+		"next_actions":         NextActions(st.ChapterNumber, standing),
 	}
 	if f := ReportFile(root, st); f != "" {
 		d["logic_review_report_file"] = f
@@ -376,13 +402,13 @@ func Payload(root *project.Root, st *Status, target int, inflight bool) map[stri
 	return d
 }
 
-// BlockedError is Blocked with the in-flight question already answered.
-func BlockedError(root *project.Root, st *Status, target int, inflight bool) *errs.Error {
+// BlockedError is Blocked with the chapter's standing already known.
+func BlockedError(root *project.Root, st *Status, target int, standing Standing) *errs.Error {
 	n := st.ChapterNumber
 	e := errs.Newf(errs.PendingRevision, "必须先处理第 %d 章的 pending 修订", "the pending revision of chapter %d must be handled first", n).
 		Hint("用 novel-gate show --chapter "+strconv.Itoa(n)+" 查看，再按 next_actions 中的命令处理",
 			"inspect it with novel-gate show --chapter "+strconv.Itoa(n)+", then run one of the next_actions commands")
-	e.Details = Payload(root, st, target, inflight)
+	e.Details = Payload(root, st, target, standing)
 	return e
 }
 

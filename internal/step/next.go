@@ -9,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
@@ -62,12 +63,34 @@ type Next struct {
 	Role     string   `json:"role,omitempty"`
 	Inflight Inflight `json:"inflight"`
 	Evidence Evidence `json:"evidence"`
+
+	stage string
 }
 
 // ComputeNext applies the next-step rules in order. It is read-only and
 // reads only the target chapter's products (plus the state file's
-// version when a delta exists).
+// version when a delta exists, and the volume outline). An agent step
+// whose packet would be refused for the outline is not proposed: its
+// error is returned instead (SPEC §3, "next never proposes a step that
+// that step's own checks would refuse").
 func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*Next, error) {
+	n, err := computeNext(root, cp, s)
+	if err != nil {
+		return nil, err
+	}
+	if st := stepid.Chapter(n.Chapter, n.stage); st.IsAgent() && n.Reason != ReasonResumeCommit {
+		o, err := outline.LoadFor(root, cp.CurrentVolume, cp)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := o.Block(n.Chapter); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*Next, error) {
 	// An interrupted rollback has no step id: it must be finished by
 	// running it again before anything else (its journal knows the rest).
 	if root.IsFile(layout.RollbackJournal) {
@@ -179,6 +202,7 @@ func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 }
 
 func (n *Next) set(stage, reason string) *Next {
+	n.stage = stage
 	n.Step = stepid.Chapter(n.Chapter, stage).String()
 	n.Reason = reason
 	return n

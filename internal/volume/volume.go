@@ -217,8 +217,7 @@ func LastChapter(root *project.Root, volume int) (int, error) {
 	if !ok {
 		return 0, errs.Newf(errs.Outline, "大纲 %s 中没有任何章节标题", "outline %s has no chapter headings", o.File).
 			With("file", o.File).With("volume", volume).
-			Hint("章节标题形如 ### 第 12 章: 章名；回到卷规划："+"novel instructions volume:"+layout.PadVol(volume)+":plan",
-				"chapter headings look like ### 第 12 章: 章名; go back to volume planning: novel instructions volume:"+layout.PadVol(volume)+":plan")
+			Hint("在 "+o.File+" 中写入章节标题，形如 ### 第 12 章: 章名", "write the chapter headings into "+o.File+", like ### 第 12 章: 章名")
 	}
 	return end, nil
 }

@@ -77,6 +77,9 @@ func TestScheduleMissingAndBad(t *testing.T) {
 	}
 	if _, err := LastChapter(r, 8); !errs.Is(err, errs.Outline) {
 		t.Errorf("empty outline: %v", err)
+	} else if h := errs.As(err).HintText("zh"); h != "在 volumes/vol-08/outline.md 中写入章节标题，形如 ### 第 12 章: 章名" {
+		// LastChapter runs in WRITING (commit), where volume planning is refused.
+		t.Errorf("empty outline hint: %q", h)
 	}
 }
 

@@ -2,6 +2,8 @@ package novelagent
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/pipeline"
@@ -16,6 +18,7 @@ type pipelineCmd struct {
 	Gate    gateCmd    `cmd:"" help:"Run novel-gate decide --apply for the round; a pause writes staging/BLOCKED.json and exits 3."`
 	Commit  commitCmd  `cmd:"" help:"Run novel-commit when the chapter is ready to commit."`
 	Summary summaryCmd `cmd:"" help:"Print the run summary (Ch 1: 3120字 4.2 pass | …) from a summary file."`
+	Volume  volumeCmd  `cmd:"" help:"Plan a volume: packet, executor, validate (novel-commit volume --dry-run), one retry, then novel-commit volume; a staged plan that validates is committed without planning again."`
 }
 
 func env(ctx *cli.Context) (*pipeline.Env, error) {
@@ -52,8 +55,9 @@ func (c *planCmd) Run(ctx *cli.Context) error {
 }
 
 type nextCmd struct {
-	Chapter int  `help:"Chapter the run is for (default: whatever is next)."`
-	Strict  bool `help:"A project in VOL_REVIEW is blocked (exit 3) instead of status volume_review."`
+	Chapter int    `help:"Chapter the run is for (default: whatever is next)."`
+	Strict  bool   `help:"A project in VOL_REVIEW is blocked (exit 3) instead of status volume_review."`
+	Prev    string `help:"The progress value of the round the driver just ran; the same value again is an error (the round changed nothing)." placeholder:"STEP@rK"`
 }
 
 func (c *nextCmd) Run(ctx *cli.Context) error {
@@ -61,7 +65,7 @@ func (c *nextCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := e.Next(c.Chapter, c.Strict)
+	s, err := e.Next(c.Chapter, c.Strict, c.Prev)
 	if err != nil {
 		return err
 	}
@@ -138,5 +142,38 @@ func (c *summaryCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	ctx.Result(map[string]any{"line": line, "chapters": results}, func() string { return line })
+	return nil
+}
+
+type volumeCmd struct {
+	// A string: kong reads ints with base prefixes, so "08" would fail.
+	Volume string `name:"volume" required:"" help:"The volume to plan (VOL_PLANNING with it as current_volume, or QUICK_START for 1)." placeholder:"VV"`
+	Agent  string `help:"Executor command; run as AGENT PACKET_PATH in the project root (required unless --plan)."`
+	Plan   bool   `help:"Read-only: print the commands the helper runs (make -n)."`
+}
+
+func (c *volumeCmd) Run(ctx *cli.Context) error {
+	v, err := strconv.Atoi(strings.TrimSpace(c.Volume))
+	if err != nil || v < 1 || v > stepid.MaxNumber {
+		return cli.UsageError("--volume 必须是 ≥ 1 的整数（如 02），实际为 "+strconv.Quote(c.Volume),
+			"--volume must be an integer ≥ 1 (e.g. 02), got "+strconv.Quote(c.Volume))
+	}
+	if c.Plan {
+		p := pipeline.PlanVolume(v)
+		ctx.Result(p, func() string { return strings.Join(p.Commands, "\n") })
+		return nil
+	}
+	if c.Agent == "" {
+		return cli.UsageError("缺少 --agent（执行器命令）", "--agent (the executor command) is required")
+	}
+	e, err := env(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := e.Volume(v, c.Agent)
+	if err != nil {
+		return err
+	}
+	ctx.Result(o, func() string { return o.Commit.Text() })
 	return nil
 }

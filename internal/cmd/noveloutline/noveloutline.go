@@ -99,12 +99,15 @@ func (g *grammar) load(ctx *cli.Context) (*outline.Outline, *int, error) {
 		return nil, nil, err
 	}
 	v := 0
+	cp, cpErr := checkpoint.Load(root)
 	if g.Volume != nil {
 		v = *g.Volume
+		if cpErr != nil || cp.CurrentVolume != v {
+			cp = nil // not the checkpoint's volume: its state says nothing about it
+		}
 	} else {
-		cp, err := checkpoint.Load(root)
-		if err != nil {
-			return nil, nil, err
+		if cpErr != nil {
+			return nil, nil, cpErr
 		}
 		if cp.CurrentVolume < 1 {
 			return nil, nil, errs.Newf(errs.Usage, "检查点的 current_volume 为 %d，没有当前卷", "the checkpoint's current_volume is %d: there is no current volume", cp.CurrentVolume).
@@ -112,7 +115,7 @@ func (g *grammar) load(ctx *cli.Context) (*outline.Outline, *int, error) {
 		}
 		v = cp.CurrentVolume
 	}
-	o, err := outline.Load(root, v)
+	o, err := outline.LoadFor(root, v, cp)
 	return o, &v, err
 }
 
