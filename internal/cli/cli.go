@@ -151,13 +151,14 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 				Hint("这是程序缺陷，请附上命令和输入报告问题", "this is a bug; please report it with the command and inputs"))
 		}
 	}()
-	parser, err := kong.New(grammar,
+	opts := append([]kong.Option{
 		kong.Name(name),
-		kong.Description(description+"\n\n"+errs.ExitHelp+"\nError codes: "+strings.Join(errs.Codes, " ")+"."),
+		kong.Description(description + "\n\n" + errs.ExitHelp + "\nError codes: " + strings.Join(errs.Codes, " ") + "."),
 		kong.Writers(stdio.Out, stdio.Err),
 		kong.Exit(func(c int) { panic(exitPanic(c)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)
+	}, numberMappers...)
+	parser, err := kong.New(grammar, opts...)
 	if err != nil {
 		panic(err)
 	}
@@ -194,6 +195,9 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 }
 
 func usageErr(err error) *errs.Error {
+	if e := errs.As(err); e != nil {
+		return e // a mapper's own refusal (numbers) already says what to do
+	}
 	return errs.Newf(errs.Usage, "用法错误：%v", "usage: %v", err).Hint("用 --help 查看用法", "see --help")
 }
 

@@ -35,7 +35,7 @@ func outcome(ctx *cli.Context, o *pipeline.Outcome) {
 }
 
 type planCmd struct {
-	Chapter int `help:"Chapter (default: the inflight or next chapter)."`
+	Chapter int `type:"chapter" help:"Chapter (default: the inflight or next chapter)."`
 }
 
 func (c *planCmd) Run(ctx *cli.Context) error {
@@ -52,7 +52,7 @@ func (c *planCmd) Run(ctx *cli.Context) error {
 }
 
 type nextCmd struct {
-	Chapter int  `help:"Chapter the run is for (default: whatever is next)."`
+	Chapter int  `type:"chapter" help:"Chapter the run is for (default: whatever is next)."`
 	Strict  bool `help:"A project in VOL_REVIEW is blocked (exit 3) instead of status volume_review."`
 }
 
@@ -93,7 +93,7 @@ func (c *stepCmd) Run(ctx *cli.Context) error {
 }
 
 type gateCmd struct {
-	Chapter int `required:"" help:"Chapter."`
+	Chapter int `type:"chapter" required:"" help:"Chapter."`
 	Round   int `required:"" help:"Revision round the make targets were built for."`
 }
 
@@ -111,7 +111,7 @@ func (c *gateCmd) Run(ctx *cli.Context) error {
 }
 
 type commitCmd struct {
-	Chapter int    `required:"" help:"Chapter."`
+	Chapter int    `type:"chapter" required:"" help:"Chapter."`
 	Summary string `help:"File (outside the project) collecting novel-commit's outputs for the run summary." placeholder:"FILE"`
 }
 
