@@ -30,7 +30,7 @@ type Globals struct {
 	JSON    bool   `name:"json" help:"Print the result as JSON (the default)."`
 	Text    bool   `help:"Print a short human-readable form instead of JSON."`
 	JQ      string `name:"jq" help:"Filter the result with a jq expression; string results print raw, one per line." placeholder:"EXPR"`
-	Output  string `short:"o" name:"output" help:"Write the result to FILE atomically instead of stdout." placeholder:"FILE"`
+	Output  string `short:"o" name:"output" help:"Write the result to FILE atomically instead of stdout (a FIFO or device is written through, a symlink's target is replaced; the directory must exist)." placeholder:"FILE"`
 }
 
 func (g *Globals) globals() *Globals { return g }
@@ -72,6 +72,19 @@ func (c *Context) Root() (*project.Root, error) {
 		c.root, c.rootErr = project.Find(c.Globals.Project, c.Getenv("NOVEL_PROJECT"), c.Cwd)
 	}
 	return c.root, c.rootErr
+}
+
+// Project is Root for commands that create files before anything reads
+// the checkpoint (the lock): a root without .checkpoint.json is refused.
+func (c *Context) Project() (*project.Root, error) {
+	root, err := c.Root()
+	if err != nil {
+		return nil, err
+	}
+	if err := root.Require(); err != nil {
+		return nil, err
+	}
+	return root, nil
 }
 
 // Clock returns the suite clock (NOVEL_NOW aware).
@@ -181,17 +194,38 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 		return report(ctx, err)
 	}
 	if g.Output != "" {
-		p := g.Output
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(stdio.Cwd, p)
-		}
-		if err := jsonio.WriteFile(p, out); err != nil {
+		if err := ctx.WriteOutput(g.Output, out); err != nil {
 			return report(ctx, err)
 		}
 		return 0
 	}
 	stdio.Out.Write(out)
 	return 0
+}
+
+// WriteOutput writes data to the file a user named with -o or --out
+// (relative to the working directory; SPEC §1). /dev/stdout and
+// /dev/stderr (and their /dev/fd, /proc/self/fd forms) are this process's
+// own streams, written like a shell's >&1: re-opening them by name would
+// truncate or replace a file the caller redirected them to with >>.
+func (c *Context) WriteOutput(name string, data []byte) error {
+	var w io.Writer
+	switch filepath.Clean(name) {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		w = c.Out
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		w = c.Err
+	default:
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(c.Cwd, p)
+		}
+		return jsonio.WriteOutput(p, data)
+	}
+	if _, err := w.Write(data); err != nil {
+		return errs.Newf(errs.IO, "写入 %s 失败：%v", "cannot write %s: %v", name, err).With("file", name)
+	}
+	return nil
 }
 
 func usageErr(err error) *errs.Error {
