@@ -42,7 +42,7 @@ func (c *acquireCmd) Run(ctx *cli.Context) error {
 	} else if pid < 0 || !lock.Alive(pid) {
 		return cli.UsageError(fmt.Sprintf("--pid %d 不是本机上正在运行的进程", c.PID), fmt.Sprintf("--pid %d is not a running process on this host", c.PID))
 	}
-	root, err := ctx.Root()
+	root, err := ctx.Project()
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (c *runCmd) Run(ctx *cli.Context) error {
 	if len(argv) == 0 {
 		return cli.UsageError("run 需要在 -- 之后给出要运行的命令", "run needs a command after --")
 	}
-	root, err := ctx.Root()
+	root, err := ctx.Project()
 	if err != nil {
 		return err
 	}
