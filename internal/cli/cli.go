@@ -312,13 +312,6 @@ func jqErr(zh, en, expr string, err error) *errs.Error {
 		Hint("检查 --jq 表达式（gojq 语法），去掉 --jq 可看到完整结果", "check the --jq expression (gojq syntax); drop --jq to see the whole result")
 }
 
-type errorBody struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Hint    string         `json:"hint"`
-	Details map[string]any `json:"details"`
-}
-
 // report prints err as the one-line JSON error and returns its exit code.
 func report(ctx *Context, err error) int {
 	e := errs.Coerce(err)
@@ -337,11 +330,7 @@ func report(ctx *Context, err error) int {
 
 // WriteError prints the error envelope line.
 func WriteError(w io.Writer, e *errs.Error, lang string) {
-	details := e.Details
-	if details == nil {
-		details = map[string]any{}
-	}
-	line, err := jsonio.MarshalLine(map[string]errorBody{"error": {Code: e.Code, Message: e.Message(lang), Hint: e.HintText(lang), Details: details}})
+	line, err := jsonio.MarshalLine(e.Envelope(lang))
 	if err != nil {
 		line = []byte(fmt.Sprintf("{\"error\":{\"code\":%q,\"message\":%q,\"hint\":\"\",\"details\":{}}}\n", e.Code, e.Message(lang)))
 	}

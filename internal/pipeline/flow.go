@@ -57,7 +57,7 @@ func (e *Env) block(err *errs.Error) error {
 		return err
 	}
 	lang := settings.LoadLanguage(e.Root)
-	obj := map[string]any{"error": errorObject(err, lang), "exit": errs.ExitBlocked}
+	obj := map[string]any{"error": err.Body(lang), "exit": errs.ExitBlocked}
 	data, merr := jsonio.Marshal(obj)
 	if merr != nil {
 		return err
