@@ -16,6 +16,7 @@ type pipelineCmd struct {
 	Gate    gateCmd    `cmd:"" help:"Run novel-gate decide --apply for the round; a pause writes staging/BLOCKED.json and exits 3."`
 	Commit  commitCmd  `cmd:"" help:"Run novel-commit when the chapter is ready to commit."`
 	Summary summaryCmd `cmd:"" help:"Print the run summary (Ch 1: 3120字 4.2 pass | …) from a summary file."`
+	Error   errorCmd   `cmd:"" help:"Report one of pipeline.mk's own refusals as the JSON error line (exits non-zero)."`
 }
 
 func env(ctx *cli.Context) (*pipeline.Env, error) {
