@@ -45,6 +45,25 @@ ifneq ($(strip $(NOVEL_BIN)),)
 export PATH := $(abspath $(NOVEL_BIN)):$(PATH)
 endif
 
+# Numbers on the command line are decimal 1..999999 (SPEC §1): C=013 is chapter 13, C=08 is 8.
+# $(call sq,X) is X as one single-quoted shell word, whatever it holds. A C, N, V or MAX_ROUNDS
+# given but not such a number stops make before anything runs (make -n too): the JSON error line
+# of `novel-agent pipeline error`, then make's own "*** … Stop." line, exit 2 (E_USAGE).
+sq             = '$(subst ','\'',$(1))'
+decimal        = $(shell v=$(call sq,$(1)); [[ $$v =~ ^0*([1-9][0-9]{0,5})$$ ]] && echo "$${BASH_REMATCH[1]}")
+PIPELINE_ERROR = novel-agent pipeline error
+define check_number
+ifneq ($$(strip $$($(1))),)
+$(1)_DEC := $$(call decimal,$$($(1)))
+ifeq ($$($(1)_DEC),)
+$$(shell $$(PIPELINE_ERROR) bad-number --variable $(1) --value=$$(call sq,$$($(1))) >&2)
+$$(error $(1) is not a decimal number 1..999999)
+endif
+override $(1) := $$($(1)_DEC)
+endif
+endef
+$(foreach v,C N V MAX_ROUNDS,$(eval $(call check_number,$(v))))
+
 # DRYRUN is non-empty under -n or -q: the outer targets then show the round's plan instead of
 # taking the lock (recipes containing $(MAKE) would run even under -n).
 MFLAGS1 := $(filter-out -%,$(firstword $(MAKEFLAGS)))
@@ -107,11 +126,12 @@ endif
 .PHONY: help chapter continue next status report volume _chapter _round _continue _volume _locked FORCE
 FORCE:
 
-LOCKED_ONLY = @test -n "$${NOVEL_LOCK_TOKEN:-}" || { echo '{"error":{"code":"E_USAGE","message":"内部目标 $@ 只能在 novel-lock run 下运行","hint":"运行 make -f pipeline.mk chapter 或 continue","details":{"target":"$@"}}}' >&2; exit 2; }
-# V as two digits (base 10, so V=08 works); empty when V is not a number.
-VV := $(shell v='$(V)'; [[ $$v =~ ^[0-9]+$$ ]] && (( 10#$$v >= 1 )) && printf '%02d' "$$((10#$$v))")
-NO_VOLUME   = { echo '{"error":{"code":"E_USAGE","message":"volume 目标需要 V=卷号（如 V=2），实际为 \"$(V)\"","hint":"make -f pipeline.mk volume V=2","details":{"V":"$(V)"}}}' >&2; exit 2; }
-NO_CHAPTER  = { echo '{"error":{"code":"E_NO_PROJECT","message":"无法确定要写的章节（项目 $(P)）","hint":"用 PROJECT=dir 指定项目，或用 C=N 指定章节","details":{"project":"$(P)"}}}' >&2; exit 1; }
+# The pipeline's own refusals go through novel-agent pipeline error (valid JSON, localized).
+LOCKED_ONLY = @test -n "$${NOVEL_LOCK_TOKEN:-}" || $(PIPELINE_ERROR) locked-only --target=$(call sq,$@)
+# V as two digits (V is already a checked decimal); empty without V.
+VV := $(if $(V),$(shell printf '%02d' $(V)))
+NO_VOLUME   = $(PIPELINE_ERROR) no-volume
+NO_CHAPTER  = $(PIPELINE_ERROR) no-chapter
 
 help:
 	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 | volume V=2 | next | status | report'
@@ -146,7 +166,7 @@ _chapter: _locked
 	  set -- $$out; if [ "$$1" != run ]; then exit 0; fi; prev=$$2; \
 	  $(MAKE) -f $(PIPELINE_MK) _round C=$(C); \
 	done; \
-	echo '{"error":{"code":"E_STATE","message":"第 $(C) 章在 $(MAX_ROUNDS) 轮后仍未完成","hint":"用 novel-step status 查看原因","details":{"chapter":$(C)}}}' >&2; exit 1
+	$(PIPELINE_ERROR) rounds --chapter $(C) --rounds $(MAX_ROUNDS)
 
 _round: _locked $(COMMITTED)
 
@@ -169,8 +189,10 @@ next:
 status:
 	@novel-step status
 # The health report (SPEC §12): one self-contained HTML page in the project's logs/.
+# --out never creates directories: a project's logs/ is made here (only in a project).
 report:
-	@novel-report --out '$(P)/logs/report.html' --jq '"report: \(.out)"'
+	@if [ -f $(call sq,$(P))/.checkpoint.json ]; then mkdir -p $(call sq,$(P))/logs; fi
+	@novel-report --out $(call sq,$(P)/logs/report.html) --jq '"report: \(.out)"'
 # ---- volume planning (SPEC §6.1): one helper, like a chapter stage — packet (with the
 # write-boundary snapshot) → $(AGENT) → validate (novel-commit volume --dry-run) → one retry →
 # novel-commit volume. A staged plan that already validates is not planned again; an invalid one is

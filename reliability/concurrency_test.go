@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/novelsuite/novel/internal/errs"
 )
 
 // interval is one holder's [start, end] in nanoseconds of the real clock.
@@ -150,13 +152,7 @@ exit $rc
 					break
 				}
 			}
-			var e struct {
-				Error struct {
-					Code    string         `json:"code"`
-					Details map[string]any `json:"details"`
-				} `json:"error"`
-			}
-			if json.Unmarshal([]byte(errLine), &e) != nil || e.Error.Code != "E_LOCK_HELD" || e.Error.Details == nil {
+			if e := errs.ParseLine([]byte(errLine)); e == nil || e.Code != errs.LockHeld || e.Details == nil {
 				t.Errorf("run %d: exit %d without an E_LOCK_HELD error naming the holder:\n%s", i, r.code, tail(r.out, 8))
 			}
 		}

@@ -10,7 +10,6 @@ package reliability
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/testkit"
 )
 
@@ -92,15 +92,10 @@ type Result struct {
 func (r Result) LastErr() (code string, raw string) {
 	lines := strings.Split(strings.TrimRight(r.Stderr, "\n"), "\n")
 	raw = lines[len(lines)-1]
-	var e struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
+	if e := errs.ParseLine([]byte(raw)); e != nil {
+		return e.Code, raw
 	}
-	if json.Unmarshal([]byte(raw), &e) != nil {
-		return "", raw
-	}
-	return e.Error.Code, raw
+	return "", raw
 }
 
 // runIn runs a built binary (or any command) in dir.

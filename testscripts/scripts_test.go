@@ -31,6 +31,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
 	"github.com/novelsuite/novel/internal/cmd/novelreport"
 	"github.com/novelsuite/novel/internal/cmd/novelstep"
+	"github.com/novelsuite/novel/internal/largeproject"
 	"github.com/novelsuite/novel/internal/llmfake"
 	"github.com/novelsuite/novel/internal/testkit"
 )
@@ -102,6 +103,7 @@ func Params(dir string) testscript.Params {
 			"waitfile":      cmdWaitfile,
 			"envfile":       cmdEnvfile,
 			"gbk":           cmdGBK,
+			"genproject":    cmdGenproject,
 		},
 	}
 }
@@ -184,4 +186,20 @@ func cmdGBK(ts *testscript.TestScript, neg bool, args []string) {
 	out, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(ts.ReadFile(args[0])))
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), out, 0o644))
+}
+
+// genproject DIR N [REPLAY] writes a small idle project of N committed
+// chapters in one volume (internal/largeproject), and with REPLAY the
+// replay recordings of chapter N+1 there.
+func cmdGenproject(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: genproject DIR N [REPLAY]")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	o := largeproject.Options{Chapters: n, Volumes: 1, Characters: 10, Foreshadow: 20, StateBytes: 20000, Seed: 1, Idle: true}
+	ts.Check(largeproject.Generate(ts.MkAbs(args[0]), o))
+	if len(args) == 3 {
+		ts.Check(largeproject.WriteReplay(ts.MkAbs(args[2]), o))
+	}
 }

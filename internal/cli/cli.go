@@ -30,7 +30,7 @@ type Globals struct {
 	JSON    bool   `name:"json" help:"Print the result as JSON (the default)."`
 	Text    bool   `help:"Print a short human-readable form instead of JSON."`
 	JQ      string `name:"jq" help:"Filter the result with a jq expression; string results print raw, one per line." placeholder:"EXPR"`
-	Output  string `short:"o" name:"output" help:"Write the result to FILE atomically instead of stdout." placeholder:"FILE"`
+	Output  string `short:"o" name:"output" help:"Write the result to FILE atomically instead of stdout (a FIFO or device is written through, a symlink's target is replaced; the directory must exist)." placeholder:"FILE"`
 }
 
 func (g *Globals) globals() *Globals { return g }
@@ -72,6 +72,19 @@ func (c *Context) Root() (*project.Root, error) {
 		c.root, c.rootErr = project.Find(c.Globals.Project, c.Getenv("NOVEL_PROJECT"), c.Cwd)
 	}
 	return c.root, c.rootErr
+}
+
+// Project is Root for commands that create files before anything reads
+// the checkpoint (the lock): a root without .checkpoint.json is refused.
+func (c *Context) Project() (*project.Root, error) {
+	root, err := c.Root()
+	if err != nil {
+		return nil, err
+	}
+	if err := root.Require(); err != nil {
+		return nil, err
+	}
+	return root, nil
 }
 
 // Clock returns the suite clock (NOVEL_NOW aware).
@@ -151,13 +164,14 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 				Hint("这是程序缺陷，请附上命令和输入报告问题", "this is a bug; please report it with the command and inputs"))
 		}
 	}()
-	parser, err := kong.New(grammar,
+	opts := append([]kong.Option{
 		kong.Name(name),
-		kong.Description(description+"\n\n"+errs.ExitHelp+"\nError codes: "+strings.Join(errs.Codes, " ")+"."),
+		kong.Description(description + "\n\n" + errs.ExitHelp + "\nError codes: " + strings.Join(errs.Codes, " ") + "."),
 		kong.Writers(stdio.Out, stdio.Err),
 		kong.Exit(func(c int) { panic(exitPanic(c)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)
+	}, numberMappers...)
+	parser, err := kong.New(grammar, opts...)
 	if err != nil {
 		panic(err)
 	}
@@ -180,11 +194,7 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 		return report(ctx, err)
 	}
 	if g.Output != "" {
-		p := g.Output
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(stdio.Cwd, p)
-		}
-		if err := jsonio.WriteFile(p, out); err != nil {
+		if err := ctx.WriteOutput(g.Output, out); err != nil {
 			return report(ctx, err)
 		}
 		return 0
@@ -193,7 +203,35 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 	return 0
 }
 
+// WriteOutput writes data to the file a user named with -o or --out
+// (relative to the working directory; SPEC §1). /dev/stdout and
+// /dev/stderr (and their /dev/fd, /proc/self/fd forms) are this process's
+// own streams, written like a shell's >&1: re-opening them by name would
+// truncate or replace a file the caller redirected them to with >>.
+func (c *Context) WriteOutput(name string, data []byte) error {
+	var w io.Writer
+	switch filepath.Clean(name) {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		w = c.Out
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		w = c.Err
+	default:
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(c.Cwd, p)
+		}
+		return jsonio.WriteOutput(p, data)
+	}
+	if _, err := w.Write(data); err != nil {
+		return errs.Newf(errs.IO, "写入 %s 失败：%v", "cannot write %s: %v", name, err).With("file", name)
+	}
+	return nil
+}
+
 func usageErr(err error) *errs.Error {
+	if e := errs.As(err); e != nil {
+		return e // a mapper's own refusal (numbers) already says what to do
+	}
 	return errs.Newf(errs.Usage, "用法错误：%v", "usage: %v", err).Hint("用 --help 查看用法", "see --help")
 }
 
@@ -274,13 +312,6 @@ func jqErr(zh, en, expr string, err error) *errs.Error {
 		Hint("检查 --jq 表达式（gojq 语法），去掉 --jq 可看到完整结果", "check the --jq expression (gojq syntax); drop --jq to see the whole result")
 }
 
-type errorBody struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Hint    string         `json:"hint"`
-	Details map[string]any `json:"details"`
-}
-
 // report prints err as the one-line JSON error and returns its exit code.
 func report(ctx *Context, err error) int {
 	e := errs.Coerce(err)
@@ -299,11 +330,7 @@ func report(ctx *Context, err error) int {
 
 // WriteError prints the error envelope line.
 func WriteError(w io.Writer, e *errs.Error, lang string) {
-	details := e.Details
-	if details == nil {
-		details = map[string]any{}
-	}
-	line, err := jsonio.MarshalLine(map[string]errorBody{"error": {Code: e.Code, Message: e.Message(lang), Hint: e.HintText(lang), Details: details}})
+	line, err := jsonio.MarshalLine(e.Envelope(lang))
 	if err != nil {
 		line = []byte(fmt.Sprintf("{\"error\":{\"code\":%q,\"message\":%q,\"hint\":\"\",\"details\":{}}}\n", e.Code, e.Message(lang)))
 	}

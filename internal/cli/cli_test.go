@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/novelsuite/novel/internal/errs"
 )
@@ -69,13 +72,91 @@ func TestTextAndJQ(t *testing.T) {
 
 func TestOutputFile(t *testing.T) {
 	dir := t.TempDir()
-	out, _, code := runT(t, dir, "echo", "hi", "-o", "sub/r.json", "--jq", ".word")
+	out, _, code := runT(t, dir, "echo", "hi", "-o", "r.json", "--jq", ".word")
 	if code != 0 || out != "" {
 		t.Fatalf("%d %q", code, out)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "sub/r.json"))
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
 	if err != nil || string(data) != "hi\n" {
 		t.Fatalf("%v %q", err, data)
+	}
+}
+
+// -o never creates directories and never replaces what is not a regular
+// file (SPEC §1): a missing parent is E_IO, a symlink's target is
+// replaced (the link stays), a FIFO or device is written through, and
+// /dev/stdout is the command's own stdout.
+func TestOutputTargets(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := runT(t, dir, "echo", "hi", "-o", "sub/r.json", "--jq", ".word")
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, `{"error":{"code":"E_IO","message":"无法写入 `+filepath.Join(dir, "sub/r.json")+`：所在目录不存在"`) {
+		t.Fatalf("missing dir: %d %q %q", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub")); !os.IsNotExist(err) {
+		t.Fatalf("sub/ was created: %v", err)
+	}
+
+	os.WriteFile(filepath.Join(dir, "t.txt"), []byte("old\n"), 0o644)
+	os.Symlink("t.txt", filepath.Join(dir, "l.json"))
+	if _, errOut, code := runT(t, dir, "echo", "hi", "-o", "l.json", "--jq", ".word"); code != 0 {
+		t.Fatalf("symlink: %d %q", code, errOut)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "l.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "t.txt")); string(data) != "hi\n" {
+		t.Fatalf("link target: %q", data)
+	}
+	// A dangling link is written through to its (new) target.
+	os.Symlink("new.json", filepath.Join(dir, "d.json"))
+	if _, errOut, code := runT(t, dir, "echo", "yo", "-o", "d.json", "--jq", ".word"); code != 0 {
+		t.Fatalf("dangling: %d %q", code, errOut)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "new.json")); string(data) != "yo\n" {
+		t.Fatalf("dangling link target: %q", data)
+	}
+
+	fifo := filepath.Join(dir, "f")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string)
+	go func() { b, _ := os.ReadFile(fifo); got <- string(b) }()
+	if _, errOut, code := runT(t, dir, "echo", "hi", "-o", "f", "--jq", ".word"); code != 0 {
+		t.Fatalf("fifo: %d %q", code, errOut)
+	}
+	if s := <-got; s != "hi\n" {
+		t.Fatalf("fifo read %q", s)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO was replaced: %v %v", fi.Mode(), err)
+	}
+
+	for _, name := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
+		out, errOut, code := runT(t, dir, "echo", "hi", "-o", name, "--jq", ".word")
+		if code != 0 || out != "hi\n" || errOut != "" {
+			t.Fatalf("%s: %d %q %q", name, code, out, errOut)
+		}
+	}
+	if _, errOut, code := runT(t, dir, "echo", "hi", "-o", "/dev/stderr", "--jq", ".word"); code != 0 || errOut != "hi\n" {
+		t.Fatalf("/dev/stderr: %d %q", code, errOut)
+	}
+	if _, errOut, code := runT(t, dir, "echo", "hi", "-o", dir); code != 1 || !strings.Contains(errOut, "是一个目录") {
+		t.Fatalf("directory: %d %q", code, errOut)
+	}
+
+	// A device node in the temp dir (root only): a copy of /dev/null's
+	// numbers, never the real one.
+	null := filepath.Join(dir, "x-null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, int(unix.Mkdev(1, 3))); err != nil {
+		t.Logf("no device node test (%v)", err)
+		return
+	}
+	if _, errOut, code := runT(t, dir, "echo", "hi", "-o", "x-null"); code != 0 {
+		t.Fatalf("device: %d %q", code, errOut)
+	}
+	if fi, err := os.Lstat(null); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("the device node was replaced: %v %v", fi.Mode(), err)
 	}
 }
 

@@ -4,6 +4,7 @@
 package errs
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -164,4 +165,48 @@ func Coerce(err error) *Error {
 		return e
 	}
 	return New(IO, err.Error(), err.Error()).Wrap(err)
+}
+
+// Body is the error object of SPEC §1, in its documented key order.
+type Body struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Hint    string         `json:"hint"`
+	Details map[string]any `json:"details"`
+}
+
+// Envelope is the one-line error document every tool prints on stderr:
+// {"error":{"code","message","hint","details"}}. It is the only Go type
+// of that shape: the runner writes it, the pipeline parses the tools'
+// lines back with ParseLine, status and BLOCKED.json embed its Body.
+type Envelope struct {
+	Error *Body `json:"error"`
+}
+
+// Body renders e in lang ("en" or zh); details are never null.
+func (e *Error) Body(lang string) *Body {
+	d := e.Details
+	if d == nil {
+		d = map[string]any{}
+	}
+	return &Body{Code: e.Code, Message: e.Message(lang), Hint: e.HintText(lang), Details: d}
+}
+
+// Envelope wraps e's body for printing.
+func (e *Error) Envelope(lang string) Envelope { return Envelope{Error: e.Body(lang)} }
+
+// ParseLine reads an error line a tool printed back into an *Error (its
+// one message and hint serve both languages), or nil when the line is not
+// an error envelope with a code.
+func ParseLine(line []byte) *Error {
+	var env Envelope
+	if len(line) == 0 || json.Unmarshal(line, &env) != nil || env.Error == nil || env.Error.Code == "" {
+		return nil
+	}
+	b := env.Error
+	e := New(b.Code, b.Message, b.Message).Hint(b.Hint, b.Hint)
+	for k, v := range b.Details {
+		e.With(k, v)
+	}
+	return e
 }

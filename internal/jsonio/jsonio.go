@@ -284,10 +284,15 @@ func WriteFile(path string, data []byte) error {
 // WriteFileParts is WriteFile for content given as consecutive pieces
 // (a spliced document is written without first joining it).
 func WriteFileParts(path string, parts [][]byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return writeErr(path, err)
 	}
+	return replaceFile(path, parts)
+}
+
+// replaceFile is the atomic write into an existing directory.
+func replaceFile(path string, parts [][]byte) error {
+	dir := filepath.Dir(path)
 	// The writer's pid is in the temp name, so a temp left by a killed
 	// writer can be recognised and swept by the next write (sweepTemps).
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-*")

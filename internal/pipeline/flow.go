@@ -57,7 +57,7 @@ func (e *Env) block(err *errs.Error) error {
 		return err
 	}
 	lang := settings.LoadLanguage(e.Root)
-	obj := map[string]any{"error": errorObject(err, lang), "exit": errs.ExitBlocked}
+	obj := map[string]any{"error": err.Body(lang), "exit": errs.ExitBlocked}
 	data, merr := jsonio.Marshal(obj)
 	if merr != nil {
 		return err
@@ -236,7 +236,7 @@ func (e *Env) noProgress(cp *checkpoint.Checkpoint, n *nextStep, round int) erro
 		n.Chapter, round, n.Step, n.Reason).With("chapter", n.Chapter).With("round", round).With("next", n.Step).With("reason", n.Reason)
 	if perr := e.productError(cp, n); perr != nil {
 		if pe := errs.As(perr); pe != nil {
-			err.With("cause", errorObject(pe, settings.LoadLanguage(e.Root)))
+			err.With("cause", pe.Body(settings.LoadLanguage(e.Root)))
 		}
 	}
 	return err.Hint("用 novel-step status 和 novel validate "+n.Step+" 查看原因，修正后重新运行 make -f pipeline.mk chapter C="+strconv.Itoa(n.Chapter),

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -24,12 +25,12 @@ func TestParseErrorLine(t *testing.T) {
 	if string(body) != "progress\n" {
 		t.Fatalf("body %q", body)
 	}
-	e := parseErrorLine(last)
+	e := errs.ParseLine(last)
 	if e == nil || e.Code != "E_GATE_PAUSE" || e.Message("en") != "m" || e.HintText("zh") != "h" || e.Details["chapter"] != float64(1) {
 		t.Fatalf("parsed %+v", e)
 	}
 	for _, bad := range []string{"", "not json", `{"error":{}}`, `{"x":1}`} {
-		if parseErrorLine([]byte(bad)) != nil {
+		if errs.ParseLine([]byte(bad)) != nil {
 			t.Errorf("%q parsed as an error line", bad)
 		}
 	}

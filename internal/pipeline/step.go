@@ -510,7 +510,7 @@ func (e *Env) giveUp(st stepid.Step, role string, cause *errs.Error) error {
 		fmt.Sprintf("step %s of chapter %d failed again after a retry: %s", label(st.Stage, role), st.Chapter, cause.Message("en"))).
 		Hint("修复问题后运行 novel-step retry，再运行 make -f pipeline.mk chapter C="+c+"（放弃本章：novel-step abandon --chapter "+c+"）",
 			"fix the problem, run novel-step retry, then make -f pipeline.mk chapter C="+c+" (to give up the chapter: novel-step abandon --chapter "+c+")").
-		With("step", st.String()).With("cause", errorObject(cause, "zh")).WithExit(errs.ExitFailed)
+		With("step", st.String()).With("cause", cause.Body("zh")).WithExit(errs.ExitFailed)
 	if role != "" {
 		out.With("role", role)
 	}

@@ -9,7 +9,6 @@ package pipeline
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -74,7 +73,7 @@ func (e *Env) runTool(w io.Writer, name string, args ...string) (*toolResult, er
 			Hint("确认 novel-* 程序都在 PATH 上（make build 后把 ./bin 加入 PATH）", "make sure the novel-* binaries are on PATH (make build, then add ./bin to PATH)")
 	}
 	body, last := splitLastLine(stderr.Bytes())
-	if pe := parseErrorLine(last); pe != nil {
+	if pe := errs.ParseLine(last); pe != nil {
 		w.Write(body)
 		pe.Exit = res.Exit
 		res.Err = pe
@@ -105,37 +104,6 @@ func splitLastLine(b []byte) (body, last []byte) {
 		return nil, t
 	}
 	return b[:i+1], t[i+1:]
-}
-
-// errorLine is the SPEC §1 error envelope.
-type errorLine struct {
-	Error *struct {
-		Code    string         `json:"code"`
-		Message string         `json:"message"`
-		Hint    string         `json:"hint"`
-		Details map[string]any `json:"details"`
-	} `json:"error"`
-}
-
-func parseErrorLine(line []byte) *errs.Error {
-	var l errorLine
-	if len(line) == 0 || json.Unmarshal(line, &l) != nil || l.Error == nil || l.Error.Code == "" {
-		return nil
-	}
-	e := errs.New(l.Error.Code, l.Error.Message, l.Error.Message).Hint(l.Error.Hint, l.Error.Hint)
-	for k, v := range l.Error.Details {
-		e.With(k, v)
-	}
-	return e
-}
-
-// errorObject renders an error as the SPEC §1 envelope map.
-func errorObject(e *errs.Error, lang string) map[string]any {
-	details := e.Details
-	if details == nil {
-		details = map[string]any{}
-	}
-	return map[string]any{"code": e.Code, "message": e.Message(lang), "hint": e.HintText(lang), "details": details}
 }
 
 // lines splits text output into non-empty trimmed lines.

@@ -59,6 +59,20 @@ func open(p, cwd, source string) (*Root, error) {
 	return New(p)
 }
 
+// Require refuses a directory that holds no .checkpoint.json. Commands
+// that would create files there before reading the checkpoint (taking the
+// lock) call it: outside a project nothing is created, not even a lock
+// file (SPEC §22).
+func (r *Root) Require() error {
+	if st, err := os.Stat(filepath.Join(r.Dir, layout.Checkpoint)); err == nil && st.Mode().IsRegular() {
+		return nil
+	}
+	return errs.Newf(errs.NoProject, "%[1]s 不是小说项目（没有 %[2]s），未创建任何文件", "%[1]s is not a novel project (no %[2]s); nothing was created",
+		r.Dir, layout.Checkpoint).With("project", r.Dir).
+		Hint("在项目目录中运行，或用 --project DIR、NOVEL_PROJECT 或 make 的 PROJECT=DIR 指定项目",
+			"run inside a project, or name it with --project DIR, NOVEL_PROJECT or make's PROJECT=DIR")
+}
+
 // New makes a Root for an existing directory.
 func New(dir string) (*Root, error) {
 	abs, err := filepath.Abs(dir)

@@ -1,6 +1,8 @@
 package step
 
 import (
+	"fmt"
+
 	"github.com/novelsuite/novel/internal/boundary"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -66,7 +68,7 @@ func Legal(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step) (*Plan
 		want = cp.Inflight
 	}
 	if st.Chapter != want {
-		return nil, orderErr(st, cp, "只能推进第 %d 章", "only chapter %d can be advanced", want)
+		return nil, orderErr(st, cp, fmt.Sprintf("只能推进第 %d 章", want), fmt.Sprintf("only chapter %d can be advanced", want))
 	}
 	p := &Plan{Step: st, StageBefore: cp.Stage, Stage: stageAfter[st.Stage]}
 	cur := cp.Stage
@@ -75,9 +77,9 @@ func Legal(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step) (*Plan
 	}
 	switch {
 	case cur == checkpoint.Revising && st.Stage != stepid.Draft:
-		return nil, orderErr(st, cp, "修订中（revising）只能推进 draft", "while revising only draft can be advanced", want)
+		return nil, orderErr(st, cp, "修订中（revising）只能推进 draft", "while revising only draft can be advanced")
 	case cur == checkpoint.Polishing && st.Stage != stepid.Polish:
-		return nil, orderErr(st, cp, "润色中（polishing）只能推进 polish", "while polishing only polish can be advanced", want)
+		return nil, orderErr(st, cp, "润色中（polishing）只能推进 polish", "while polishing only polish can be advanced")
 	case cur == checkpoint.Polishing:
 		p.Changed, p.RewriteGate = true, true
 		return p, nil
@@ -95,7 +97,7 @@ func Legal(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step) (*Plan
 			}
 		}
 		return nil, orderErr(st, cp, "polish 只能在门控结论为 polish（pipeline_stage=polishing）后推进",
-			"polish can be advanced only after a gate decision of polish (pipeline_stage polishing)", want)
+			"polish can be advanced only after a gate decision of polish (pipeline_stage polishing)")
 	}
 	if checkpoint.Order(cur) >= checkpoint.Order(p.Stage) {
 		p.Stage = cur // never lowers the stage
@@ -105,14 +107,16 @@ func Legal(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step) (*Plan
 	return p, nil
 }
 
-func orderErr(st stepid.Step, cp *checkpoint.Checkpoint, zh, en string, want int) *errs.Error {
+// orderErr wraps a refusal reason (already formatted: reasons are not
+// format strings, so a stray verb in one cannot shift the arguments).
+func orderErr(st stepid.Step, cp *checkpoint.Checkpoint, zh, en string) *errs.Error {
 	sum := cp.Summarize()
 	stage := "null"
 	if sum.Stage != nil {
 		stage = *sum.Stage
 	}
-	return errs.Newf(errs.StageOrder, "无法推进 %s："+zh+"（pipeline_stage=%s）", "cannot advance %s: "+en+" (pipeline_stage %s)",
-		st.String(), want, stage).
+	return errs.New(errs.StageOrder, fmt.Sprintf("无法推进 %s：%s（pipeline_stage=%s）", st.String(), zh, stage),
+		fmt.Sprintf("cannot advance %s: %s (pipeline_stage %s)", st.String(), en, stage)).
 		With("step", st.String()).With("inflight_chapter", sum.Inflight).With("pipeline_stage", sum.Stage).
 		With("last_completed_chapter", cp.LastCompleted).
 		Hint("运行 novel-step next 查看下一步", "run novel-step next to see the next step")

@@ -13,13 +13,8 @@ import (
 	"github.com/novelsuite/novel/internal/settings"
 )
 
-// Blocked is the refusal next would give, as data.
-type Blocked struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Hint    string         `json:"hint"`
-	Details map[string]any `json:"details"`
-}
+// Blocked is the refusal next would give, as data (the error envelope's body).
+type Blocked = errs.Body
 
 // PendingView is one pending revision in the status.
 type PendingView struct {
@@ -59,12 +54,7 @@ func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) 
 	}
 	v.Lock = ls
 	if n, err := ComputeNext(root, cp, s); err != nil {
-		e := errs.Coerce(err)
-		d := e.Details
-		if d == nil {
-			d = map[string]any{}
-		}
-		v.Blocked = &Blocked{Code: e.Code, Message: e.Message(s.Language), Hint: e.HintText(s.Language), Details: d}
+		v.Blocked = errs.Coerce(err).Body(s.Language)
 	} else {
 		v.Next = n
 	}

@@ -83,3 +83,44 @@ func TestVolumeNext(t *testing.T) {
 		t.Fatalf("second volume --next: %v", err)
 	}
 }
+
+// The stage-order refusals that name no chapter number used to feed the
+// wanted chapter into the stage's %s ("%!s(int=3)…%!(EXTRA …)").
+func TestLegalRefusalMessages(t *testing.T) {
+	root, _ := project.New(t.TempDir())
+	cases := []struct {
+		stage, step string
+		zh, en      string
+	}{
+		{checkpoint.Revising, stepid.Summarize,
+			"无法推进 chapter:003:summarize：修订中（revising）只能推进 draft（pipeline_stage=revising）",
+			"cannot advance chapter:003:summarize: while revising only draft can be advanced (pipeline_stage revising)"},
+		{checkpoint.Polishing, stepid.Judge,
+			"无法推进 chapter:003:judge：润色中（polishing）只能推进 polish（pipeline_stage=polishing）",
+			"cannot advance chapter:003:judge: while polishing only polish can be advanced (pipeline_stage polishing)"},
+		{checkpoint.Refined, stepid.Polish,
+			"无法推进 chapter:003:polish：polish 只能在门控结论为 polish（pipeline_stage=polishing）后推进（pipeline_stage=refined）",
+			"cannot advance chapter:003:polish: polish can be advanced only after a gate decision of polish (pipeline_stage polishing) (pipeline_stage refined)"},
+		{checkpoint.Drafted, stepid.Draft, "", ""},
+	}
+	for _, c := range cases {
+		cp := &checkpoint.Checkpoint{State: checkpoint.Writing, LastCompleted: 2, Inflight: 3, Stage: c.stage}
+		_, err := Legal(root, cp, stepid.Chapter(3, c.step))
+		if c.zh == "" {
+			if err != nil {
+				t.Errorf("%s at %s: %v", c.step, c.stage, err)
+			}
+			continue
+		}
+		e := errs.As(err)
+		if e == nil || e.Code != errs.StageOrder || e.Zh != c.zh || e.En != c.en {
+			t.Errorf("%s at %s:\n got %v\n zh  %q\nwant %q\n en  %q", c.step, c.stage, err, e.Zh, c.zh, c.en)
+		}
+	}
+	// The chapter-order refusal keeps its chapter number.
+	cp := &checkpoint.Checkpoint{State: checkpoint.Writing, LastCompleted: 2, Inflight: 3, Stage: checkpoint.Judged}
+	_, err := Legal(root, cp, stepid.Chapter(4, stepid.Draft))
+	if e := errs.As(err); e == nil || e.En != "cannot advance chapter:004:draft: only chapter 3 can be advanced (pipeline_stage judged)" {
+		t.Errorf("order refusal: %v", err)
+	}
+}

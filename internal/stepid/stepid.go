@@ -4,6 +4,7 @@ package stepid
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -103,7 +104,17 @@ func Parse(id string) (Step, error) {
 
 // number accepts ASCII digits only (any zero padding), value 1..MaxNumber.
 func number(s string) (int, bool) {
-	if s == "" || len(s) > 32 {
+	n, ok := Decimal(s)
+	return n, ok && n >= 1 && n <= MaxNumber
+}
+
+// Decimal reads a number written as ASCII digits only, in base 10 whatever
+// its zero padding ("010" is 10, "08" is 8): no sign, no base prefix, no
+// underscores, no space. It is the one reader of numbers typed by a user
+// (step ids, command-line flags); a value too long for an int reads as
+// math.MaxInt, so every range check refuses it.
+func Decimal(s string) (int, bool) {
+	if s == "" {
 		return 0, false
 	}
 	for _, r := range s {
@@ -112,12 +123,12 @@ func number(s string) (int, bool) {
 		}
 	}
 	t := strings.TrimLeft(s, "0")
-	if t == "" || len(t) > 6 {
-		return 0, false
+	if t == "" {
+		return 0, true
 	}
-	n, err := strconv.Atoi(t)
-	if err != nil || n < 1 || n > MaxNumber {
-		return 0, false
+	if len(t) > 18 {
+		return math.MaxInt, true
 	}
+	n, _ := strconv.Atoi(t)
 	return n, true
 }

@@ -2,7 +2,6 @@ package novelagent
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/cli"
@@ -19,6 +18,7 @@ type pipelineCmd struct {
 	Commit  commitCmd  `cmd:"" help:"Run novel-commit when the chapter is ready to commit."`
 	Summary summaryCmd `cmd:"" help:"Print the run summary (Ch 1: 3120字 4.2 pass | …) from a summary file."`
 	Volume  volumeCmd  `cmd:"" help:"Plan a volume: packet, executor, validate (novel-commit volume --dry-run), one retry, then novel-commit volume; a staged plan that validates is committed without planning again."`
+	Error   errorCmd   `cmd:"" help:"Report one of pipeline.mk's own refusals as the JSON error line (exits non-zero)."`
 }
 
 func env(ctx *cli.Context) (*pipeline.Env, error) {
@@ -38,7 +38,7 @@ func outcome(ctx *cli.Context, o *pipeline.Outcome) {
 }
 
 type planCmd struct {
-	Chapter int `help:"Chapter (default: the inflight or next chapter)."`
+	Chapter int `type:"chapter" help:"Chapter (default: the inflight or next chapter)."`
 }
 
 func (c *planCmd) Run(ctx *cli.Context) error {
@@ -55,7 +55,7 @@ func (c *planCmd) Run(ctx *cli.Context) error {
 }
 
 type nextCmd struct {
-	Chapter int    `help:"Chapter the run is for (default: whatever is next)."`
+	Chapter int    `type:"chapter" help:"Chapter the run is for (default: whatever is next)."`
 	Strict  bool   `help:"A project in VOL_REVIEW is blocked (exit 3) instead of status volume_review."`
 	Prev    string `help:"The progress value of the round the driver just ran; the same value again is an error (the round changed nothing)." placeholder:"STEP@rK"`
 }
@@ -97,7 +97,7 @@ func (c *stepCmd) Run(ctx *cli.Context) error {
 }
 
 type gateCmd struct {
-	Chapter int `required:"" help:"Chapter."`
+	Chapter int `type:"chapter" required:"" help:"Chapter."`
 	Round   int `required:"" help:"Revision round the make targets were built for."`
 }
 
@@ -115,7 +115,7 @@ func (c *gateCmd) Run(ctx *cli.Context) error {
 }
 
 type commitCmd struct {
-	Chapter int    `required:"" help:"Chapter."`
+	Chapter int    `type:"chapter" required:"" help:"Chapter."`
 	Summary string `help:"File (outside the project) collecting novel-commit's outputs for the run summary." placeholder:"FILE"`
 }
 
@@ -146,18 +146,13 @@ func (c *summaryCmd) Run(ctx *cli.Context) error {
 }
 
 type volumeCmd struct {
-	// A string: kong reads ints with base prefixes, so "08" would fail.
-	Volume string `name:"volume" required:"" help:"The volume to plan (VOL_PLANNING with it as current_volume, or QUICK_START for 1)." placeholder:"VV"`
+	Volume int    `name:"volume" type:"volume" required:"" help:"The volume to plan (VOL_PLANNING with it as current_volume, or QUICK_START for 1)." placeholder:"VV"`
 	Agent  string `help:"Executor command; run as AGENT PACKET_PATH in the project root (required unless --plan)."`
 	Plan   bool   `help:"Read-only: print the commands the helper runs (make -n)."`
 }
 
 func (c *volumeCmd) Run(ctx *cli.Context) error {
-	v, err := strconv.Atoi(strings.TrimSpace(c.Volume))
-	if err != nil || v < 1 || v > stepid.MaxNumber {
-		return cli.UsageError("--volume 必须是 ≥ 1 的整数（如 02），实际为 "+strconv.Quote(c.Volume),
-			"--volume must be an integer ≥ 1 (e.g. 02), got "+strconv.Quote(c.Volume))
-	}
+	v := c.Volume
 	if c.Plan {
 		p := pipeline.PlanVolume(v)
 		ctx.Result(p, func() string { return strings.Join(p.Commands, "\n") })

@@ -67,13 +67,13 @@ func (c *inventoryCmd) Run(ctx *cli.Context) error {
 }
 
 type continuityCmd struct {
-	To     int `help:"Last chapter of the window (default: the last committed chapter)." placeholder:"C"`
+	To     int `type:"chapter" help:"Last chapter of the window (default: the last committed chapter)." placeholder:"C"`
 	Window int `help:"Chapters in the window (default 10)." default:"10" placeholder:"N"`
 }
 
 func (c *continuityCmd) Run(ctx *cli.Context) error {
-	if c.To < 0 || c.Window < 1 || c.Window > 200 {
-		return cli.UsageError("--to 必须 ≥ 1，--window 必须是 1..200", "--to must be ≥ 1 and --window 1..200")
+	if c.Window < 1 || c.Window > 200 {
+		return cli.UsageError("--window 必须是 1..200", "--window must be 1..200")
 	}
 	root, err := ctx.Root()
 	if err != nil {

@@ -29,14 +29,11 @@ func Main() int {
 }
 
 type chapterCmd struct {
-	Chapter int  `name:"chapter" required:"" help:"The chapter to commit (the inflight chapter, last_completed+1)."`
+	Chapter int  `type:"chapter" name:"chapter" required:"" help:"The chapter to commit (the inflight chapter, last_completed+1)."`
 	DryRun  bool `name:"dry-run" help:"Check every precondition and print the plan without writing."`
 }
 
 func (c *chapterCmd) Run(ctx *cli.Context) error {
-	if c.Chapter < 1 {
-		return cli.UsageError("--chapter 必须 ≥ 1", "--chapter must be ≥ 1")
-	}
 	root, s, now, err := setup(ctx)
 	if err != nil {
 		return err

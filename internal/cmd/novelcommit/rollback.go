@@ -10,14 +10,11 @@ import (
 )
 
 type rollbackCmd struct {
-	To     int  `name:"to" required:"" help:"The first chapter to undo (1 ≤ C ≤ last_completed_chapter)."`
+	To     int  `type:"chapter" name:"to" required:"" help:"The first chapter to undo (1 ≤ C ≤ last_completed_chapter)."`
 	DryRun bool `name:"dry-run" help:"Check every precondition and print the plan without writing."`
 }
 
 func (r *rollbackCmd) Run(ctx *cli.Context) error {
-	if r.To < 1 {
-		return cli.UsageError("--to 必须 ≥ 1", "--to must be ≥ 1")
-	}
 	root, s, now, err := setup(ctx)
 	if err != nil {
 		return err

@@ -1,27 +1,18 @@
 package novelcommit
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
-	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/volumeplan"
 )
 
 type volumeCmd struct {
-	// A string: kong reads ints with base prefixes, so "08" would fail.
-	Volume string `name:"volume" required:"" help:"The volume whose staged plan (staging/volumes/vol-VV/) to validate and commit." placeholder:"VV"`
-	DryRun bool   `name:"dry-run" help:"Validate the staged plan and print the plan without writing."`
+	Volume int  `name:"volume" type:"volume" required:"" help:"The volume whose staged plan (staging/volumes/vol-VV/) to validate and commit." placeholder:"VV"`
+	DryRun bool `name:"dry-run" help:"Validate the staged plan and print the plan without writing."`
 }
 
 func (c *volumeCmd) Run(ctx *cli.Context) error {
-	v, err := strconv.Atoi(strings.TrimSpace(c.Volume))
-	if err != nil || v < 1 || v > stepid.MaxNumber {
-		return cli.UsageError("--volume 必须是 ≥ 1 的整数（如 02），实际为 "+strconv.Quote(c.Volume),
-			"--volume must be an integer ≥ 1 (e.g. 02), got "+strconv.Quote(c.Volume))
-	}
+	v := c.Volume
 	root, s, now, err := setup(ctx)
 	if err != nil {
 		return err

@@ -3,20 +3,18 @@
 package novelexport
 
 import (
-	"path/filepath"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/bookexport"
 	"github.com/novelsuite/novel/internal/cli"
-	"github.com/novelsuite/novel/internal/jsonio"
 )
 
 type grammar struct {
 	cli.Globals `embed:""`
 	Format      string `help:"Book format: txt (default), md or epub." enum:"txt,md,epub" default:"txt"`
 	Out         string `help:"Write the book to FILE atomically (relative to the working directory) and print a JSON result; required for epub." placeholder:"FILE"`
-	From        int    `help:"First chapter to export (default 1)." placeholder:"C"`
-	To          int    `help:"Last chapter to export (default: the last committed chapter)." placeholder:"C"`
+	From        int    `type:"chapter" help:"First chapter to export (default 1)." placeholder:"C"`
+	To          int    `type:"chapter" help:"Last chapter to export (default: the last committed chapter)." placeholder:"C"`
 }
 
 // result is printed after --out wrote the book.
@@ -32,9 +30,6 @@ type result struct {
 }
 
 func (c *grammar) Run(ctx *cli.Context) error {
-	if c.From < 0 || c.To < 0 {
-		return cli.UsageError("--from/--to 必须是正整数", "--from/--to must be positive integers")
-	}
 	if c.Format == "epub" && c.Out == "" {
 		return cli.UsageError("EPUB 是二进制文件：请用 --out FILE 指定输出文件", "an EPUB is a binary file: name the output with --out FILE")
 	}
@@ -72,11 +67,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 		ctx.Result(nil, func() string { return text })
 		return nil
 	}
-	p := c.Out
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(ctx.Cwd, p)
-	}
-	if err := jsonio.WriteFile(p, doc); err != nil {
+	if err := ctx.WriteOutput(c.Out, doc); err != nil {
 		return err
 	}
 	first, last := book.Chapters[0].Number, book.Chapters[len(book.Chapters)-1].Number

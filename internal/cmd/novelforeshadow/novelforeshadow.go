@@ -21,18 +21,11 @@ type grammar struct {
 }
 
 type queryCmd struct {
-	Chapter int  `required:"" help:"Chapter being written (≥ 1)." placeholder:"C"`
-	Volume  *int `help:"Volume whose plan to read (default: the checkpoint's current_volume, 1 before any volume)." placeholder:"V"`
+	Chapter int  `type:"chapter" required:"" help:"Chapter being written (≥ 1)." placeholder:"C"`
+	Volume  *int `type:"volume" help:"Volume whose plan to read (default: the checkpoint's current_volume, 1 before any volume)." placeholder:"V"`
 }
 
 func (q *queryCmd) Run(ctx *cli.Context) error {
-	if q.Chapter < 1 {
-		return cli.UsageError("--chapter 必须 ≥ 1", "--chapter must be ≥ 1")
-	}
-	// An explicit --volume 0 is refused, not read as "the default".
-	if q.Volume != nil && *q.Volume < 1 {
-		return cli.UsageError("--volume 必须 ≥ 1", "--volume must be ≥ 1")
-	}
 	root, err := ctx.Root()
 	if err != nil {
 		return err

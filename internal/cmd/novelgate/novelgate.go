@@ -14,7 +14,6 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
-	"github.com/novelsuite/novel/internal/stepid"
 )
 
 type grammar struct {
@@ -29,14 +28,6 @@ type grammar struct {
 // Main runs novel-gate.
 func Main() int {
 	return cli.Main("novel-gate", "novel-gate: the quality gate and the pending-revision hard gate", &grammar{})
-}
-
-func chapterArg(c int) error {
-	if c < 1 || c > stepid.MaxNumber {
-		return cli.UsageError(fmt.Sprintf("--chapter 必须是 1..%d 的整数，收到 %d", stepid.MaxNumber, c),
-			fmt.Sprintf("--chapter must be an integer 1..%d, got %d", stepid.MaxNumber, c))
-	}
-	return nil
 }
 
 func env(ctx *cli.Context) (gate.Env, *checkpoint.Checkpoint, error) {
@@ -60,14 +51,11 @@ func env(ctx *cli.Context) (gate.Env, *checkpoint.Checkpoint, error) {
 }
 
 type decideCmd struct {
-	Chapter int  `required:"" help:"Chapter to decide." placeholder:"C"`
+	Chapter int  `type:"chapter" required:"" help:"Chapter to decide." placeholder:"C"`
 	Apply   bool `help:"Write the gate file and perform the stage moves (SPEC §7.1); without it nothing is written."`
 }
 
 func (c *decideCmd) Run(ctx *cli.Context) error {
-	if err := chapterArg(c.Chapter); err != nil {
-		return err
-	}
 	e, cp, err := env(ctx)
 	if err != nil {
 		return err
@@ -93,7 +81,7 @@ func (c *decideCmd) Run(ctx *cli.Context) error {
 }
 
 type checkCmd struct {
-	Chapter int `required:"" help:"Chapter about to be generated." placeholder:"C"`
+	Chapter int `type:"chapter" required:"" help:"Chapter about to be generated." placeholder:"C"`
 }
 
 type checkResult struct {
@@ -104,9 +92,6 @@ type checkResult struct {
 }
 
 func (c *checkCmd) Run(ctx *cli.Context) error {
-	if err := chapterArg(c.Chapter); err != nil {
-		return err
-	}
 	root, err := ctx.Root()
 	if err != nil {
 		return err
@@ -131,7 +116,7 @@ func (c *checkCmd) Run(ctx *cli.Context) error {
 }
 
 type resolveCmd struct {
-	Chapter int    `required:"" help:"Chapter whose pending revision to settle." placeholder:"C"`
+	Chapter int    `type:"chapter" required:"" help:"Chapter whose pending revision to settle." placeholder:"C"`
 	Accept  bool   `help:"Accept the chapter as it is; next: commit." xor:"action" required:""`
 	Revise  bool   `help:"Let ChapterWriter fix it from the report (a new revision round); next: draft." xor:"action" required:""`
 	Rejudge bool   `help:"After a manual edit of the staging chapter: drop everything after the draft; next: summarize." xor:"action" required:""`
@@ -140,9 +125,6 @@ type resolveCmd struct {
 }
 
 func (c *resolveCmd) Run(ctx *cli.Context) error {
-	if err := chapterArg(c.Chapter); err != nil {
-		return err
-	}
 	action := gate.ActAccept
 	switch {
 	case c.Revise:
@@ -221,7 +203,7 @@ func (pendingCmd) Run(ctx *cli.Context) error {
 }
 
 type showCmd struct {
-	Chapter int `required:"" help:"Chapter to show." placeholder:"C"`
+	Chapter int `type:"chapter" required:"" help:"Chapter to show." placeholder:"C"`
 }
 
 type showResult struct {
@@ -235,9 +217,6 @@ type showResult struct {
 }
 
 func (c *showCmd) Run(ctx *cli.Context) error {
-	if err := chapterArg(c.Chapter); err != nil {
-		return err
-	}
 	root, err := ctx.Root()
 	if err != nil {
 		return err

@@ -30,29 +30,19 @@ func staleMinutes(ctx *cli.Context) (int, error) {
 	return s.LockStaleMinutes, nil
 }
 
-func checkChapter(c int) error {
-	if c < 0 {
-		return cli.UsageError(fmt.Sprintf("--chapter 必须 ≥ 1，收到 %d", c), fmt.Sprintf("--chapter must be ≥ 1, got %d", c))
-	}
-	return nil
-}
-
 type acquireCmd struct {
-	Chapter int `help:"Chapter being written (recorded in info.json)." placeholder:"C"`
+	Chapter int `type:"chapter" help:"Chapter being written (recorded in info.json)." placeholder:"C"`
 	PID     int `name:"pid" help:"Holder pid to record (default: the calling shell, i.e. this process's parent)." placeholder:"P"`
 }
 
 func (c *acquireCmd) Run(ctx *cli.Context) error {
-	if err := checkChapter(c.Chapter); err != nil {
-		return err
-	}
 	pid := c.PID
 	if pid == 0 {
 		pid = os.Getppid()
 	} else if pid < 0 || !lock.Alive(pid) {
 		return cli.UsageError(fmt.Sprintf("--pid %d 不是本机上正在运行的进程", c.PID), fmt.Sprintf("--pid %d is not a running process on this host", c.PID))
 	}
-	root, err := ctx.Root()
+	root, err := ctx.Project()
 	if err != nil {
 		return err
 	}
@@ -173,7 +163,7 @@ func (c *breakCmd) Run(ctx *cli.Context) error {
 }
 
 type runCmd struct {
-	Chapter int      `help:"Chapter being written (recorded in info.json)." placeholder:"C"`
+	Chapter int      `type:"chapter" help:"Chapter being written (recorded in info.json)." placeholder:"C"`
 	Command []string `arg:"" optional:"" passthrough:"" help:"The command to run, after --." placeholder:"CMD"`
 
 	ran    bool
@@ -181,9 +171,6 @@ type runCmd struct {
 }
 
 func (c *runCmd) Run(ctx *cli.Context) error {
-	if err := checkChapter(c.Chapter); err != nil {
-		return err
-	}
 	argv := c.Command
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
@@ -194,7 +181,7 @@ func (c *runCmd) Run(ctx *cli.Context) error {
 	if len(argv) == 0 {
 		return cli.UsageError("run 需要在 -- 之后给出要运行的命令", "run needs a command after --")
 	}
-	root, err := ctx.Root()
+	root, err := ctx.Project()
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,8 @@ import (
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Chapter     int    `required:"" help:"Chapter number (≥ 1)." placeholder:"C"`
-	Volume      *int   `help:"Volume (default: the checkpoint's current_volume)." placeholder:"V"`
+	Chapter     int    `type:"chapter" required:"" help:"Chapter number (≥ 1)." placeholder:"C"`
+	Volume      *int   `type:"volume" help:"Volume (default: the checkpoint's current_volume)." placeholder:"V"`
 	File        string `help:"Read this outline file instead of the project's (- reads stdin); no project is needed." placeholder:"PATH"`
 }
 
@@ -39,13 +39,6 @@ type result struct {
 }
 
 func (g *grammar) Run(ctx *cli.Context) error {
-	if g.Chapter < 1 {
-		return cli.UsageError("--chapter 必须 ≥ 1", "--chapter must be ≥ 1")
-	}
-	// An explicit --volume 0 is refused, not read as "the default".
-	if g.Volume != nil && *g.Volume < 1 {
-		return cli.UsageError("--volume 必须 ≥ 1", "--volume must be ≥ 1")
-	}
 	o, vol, err := g.load(ctx)
 	if err != nil {
 		return err

@@ -2,8 +2,6 @@
 package novelreport
 
 import (
-	"path/filepath"
-
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -13,7 +11,7 @@ import (
 // grammar has no subcommands: novel-report does one thing.
 type grammar struct {
 	cli.Globals `embed:""`
-	Out         string `help:"Write the document to FILE atomically and print a small JSON result (relative to the working directory)." placeholder:"FILE"`
+	Out         string `help:"Write the document to FILE atomically and print a small JSON result (relative to the working directory; written like -o)." placeholder:"FILE"`
 	Format      string `help:"Document format: html (default), md or json." enum:"html,md,json" default:"html"`
 }
 
@@ -56,11 +54,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 		doc = r.HTML()
 	}
 	if c.Out != "" {
-		p := c.Out
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(ctx.Cwd, p)
-		}
-		if err := jsonio.WriteFile(p, doc); err != nil {
+		if err := ctx.WriteOutput(c.Out, doc); err != nil {
 			return err
 		}
 		res := outResult{Format: c.Format, Out: c.Out, Bytes: len(doc), Chapters: len(r.Chapters), Headline: r.Headline, Warnings: r.Warnings}

@@ -204,7 +204,7 @@ func (statusCmd) Run(ctx *cli.Context) error {
 }
 
 type abandonCmd struct {
-	Chapter int `required:"" help:"The chapter in flight to drop." placeholder:"C"`
+	Chapter int `type:"chapter" required:"" help:"The chapter in flight to drop." placeholder:"C"`
 }
 
 // AbandonOutput is the output of `novel-step abandon`.
@@ -214,9 +214,6 @@ type AbandonOutput struct {
 }
 
 func (c abandonCmd) Run(ctx *cli.Context) error {
-	if c.Chapter < 1 {
-		return cli.UsageError("--chapter 必须 ≥ 1", "--chapter must be ≥ 1")
-	}
 	e, err := load(ctx)
 	if err != nil {
 		return err
