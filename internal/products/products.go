@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -44,16 +43,7 @@ func schemaErr(rel, zh, en string, args ...any) *errs.Error {
 // ChapterText reads a Markdown file as UTF-8 text (BOM stripped). Invalid
 // UTF-8 is E_SCHEMA with the line and column of the first bad byte.
 func ChapterText(root *project.Root, rel string) (string, error) {
-	data, err := root.ReadFile(rel)
-	if err != nil {
-		return "", err
-	}
-	if !utf8.Valid(data) {
-		line, col := jsonio.LineCol(data, jsonio.FirstInvalidUTF8(data))
-		return "", schemaErr(rel, "不是有效的 UTF-8（第 %d 行第 %d 列）", "is not valid UTF-8 (line %d, column %d)", line, col).
-			With("line", line).With("column", col)
-	}
-	return string(data), nil
+	return root.ReadText(rel)
 }
 
 // nonEmptyText reads rel and requires text after trimming whitespace.
