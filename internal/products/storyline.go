@@ -12,8 +12,8 @@ import (
 )
 
 // ChapterStoryline is the storyline chapter c of volume v belongs to
-// (SPEC §3.2): the JSON contract's storyline_id, else the outline block's
-// Storyline; source names the file it came from. ok is false when neither
+// (SPEC §3.2): the contract's storyline_id (the JSON contract, else the
+// plugin's Markdown one's 故事线), else the outline block's Storyline; source names the file it came from. ok is false when neither
 // tells (no contract and no usable outline block): the packets report
 // those problems, the delta's storyline is then taken as given.
 func ChapterStoryline(root *project.Root, v, c int) (id, source string, ok bool) {
@@ -26,6 +26,12 @@ func ChapterStoryline(root *project.Root, v, c int) (id, source string, ok bool)
 		}
 		if data, err := root.ReadFile(rel); err == nil && json.Unmarshal(data, &ct) == nil && project.IsSlug(ct.StorylineID) {
 			return ct.StorylineID, rel, true
+		}
+	} else if rel := layout.ContractMarkdown(v, c); root.IsFile(rel) {
+		if text, err := root.ReadText(rel); err == nil {
+			if id := outline.ParseContract(text).StorylineID; project.IsSlug(id) {
+				return id, rel, true
+			}
 		}
 	}
 	o, err := outline.Load(root, v)
