@@ -285,4 +285,3 @@ func runCmd(t *testing.T, p string, c cmd) Result {
 	}
 	return runIn(t, p, nil, c.name, args...)
 }
-

@@ -99,14 +99,14 @@ func dataBlocks(root *project.Root, paths map[string]json.RawMessage) ([]string,
 				continue
 			}
 			seen[rel] = true
-			data, err := root.ReadFile(rel)
+			text, err := root.ReadText(rel)
 			if err != nil {
 				if errs.Is(err, errs.MissingFile) {
 					continue // optional files may vanish between packet and run
 				}
 				return nil, err
 			}
-			out = append(out, manifest.WrapData(manifest.DataKind(k), rel, string(data)))
+			out = append(out, manifest.WrapData(manifest.DataKind(k), rel, text))
 		}
 	}
 	return out, nil

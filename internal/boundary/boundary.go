@@ -12,6 +12,8 @@ package boundary
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,6 +98,9 @@ type header struct {
 	Role    string `json:"role"`
 	Scope   string `json:"scope"`
 	Files   int    `json:"files"`
+	// Closes is set in an end listing only: the sha256 of the snapshot
+	// whose window it ends (an end of an older recording is ignored).
+	Closes string `json:"closes,omitempty"`
 }
 
 // filter decides which project-relative paths a scope covers. Paths are
@@ -236,17 +241,30 @@ func displayDir(rel string) string {
 	return rel
 }
 
+// EndPath is where the end of a step's window is kept: the listing taken
+// when its advance validated it (SPEC §22: a later validate reports only
+// writes made during the step's own window).
+func EndPath(st stepid.Step, role string) string { return SnapshotPath(st, role) + ".end" }
+
 // Record walks the project and writes the snapshot of st (role "" or
-// "secondary") beside its packet.
+// "secondary") beside its packet. A new recording opens a new window: the
+// end of the previous one no longer applies (it names the old snapshot's
+// hash, so a leftover is ignored anyway).
 func Record(root *project.Root, st stepid.Step, role string) error {
 	scope := scopeFor(st)
 	entries, err := walk(root.Dir, newFilter(st, scope))
 	if err != nil {
 		return err
 	}
-	return root.WriteFile(SnapshotPath(st, role), encode(header{
+	if err := root.WriteFile(SnapshotPath(st, role), encode(header{
 		Magic: magic, Version: 1, Step: st.String(), Role: role, Scope: scope, Files: len(entries),
-	}, entries))
+	}, entries)); err != nil {
+		return err
+	}
+	if abs, err := root.Abs(EndPath(st, role)); err == nil {
+		os.Remove(abs)
+	}
+	return nil
 }
 
 // encode writes a JSON header line, then one "size mtime path" line per
@@ -359,46 +377,104 @@ func Compare(before, after []Entry) Diff {
 	return d
 }
 
+// Window is a step's write-boundary window that checked clean and is
+// still open; Close records its end.
+type Window struct {
+	st    stepid.Step
+	role  string
+	h     header
+	after []Entry
+}
+
+// Close writes the end of the window: the listing the check compared
+// against, tied to the snapshot by its hash. The step's advance calls it,
+// so the suite's own later writes (checkpoint, gate file) and later edits
+// are outside the window when the step is validated again.
+func (w *Window) Close(root *project.Root) error {
+	if w == nil {
+		return nil
+	}
+	h := w.h
+	h.Files = len(w.after)
+	return root.WriteFile(EndPath(w.st, w.role), encode(h, w.after))
+}
+
 // Check compares the project against the snapshot recorded for st and
 // role. No snapshot → a warning and no error. Any created, changed or
 // deleted file in scope → E_WRITE_BOUNDARY listing all of them.
 func Check(root *project.Root, st stepid.Step, role string) (warnings []string, err error) {
+	warnings, _, err = CheckWindow(root, st, role)
+	return warnings, err
+}
+
+// CheckWindow is Check that also returns the window when it is still open
+// and clean (nil when there is no snapshot or the window was closed).
+// A closed window (its advance recorded an end listing for this snapshot)
+// is compared with that end instead of the live tree.
+func CheckWindow(root *project.Root, st stepid.Step, role string) ([]string, *Window, error) {
 	rel := SnapshotPath(st, role)
 	abs, err := root.Abs(rel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, serr := os.Lstat(abs); errors.Is(serr, fs.ErrNotExist) {
 		return []string{"未找到写入边界快照 " + rel + "，已跳过写入边界检查（用 --write-manifest 生成指令包可启用）" +
-			" / no write-boundary snapshot " + rel + "; the write-boundary check was skipped (write the packet with --write-manifest to enable it)"}, nil
+			" / no write-boundary snapshot " + rel + "; the write-boundary check was skipped (write the packet with --write-manifest to enable it)"}, nil, nil
 	}
 	data, err := root.ReadFile(rel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	h, before, err := decode(data, rel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if h.Step != st.String() || h.Role != role {
-		return nil, errs.Newf(errs.Schema, "写入边界快照 %s 属于 %s（role %q），不是 %s（role %q）",
+		return nil, nil, errs.Newf(errs.Schema, "写入边界快照 %s 属于 %s（role %q），不是 %s（role %q）",
 			"write-boundary snapshot %s belongs to %s (role %q), not %s (role %q)", rel, h.Step, h.Role, st.String(), role).
 			With("file", rel).
 			Hint("重新运行 novel-manifest packet STEP --write-manifest 生成快照", "re-run novel-manifest packet STEP --write-manifest")
 	}
 	scope := h.Scope
 	if scope != scopeAll && scope != scopeOutside {
-		return nil, errs.Newf(errs.Schema, "写入边界快照 %s 的范围 %q 未知", "write-boundary snapshot %s has an unknown scope %q", rel, scope).With("file", rel)
+		return nil, nil, errs.Newf(errs.Schema, "写入边界快照 %s 的范围 %q 未知", "write-boundary snapshot %s has an unknown scope %q", rel, scope).With("file", rel)
 	}
-	after, err := walk(root.Dir, newFilter(st, scope))
-	if err != nil {
-		return nil, err
+	sum := sha256.Sum256(data)
+	id := hex.EncodeToString(sum[:])
+	after, closed := readEnd(root, st, role, id)
+	if !closed {
+		if after, err = walk(root.Dir, newFilter(st, scope)); err != nil {
+			return nil, nil, err
+		}
 	}
 	d := Compare(before, after)
-	if d.Empty() {
-		return nil, nil
+	if !d.Empty() {
+		return nil, nil, violation(st, role, scope, d, rel)
 	}
-	return nil, violation(st, role, scope, d, rel)
+	if closed {
+		return nil, nil, nil
+	}
+	h.Closes = id
+	return nil, &Window{st: st, role: role, h: h, after: after}, nil
+}
+
+// readEnd reads the end listing of the window of the snapshot with hash
+// id. A missing, unreadable or foreign end (another recording's) means the
+// window is open: the live tree is compared, as before any advance.
+func readEnd(root *project.Root, st stepid.Step, role, id string) ([]Entry, bool) {
+	rel := EndPath(st, role)
+	if !root.IsFile(rel) {
+		return nil, false
+	}
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		return nil, false
+	}
+	h, entries, err := decode(data, rel)
+	if err != nil || h.Closes != id || h.Step != st.String() || h.Role != role {
+		return nil, false
+	}
+	return entries, true
 }
 
 func violation(st stepid.Step, role, scope string, d Diff, snapshot string) error {

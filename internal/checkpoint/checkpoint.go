@@ -59,12 +59,17 @@ func Order(stage string) int {
 	return 0
 }
 
-// LastError is the record written by `novel-step fail`.
+// LastError is the record written by `novel-step fail`: the failed step
+// and the underlying error (code, message, hint, details such as the
+// server's message), so ERROR_RETRY says why (SPEC §22).
 type LastError struct {
-	Step          string `json:"step"`
-	Message       string `json:"message"`
-	At            string `json:"at"`
-	PreviousState string `json:"previous_state,omitempty"`
+	Step          string          `json:"step"`
+	Code          string          `json:"code,omitempty"`
+	Message       string          `json:"message"`
+	Hint          string          `json:"hint,omitempty"`
+	Details       json.RawMessage `json:"details,omitempty"`
+	At            string          `json:"at"`
+	PreviousState string          `json:"previous_state,omitempty"`
 }
 
 // Checkpoint is the parsed .checkpoint.json. Zero Inflight and empty

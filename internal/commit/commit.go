@@ -577,11 +577,8 @@ func unknownEntities(root *project.Root, j *Journal, delta *products.Delta) erro
 	}
 	names := map[string]bool{}
 	for _, ln := range splitLines(data) {
-		var e struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(ln, &e) == nil && e.Name != "" {
-			names[e.Name] = true
+		if u, ok := products.ParseUnknownEntity(ln); ok {
+			names[u.Name] = true
 		}
 	}
 	var text []byte
@@ -591,10 +588,11 @@ func unknownEntities(root *project.Root, j *Journal, delta *products.Delta) erro
 		}
 		names[u.Name] = true
 		b, err := jsonio.MarshalLine(struct {
-			Chapter int    `json:"chapter"`
-			Name    string `json:"name"`
-			Context string `json:"context"`
-		}{j.Chapter, u.Name, u.Context})
+			Chapter       int    `json:"chapter"`
+			Name          string `json:"name"`
+			Context       string `json:"context"`
+			SuggestedType string `json:"suggested_type,omitempty"`
+		}{j.Chapter, u.Name, u.Context, u.SuggestedType})
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
@@ -172,15 +173,8 @@ func rawEval(root *project.Root, rel string) (map[string]any, error) {
 	if err := root.ReadJSON(rel, &m); err != nil {
 		return nil, err
 	}
-	if eu, ok := m["eval_used"].(map[string]any); ok {
-		if _, top := m["overall"]; !top {
-			for k, v := range m {
-				if _, dup := eu[k]; !dup && k != "eval_used" {
-					eu[k] = v
-				}
-			}
-			return eu, nil
-		}
+	if u, ok := eval.Unwrap(m); ok {
+		return u, nil
 	}
 	return m, nil
 }

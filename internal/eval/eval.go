@@ -93,7 +93,7 @@ func schemaErr(rel, zhWhat, enWhat string, args ...any) *errs.Error {
 }
 
 // Parse decodes and validates an eval of chapter (0 skips the chapter
-// check). The wrapped form {"eval_used":{…}} is accepted.
+// check). The wrapped form {"eval_used":{…}} is accepted (see Unwrap).
 func Parse(data []byte, rel string, chapter int) (*Eval, error) {
 	var raw map[string]any
 	if err := jsonio.Decode(data, rel, &raw); err != nil {
@@ -105,14 +105,9 @@ func Parse(data []byte, rel string, chapter int) (*Eval, error) {
 	if raw == nil {
 		return nil, schemaErr(rel, "必须是 JSON 对象", "must be a JSON object")
 	}
-	if inner, ok := raw["eval_used"]; ok {
-		if _, hasOverall := raw["overall"]; !hasOverall {
-			m, isObj := inner.(map[string]any)
-			if !isObj {
-				return nil, schemaErr(rel, "eval_used 必须是对象", "eval_used must be an object")
-			}
-			raw = m
-		}
+	raw, ok := Unwrap(raw)
+	if !ok {
+		return nil, schemaErr(rel, "eval_used 必须是对象", "eval_used must be an object")
 	}
 	e := &Eval{File: rel}
 	n, ok := chapterOf(raw)
@@ -153,6 +148,33 @@ func Parse(data []byte, rel string, chapter int) (*Eval, error) {
 		e.Recommendation = s
 	}
 	return e, nil
+}
+
+// Unwrap returns the eval proper of a decoded eval document. The plugin's
+// wrapped form {"chapter","eval_used":{…},"metadata"} (recognised by an
+// eval_used next to no top-level overall) becomes a copy of eval_used with
+// the outer fields it lacks or leaves null (chapter, metadata, …) filled in, so the
+// chapter on the outer object counts. Any other document is returned as
+// is. ok is false when eval_used is not an object.
+func Unwrap(raw map[string]any) (map[string]any, bool) {
+	inner, wrapped := raw["eval_used"]
+	if _, hasOverall := raw["overall"]; !wrapped || hasOverall {
+		return raw, true
+	}
+	m, isObj := inner.(map[string]any)
+	if !isObj {
+		return nil, false
+	}
+	out := make(map[string]any, len(m)+len(raw))
+	for k, v := range m {
+		out[k] = v
+	}
+	for k, v := range raw {
+		if cur, dup := out[k]; (!dup || cur == nil) && k != "eval_used" {
+			out[k] = v
+		}
+	}
+	return out, true
 }
 
 func chapterOf(raw map[string]any) (int, bool) {

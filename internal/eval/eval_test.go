@@ -56,6 +56,31 @@ func TestParseWrapped(t *testing.T) {
 	}
 }
 
+// The plugin's canonical eval keeps chapter (and metadata) on the outer
+// object: {"chapter","eval_used":{…},"metadata"} (SPEC §22).
+func TestParsePluginWrapped(t *testing.T) {
+	for _, doc := range []string{
+		`{"chapter":2,"eval_used":{"overall":4.2,"recommendation":"pass"},"metadata":{"judges":{"overall_final":4.2}}}`,
+		`{"chapter":2,"eval_used":{"chapter":null,"overall":4.2,"recommendation":"pass"}}`,
+		`{"chapter":9,"eval_used":{"chapter":2,"overall":4.2,"recommendation":"pass"}}`, // the inner one wins
+	} {
+		e, err := Parse([]byte(doc), "x", 2)
+		if err != nil || e.Chapter != 2 || e.Overall != 4.2 || e.Recommendation != "pass" {
+			t.Fatalf("%s: %+v %v", doc, e, err)
+		}
+	}
+	u, ok := Unwrap(map[string]any{"chapter": 2, "eval_used": map[string]any{"overall": 1}, "metadata": "m"})
+	if !ok || u["chapter"] != 2 || u["metadata"] != "m" || u["overall"] != 1 || u["eval_used"] != nil {
+		t.Fatalf("%v %v", u, ok)
+	}
+	if _, err := Parse([]byte(`{"chapter":3,"eval_used":{"overall":4}}`), "x", 2); !errs.Is(err, errs.Schema) {
+		t.Fatalf("outer chapter 3 for chapter 2: %v", err)
+	}
+	if _, err := Parse([]byte(`{"chapter":2,"eval_used":[1]}`), "x", 2); !errs.Is(err, errs.Schema) {
+		t.Fatalf("eval_used list: %v", err)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	cases := map[string]string{
 		`{"chapter":3,"overall":5.1}`:                       errs.Schema,

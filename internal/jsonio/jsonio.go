@@ -203,6 +203,23 @@ func invalidJSON(rel, zh, en string, line, col int) error {
 		Hint("修正该文件的 JSON 后重试", "fix the JSON in that file and retry")
 }
 
+// Text returns file content as UTF-8 text, the BOM stripped. Content
+// that is not UTF-8 (a GBK/GB18030 file saved by another editor) is
+// E_SCHEMA naming rel with the line and column of the first bad byte, so
+// such a file never reaches a prompt or a product as mojibake.
+func Text(data []byte, rel string) (string, error) {
+	data = StripBOM(data)
+	if !utf8.Valid(data) {
+		line, col := LineCol(data, FirstInvalidUTF8(data))
+		return "", errs.New(errs.Schema, fmt.Sprintf("%s 不是有效的 UTF-8（第 %d 行第 %d 列）", rel, line, col),
+			fmt.Sprintf("%s is not valid UTF-8 (line %d, column %d)", rel, line, col)).
+			With("file", rel).With("line", line).With("column", col).
+			Hint("以 UTF-8 编码重新保存该文件（GBK/GB18030 的书稿可用 novel import 导入）",
+				"save the file again as UTF-8 (a GBK/GB18030 manuscript can be brought in with novel import)")
+	}
+	return string(data), nil
+}
+
 // FirstInvalidUTF8 is the offset of the first byte of b that does not
 // start a valid UTF-8 sequence, len(b) when b is all valid (with LineCol,
 // the position readers report for a non-UTF-8 file).

@@ -50,7 +50,8 @@ func Contract(v, c int) string {
 	return VolumeDir(v) + "/chapter-contracts/chapter-" + Pad(c) + ".json"
 }
 
-// ContractMarkdown is the plugin-era contract form (unsupported, detected).
+// ContractMarkdown is the plugin's Markdown contract, read when there is
+// no JSON contract (SPEC §22).
 func ContractMarkdown(v, c int) string {
 	return VolumeDir(v) + "/chapter-contracts/chapter-" + Pad(c) + ".md"
 }

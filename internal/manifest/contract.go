@@ -8,6 +8,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -27,17 +28,14 @@ func contractErr(rel, zh, en string, args ...any) *errs.Error {
 }
 
 // loadContract reads volumes/vol-VV/chapter-contracts/chapter-NNN.json and
-// checks it agrees with the outline. No contract at all → nil, nil; a
-// plugin-era .md contract without a .json → E_CONTRACT.
+// checks it agrees with the outline. Without a .json, the plugin's
+// Markdown contract (chapter-NNN.md) is read instead; no contract at all →
+// nil, nil.
 func loadContract(root *project.Root, volume, chapter int, storyline string) (*Contract, error) {
 	rel := layout.Contract(volume, chapter)
 	if !root.Exists(rel) {
-		md := layout.ContractMarkdown(volume, chapter)
-		if root.Exists(md) {
-			return nil, errs.Newf(errs.Contract, "不支持的契约格式：%s 是插件时代的 Markdown 契约，需要 %s",
-				"unsupported contract format: %s is a plugin-era Markdown contract; %s is expected", md, rel).
-				With("file", md).With("expected", rel).
-				Hint("把契约改写为 JSON（字段见 SPEC §2），或删除该 .md 文件", "convert the contract to JSON (fields in SPEC §2), or remove the .md file")
+		if md := layout.ContractMarkdown(volume, chapter); root.Exists(md) {
+			return loadMarkdownContract(root, md, chapter, storyline)
 		}
 		return nil, nil
 	}
@@ -141,6 +139,38 @@ func loadContract(root *project.Root, volume, chapter int, storyline string) (*C
 		}
 	}
 	return ct, nil
+}
+
+// loadMarkdownContract reads a plugin Markdown contract (SPEC §22) with
+// the JSON contract's checks: its chapter and 故事线 agree with the
+// outline, and it has at least one acceptance item (the required
+// objectives). The packets pass it by path.
+func loadMarkdownContract(root *project.Root, rel string, chapter int, storyline string) (*Contract, error) {
+	text, err := root.ReadText(rel)
+	if err != nil {
+		return nil, err
+	}
+	md := outline.ParseContract(text)
+	if md.Chapter == 0 {
+		return nil, contractErr(rel, "缺少章节标题（## 第 %d 章：章名）", "has no chapter heading (## 第 %d 章：title)", chapter)
+	}
+	if md.Chapter != chapter {
+		return nil, contractErr(rel, "的章号 (%d) 与章号 %d 不一致", "chapter (%d) does not match chapter %d", md.Chapter, chapter).
+			With("contract_chapter", md.Chapter).With("chapter", chapter)
+	}
+	if md.StorylineID == "" {
+		return nil, contractErr(rel, "缺少故事线（- **故事线**：storyline_id）", "has no storyline line (- **故事线**：storyline_id)")
+	}
+	if md.StorylineID != storyline {
+		return nil, contractErr(rel, "的故事线 (%s) 与大纲的 Storyline (%s) 不一致",
+			"storyline (%s) does not match the outline's Storyline (%s)", md.StorylineID, storyline).
+			With("contract_storyline", md.StorylineID).With("outline_storyline", storyline)
+	}
+	if len(md.Acceptance) == 0 {
+		return nil, contractErr(rel, "没有验收标准（### 验收标准 下的编号条目），也就没有必须达成的目标",
+			"has no acceptance items (numbered items under ### 验收标准), so no required objective")
+	}
+	return &Contract{Rel: rel, CharacterNames: md.Characters}, nil
 }
 
 func isNull(r json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(r), []byte("null")) }

@@ -61,11 +61,11 @@ func (b *builder) embed() error {
 				continue
 			}
 			seen[rel] = true
-			data, err := b.root.ReadFile(rel)
+			text, err := b.root.ReadText(rel)
 			if err != nil {
 				return err
 			}
-			out = append(out, WrapData(DataKind(key), rel, string(data)))
+			out = append(out, WrapData(DataKind(key), rel, text))
 		}
 	}
 	b.p.Manifest.Embedded = out

@@ -310,11 +310,11 @@ func (b *builder) selectCharacters() ([]string, error) {
 			if !b.root.IsFile(rel) {
 				continue
 			}
-			data, err := b.root.ReadFile(rel)
+			text, err := b.root.ReadText(rel)
 			if err != nil {
 				return nil, err
 			}
-			sums = append(sums, SummaryText{Chapter: c, Text: string(data)})
+			sums = append(sums, SummaryText{Chapter: c, Text: text})
 		}
 	}
 	slugs, warns := SelectCharacters(chars, names, sums)

@@ -67,3 +67,18 @@ func TestStampNames(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestExecutorFailure(t *testing.T) {
+	e := executorFailure(3, []byte("starting\n{\"error\":{\"code\":\"E_BUDGET\",\"message\":\"超出预算\",\"hint\":\"提高预算\",\"details\":{\"server_message\":\"quota\"}}}\n"))
+	if e.Code != "E_BUDGET" || e.Message("zh") != "超出预算" || e.HintText("zh") != "提高预算" || e.Details["server_message"] != "quota" || e.Details["exit"] != 3 {
+		t.Fatalf("%+v", e)
+	}
+	e = executorFailure(3, []byte("executor: model unavailable\n"))
+	if e.Code != "E_AGENT" || e.Message("zh") != "执行器退出码 3：executor: model unavailable" || e.Details["stderr"] != "executor: model unavailable" {
+		t.Fatalf("%+v", e)
+	}
+	e = executorFailure(137, nil)
+	if e.Message("en") != "the executor exited with status 137" {
+		t.Fatalf("%+v", e)
+	}
+}

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/agent"
 	"github.com/novelsuite/novel/internal/checkpoint"
@@ -297,13 +300,13 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 		}
 	}
 	e.remove(usagePath(c))
-	exit, stdout, err := e.execute(agentCmd, packetPath, usagePath(c))
+	exit, stdout, stderrTail, err := e.execute(agentCmd, packetPath, usagePath(c))
 	if err != nil {
 		return nil, err
 	}
 	var failure *errs.Error
 	if exit != 0 {
-		failure = errs.Newf(errs.Agent, "执行器退出码 %d", "the executor exited with status %d", exit).With("exit", exit)
+		failure = executorFailure(exit, stderrTail)
 	} else if o, ok := pk.Output(agent.ViaStdout, nil); ok {
 		if len(bytes.TrimSpace(stdout)) == 0 {
 			failure = errs.Newf(errs.Agent, "执行器没有在 stdout 打印 %s 的 JSON", "the executor printed no JSON for %s on stdout", o.Path).With("file", o.Path)
@@ -355,35 +358,71 @@ func (e *Env) validate(st stepid.Step, role string, pk *packetInfo) (*errs.Error
 	return res.Err, nil
 }
 
+// executorFailure is a failed executor run: its own error line (the last
+// stderr line in the SPEC §1 envelope, as novel-agent prints it) is kept
+// whole — code, message, hint, details such as server_message — with the
+// exit status added; otherwise the exit status and the last stderr line.
+func executorFailure(exit int, stderrTail []byte) *errs.Error {
+	_, last := splitLastLine(stderrTail)
+	if pe := errs.ParseLine(last); pe != nil {
+		return pe.With("exit", exit)
+	}
+	failure := errs.Newf(errs.Agent, "执行器退出码 %d", "the executor exited with status %d", exit).With("exit", exit)
+	if line := strings.TrimSpace(string(last)); line != "" && utf8.ValidString(line) {
+		if r := []rune(line); len(r) > 300 {
+			line = string(r[len(r)-300:])
+		}
+		failure = errs.Newf(errs.Agent, "执行器退出码 %d：%s", "the executor exited with status %d: %s", exit, line).
+			With("exit", exit).With("stderr", line)
+	}
+	return failure
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
 // execute runs `$(AGENT) PACKET` with cwd = project root; usage ("" for
-// none) is the file exported as NOVEL_RUN_LOG.
-func (e *Env) execute(agentCmd, packetPath, usage string) (int, []byte, error) {
+// none) is the file exported as NOVEL_RUN_LOG. Its stderr goes to the user
+// as it comes; the tail is kept for the failure's cause.
+func (e *Env) execute(agentCmd, packetPath, usage string) (int, []byte, []byte, error) {
 	cmd := exec.Command("bash", "-c", agentCmd+` "$1"`, "novel-executor", packetPath)
 	cmd.Dir = e.Root.Dir
 	cmd.Env = append(os.Environ(), "NOVEL_PROJECT="+e.Root.Dir)
 	if usage != "" {
 		usageAbs, err := e.Root.Abs(usage)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 		cmd.Env = append(cmd.Env, "NOVEL_RUN_LOG="+usageAbs)
 	}
 	var out bytes.Buffer
+	tail := &tailBuffer{max: 64 << 10}
 	cmd.Stdout = &out
-	cmd.Stderr = e.Stderr
+	cmd.Stderr = io.MultiWriter(e.Stderr, tail)
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
-		return 0, out.Bytes(), nil
+		return 0, out.Bytes(), tail.buf, nil
 	case errors.As(err, &ee):
 		code := ee.ExitCode()
 		if code < 0 {
 			code = 137
 		}
-		return code, out.Bytes(), nil
+		return code, out.Bytes(), tail.buf, nil
 	}
-	return 0, nil, errs.Newf(errs.Agent, "无法启动执行器 %q：%v", "cannot start the executor %q: %v", agentCmd, err).With("agent", agentCmd)
+	return 0, nil, nil, errs.Newf(errs.Agent, "无法启动执行器 %q：%v", "cannot start the executor %q: %v", agentCmd, err).With("agent", agentCmd)
 }
 
 // usage folds the executor's NOVEL_RUN_LOG records into the run line:
@@ -498,18 +537,36 @@ func (e *Env) cleanup(pk *packetInfo, pre string) {
 	e.remove(del...)
 }
 
-// giveUp records the second failure (ERROR_RETRY) and names the way back.
+// giveUp records the second failure (ERROR_RETRY) with its cause — code,
+// message, hint and details — and names the way back, the cause's own
+// advice first (a write-boundary violation's files must be restored
+// before the retry re-snapshots the tree).
 func (e *Env) giveUp(st stepid.Step, role string, cause *errs.Error) error {
 	msg := cause.Message("zh")
-	if _, err := e.must("novel-step", "fail", "--step", st.String(), "--error", msg); err != nil {
+	args := []string{"fail", "--step", st.String(), "--error", msg, "--code", cause.Code}
+	if h := cause.HintText("zh"); h != "" {
+		args = append(args, "--hint", h)
+	}
+	if len(cause.Details) > 0 {
+		d, err := json.Marshal(cause.Details)
+		if err == nil {
+			args = append(args, "--details", string(d))
+		}
+	}
+	if _, err := e.must("novel-step", args...); err != nil {
 		return err
 	}
 	c := strconv.Itoa(st.Chapter)
+	zhHint := "修复问题后运行 novel-step retry，再运行 make -f pipeline.mk chapter C=" + c + "（放弃本章：novel-step abandon --chapter " + c + "）"
+	enHint := "fix the problem, run novel-step retry, then make -f pipeline.mk chapter C=" + c + " (to give up the chapter: novel-step abandon --chapter " + c + ")"
+	if h := cause.HintText("zh"); h != "" {
+		zhHint = h + "；然后运行 novel-step retry，再运行 make -f pipeline.mk chapter C=" + c + "（放弃本章：novel-step abandon --chapter " + c + "）"
+		enHint = cause.HintText("en") + "; then run novel-step retry and make -f pipeline.mk chapter C=" + c + " (to give up the chapter: novel-step abandon --chapter " + c + ")"
+	}
 	out := errs.New(cause.Code,
 		fmt.Sprintf("第 %d 章的 %s 步骤重试后仍失败：%s", st.Chapter, label(st.Stage, role), msg),
 		fmt.Sprintf("step %s of chapter %d failed again after a retry: %s", label(st.Stage, role), st.Chapter, cause.Message("en"))).
-		Hint("修复问题后运行 novel-step retry，再运行 make -f pipeline.mk chapter C="+c+"（放弃本章：novel-step abandon --chapter "+c+"）",
-			"fix the problem, run novel-step retry, then make -f pipeline.mk chapter C="+c+" (to give up the chapter: novel-step abandon --chapter "+c+")").
+		Hint(zhHint, enHint).
 		With("step", st.String()).With("cause", cause.Body("zh")).WithExit(errs.ExitFailed)
 	if role != "" {
 		out.With("role", role)

@@ -103,7 +103,7 @@ func (e *Env) planAttempts(v int, st stepid.Step, packet, agentCmd, label string
 			}
 		}
 		start := time.Now()
-		exit, _, err := e.execute(agentCmd, packet, "")
+		exit, _, _, err := e.execute(agentCmd, packet, "")
 		if err != nil {
 			return err
 		}

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -44,16 +43,7 @@ func schemaErr(rel, zh, en string, args ...any) *errs.Error {
 // ChapterText reads a Markdown file as UTF-8 text (BOM stripped). Invalid
 // UTF-8 is E_SCHEMA with the line and column of the first bad byte.
 func ChapterText(root *project.Root, rel string) (string, error) {
-	data, err := root.ReadFile(rel)
-	if err != nil {
-		return "", err
-	}
-	if !utf8.Valid(data) {
-		line, col := jsonio.LineCol(data, jsonio.FirstInvalidUTF8(data))
-		return "", schemaErr(rel, "不是有效的 UTF-8（第 %d 行第 %d 列）", "is not valid UTF-8 (line %d, column %d)", line, col).
-			With("line", line).With("column", col)
-	}
-	return string(data), nil
+	return root.ReadText(rel)
 }
 
 // nonEmptyText reads rel and requires text after trimming whitespace.
@@ -102,8 +92,41 @@ func CheckSummary(root *project.Root, chapter int) error {
 
 // UnknownEntity is a name the Summarizer could not map to a known entity.
 type UnknownEntity struct {
-	Name    string `json:"name"`
-	Context string `json:"context"`
+	Name          string `json:"name"`
+	Context       string `json:"context"`
+	SuggestedType string `json:"suggested_type,omitempty"`
+}
+
+// ParseUnknownEntity reads one unknown_entities entry (a delta's, or a
+// line of logs/unknown-entities.jsonl): an object whose name is "name",
+// or "mention" in the plugin's {mention, context, suggested_type} shape
+// (SPEC §22). ok is false when it is not an object with a non-empty name.
+func ParseUnknownEntity(raw []byte) (UnknownEntity, bool) {
+	var e struct {
+		Name          *string `json:"name"`
+		Mention       *string `json:"mention"`
+		Context       *string `json:"context"`
+		SuggestedType *string `json:"suggested_type"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return UnknownEntity{}, false
+	}
+	var u UnknownEntity
+	switch {
+	case e.Name != nil && strings.TrimSpace(*e.Name) != "":
+		u.Name = *e.Name
+	case e.Mention != nil && strings.TrimSpace(*e.Mention) != "":
+		u.Name = *e.Mention
+	default:
+		return UnknownEntity{}, false
+	}
+	if e.Context != nil {
+		u.Context = *e.Context
+	}
+	if e.SuggestedType != nil {
+		u.SuggestedType = *e.SuggestedType
+	}
+	return u, true
 }
 
 // Delta is the Summarizer's state delta for one chapter.
@@ -130,7 +153,7 @@ func ReadDelta(root *project.Root, chapter int) (*Delta, error) {
 // ParseDelta validates delta bytes (rel names the file in errors): an
 // object with chapter == C, an integer base_state_version ≥ 0, a slug
 // storyline_id, an ops array, and optional unknown_entities objects with a
-// non-empty name. Individual ops are not judged here: the commit drops bad
+// non-empty name (or mention). Individual ops are not judged here: the commit drops bad
 // ones with a reason (SPEC §8.2).
 func ParseDelta(data []byte, rel string, chapter int) (*Delta, error) {
 	var raw map[string]json.RawMessage
@@ -167,17 +190,10 @@ func ParseDelta(data []byte, rel string, chapter int) (*Delta, error) {
 			return nil, schemaErr(rel, "的 unknown_entities 必须是数组", "field unknown_entities must be an array").With("field", "unknown_entities")
 		}
 		for i, it := range items {
-			var e struct {
-				Name    *string `json:"name"`
-				Context *string `json:"context"`
-			}
-			if json.Unmarshal(it, &e) != nil || e.Name == nil || strings.TrimSpace(*e.Name) == "" {
-				return nil, schemaErr(rel, "的 unknown_entities[%d] 必须是带非空 name 字符串的对象", "field unknown_entities[%d] must be an object with a non-empty string name", i).
+			u, ok := ParseUnknownEntity(it)
+			if !ok {
+				return nil, schemaErr(rel, "的 unknown_entities[%d] 必须是带非空 name（或 mention）字符串的对象", "field unknown_entities[%d] must be an object with a non-empty string name (or mention)", i).
 					With("field", "unknown_entities")
-			}
-			u := UnknownEntity{Name: *e.Name}
-			if e.Context != nil {
-				u.Context = *e.Context
 			}
 			d.UnknownEntities = append(d.UnknownEntities, u)
 		}

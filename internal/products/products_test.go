@@ -53,7 +53,7 @@ func TestParseDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.BaseStateVersion != 47 || d.StorylineID != "main-arc" || len(d.Ops) != 1 ||
-		!reflect.DeepEqual(d.UnknownEntities, []UnknownEntity{{"黑衣人", "雨夜出现"}}) {
+		!reflect.DeepEqual(d.UnknownEntities, []UnknownEntity{{Name: "黑衣人", Context: "雨夜出现"}}) {
 		t.Fatalf("unexpected delta %+v", d)
 	}
 	bad := map[string]string{

@@ -83,6 +83,9 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error 
 	if err != nil {
 		return err
 	}
+	if err := CheckDeltaStoryline(root, cp, d); err != nil {
+		return err
+	}
 	if _, err := ReadCrossref(root, c, Lenient(cp, c)); err != nil {
 		return err
 	}

@@ -204,6 +204,16 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 	return jsonio.ReadFile(abs, rel)
 }
 
+// ReadText reads a project text file (Markdown) as UTF-8, the BOM
+// stripped; other encodings are E_SCHEMA naming the file (jsonio.Text).
+func (r *Root) ReadText(rel string) (string, error) {
+	data, err := r.ReadFile(rel)
+	if err != nil {
+		return "", err
+	}
+	return jsonio.Text(data, rel)
+}
+
 // ReadJSON reads and decodes a project JSON file into v.
 func (r *Root) ReadJSON(rel string, v any) error {
 	data, err := r.ReadFile(rel)

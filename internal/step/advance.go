@@ -151,56 +151,72 @@ func priorStages(stage string, s settings.Settings) []string {
 // the stage: a repeated advance of an earlier step is a no-op, and later
 // steps legitimately moved things since its snapshot).
 func ValidateForAdvance(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, s settings.Settings) ([]string, error) {
+	warnings, _, err := validateForAdvance(root, cp, p, s)
+	return warnings, err
+}
+
+// validateForAdvance is ValidateForAdvance that also returns the open
+// write-boundary windows the advance closes once it is applied.
+func validateForAdvance(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, s settings.Settings) ([]string, []*boundary.Window, error) {
 	c := p.Step.Chapter
 	for _, stage := range priorStages(p.Step.Stage, s) {
 		if err := products.Validate(root, cp, stepid.Chapter(c, stage), s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if p.RewriteGate {
 		g, err := loadGate(root, c)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if g == nil {
-			return nil, errs.Newf(errs.MissingFile, "缺少门控文件 %s，无法完成 polish", "missing gate file %s; polish cannot be completed", layout.StagingGate(c)).
+			return nil, nil, errs.Newf(errs.MissingFile, "缺少门控文件 %s，无法完成 polish", "missing gate file %s; polish cannot be completed", layout.StagingGate(c)).
 				With("file", layout.StagingGate(c)).
 				Hint("运行 novel-gate decide --chapter "+itoa(c)+" --apply 重新生成门控结果", "run novel-gate decide --chapter "+itoa(c)+" --apply")
 		}
 	}
 	if !p.Changed {
-		return []string{}, nil
+		return []string{}, nil, nil
 	}
-	return CheckBoundary(root, cp, p.Step, "")
+	return checkBoundary(root, cp, p.Step, "")
 }
 
 // CheckBoundary runs the write-boundary check of st (role "" also checks
-// the secondary judge's snapshot on a key chapter).
+// the secondary judge's snapshot on a key chapter). A step whose advance
+// closed its window is checked against the window's end (SPEC §22).
 func CheckBoundary(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, role string) ([]string, error) {
+	warnings, _, err := checkBoundary(root, cp, st, role)
+	return warnings, err
+}
+
+func checkBoundary(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, role string) ([]string, []*boundary.Window, error) {
 	warnings := []string{}
+	var windows []*boundary.Window
 	judgeRole := role
 	if role == products.RolePrimary {
 		judgeRole = "" // the primary judge's snapshot, without the secondary's
 	}
-	w, err := boundary.Check(root, st, judgeRole)
+	w, win, err := boundary.CheckWindow(root, st, judgeRole)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	warnings = append(warnings, w...)
+	windows = append(windows, win)
 	if role == "" && !st.Volume && st.Stage == stepid.Judge {
 		key, err := products.KeyChapter(root, cp, st.Chapter)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if key {
-			w, err := boundary.Check(root, st, boundary.RoleSecondary)
+			w, win, err := boundary.CheckWindow(root, st, boundary.RoleSecondary)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			warnings = append(warnings, w...)
+			windows = append(windows, win)
 		}
 	}
-	return warnings, nil
+	return warnings, windows, nil
 }
 
 // Apply performs a legal, validated plan: the gate rewrite of polish
@@ -239,7 +255,7 @@ func Advance(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s se
 	if err != nil {
 		return nil, err
 	}
-	warnings, err := ValidateForAdvance(root, cp, p, s)
+	warnings, windows, err := validateForAdvance(root, cp, p, s)
 	if err != nil {
 		return nil, err
 	}
@@ -259,13 +275,21 @@ func Advance(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s se
 		}
 		if *p2 != *p {
 			// Someone moved the checkpoint meanwhile: judge again from it.
-			if warnings, err = ValidateForAdvance(root, fresh, p2, s); err != nil {
+			if warnings, windows, err = validateForAdvance(root, fresh, p2, s); err != nil {
 				return nil, err
 			}
 		}
 		cp, p = fresh, p2
 		if err := Apply(root, cp, p, now()); err != nil {
 			return nil, err
+		}
+		// The step is done: later writes are not its agent's. Failing to
+		// record that only leaves the window open, as before any advance.
+		for _, w := range windows {
+			if err := w.Close(root); err != nil {
+				warnings = append(warnings, "无法记录写入边界窗口的结束："+errs.Coerce(err).Message("zh")+
+					" / cannot record the end of the write-boundary window: "+errs.Coerce(err).Message("en"))
+			}
 		}
 	}
 	return &AdvanceResult{Step: st.String(), Changed: p.Changed, StageBefore: strPtr(p.StageBefore), Stage: strPtr(cp.Stage),

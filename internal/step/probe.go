@@ -47,7 +47,7 @@ func (p *probe) chapter() bool {
 func (p *probe) evidence(g *gateView) Evidence {
 	ev := Evidence{Chapter: p.chapter()}
 	ev.Summary = products.CheckSummary(p.root, p.c) == nil
-	if d, err := products.ReadDelta(p.root, p.c); err == nil {
+	if d, err := products.ReadDelta(p.root, p.c); err == nil && products.CheckDeltaStoryline(p.root, p.cp, d) == nil {
 		p.delta = d
 		ev.Delta = true
 		ev.Memory = products.CheckMemory(p.root, d.StorylineID) == nil

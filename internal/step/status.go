@@ -1,6 +1,7 @@
 package step
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -156,8 +157,18 @@ func (v *StatusView) Text() string {
 	for _, p := range v.PendingRevisions {
 		fmt.Fprintf(&b, pick(en, "待处理修订：第 %d 章（%s）%s\n", "pending revision: chapter %d (%s) %s\n"), p.Chapter, p.TriggeredBy, p.File)
 	}
-	if v.LastError != nil {
-		fmt.Fprintf(&b, pick(en, "上次错误：%s %s\n", "last error: %s %s\n"), v.LastError.Step, v.LastError.Message)
+	if le := v.LastError; le != nil {
+		what := le.Message
+		if le.Code != "" {
+			what = le.Code + " " + what
+		}
+		var d struct {
+			ServerMessage string `json:"server_message"`
+		}
+		if json.Unmarshal(le.Details, &d) == nil && d.ServerMessage != "" {
+			what += pick(en, "（服务端：", " (server: ") + d.ServerMessage + pick(en, "）", ")")
+		}
+		fmt.Fprintf(&b, pick(en, "上次错误：%s %s\n", "last error: %s %s\n"), le.Step, what)
 	}
 	fmt.Fprintf(&b, pick(en, "已提交章节 %d · 暂存文件 %d\n", "committed chapters %d · staging files %d\n"),
 		v.Counts.CommittedChapters, v.Counts.StagingFiles)

@@ -3,12 +3,15 @@
 package novelstep
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
 
 	"github.com/novelsuite/novel/internal/abandon"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/products"
@@ -246,8 +249,30 @@ func (c abandonCmd) Run(ctx *cli.Context) error {
 }
 
 type failCmd struct {
-	Step  string `required:"" help:"The step that failed." placeholder:"STEP"`
-	Error string `required:"" help:"What went wrong." placeholder:"MSG"`
+	Step    string `required:"" help:"The step that failed." placeholder:"STEP"`
+	Error   string `required:"" help:"What went wrong." placeholder:"MSG"`
+	Code    string `help:"The underlying error's code (E_…), kept in last_error." placeholder:"CODE"`
+	Hint    string `help:"What to do about it (e.g. restore the files a write-boundary violation lists)." placeholder:"TEXT"`
+	Details string `help:"The underlying error's details as a JSON object (e.g. server_message)." placeholder:"JSON"`
+}
+
+var errorCode = regexp.MustCompile(`^E_[A-Z0-9_]+$`)
+
+// cause checks the optional parts of the underlying error before any write.
+func (c failCmd) cause() (json.RawMessage, error) {
+	if c.Code != "" && !errorCode.MatchString(c.Code) {
+		return nil, errs.Newf(errs.Usage, "--code %q 不是错误代码（形如 E_AGENT）", "--code %q is not an error code (like E_AGENT)", c.Code).
+			With("code", c.Code).Hint("传入底层错误的 code 字段", "pass the underlying error's code field")
+	}
+	if c.Details == "" {
+		return nil, nil
+	}
+	var obj map[string]json.RawMessage
+	if jsonio.Decode([]byte(c.Details), "--details", &obj) != nil || obj == nil {
+		return nil, errs.Newf(errs.Usage, "--details 必须是 JSON 对象", "--details must be a JSON object").
+			Hint("传入底层错误的 details 对象，例如 '{\"server_message\":\"…\"}'", "pass the underlying error's details object, e.g. '{\"server_message\":\"…\"}'")
+	}
+	return json.RawMessage(c.Details), nil
 }
 
 // StateOutput is the output of fail, retry and volume.
@@ -259,6 +284,10 @@ type StateOutput struct {
 
 func (c failCmd) Run(ctx *cli.Context) error {
 	st, err := stepid.Parse(c.Step)
+	if err != nil {
+		return err
+	}
+	details, err := c.cause()
 	if err != nil {
 		return err
 	}
@@ -276,6 +305,7 @@ func (c failCmd) Run(ctx *cli.Context) error {
 	}
 	defer release()
 	step.Fail(e.cp, st, c.Error, clk())
+	e.cp.LastError.Code, e.cp.LastError.Hint, e.cp.LastError.Details = c.Code, c.Hint, details
 	if err := e.cp.Save(e.root, clk()); err != nil {
 		return err
 	}
