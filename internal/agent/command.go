@@ -21,6 +21,17 @@ type Command struct {
 	Env     []string
 
 	previous string
+	record   func(any) error
+}
+
+// SetRecorder implements PerRequest: a command reports no usage, so each
+// run is one line with null counts.
+func (c *Command) SetRecorder(rec func(any) error) { c.record = rec }
+
+func (c *Command) recordRun(kind, outcome string) {
+	if c.record != nil {
+		c.record(RequestUsage{Model: "command", Request: kind, Outcome: outcome})
+	}
 }
 
 // Name implements Backend.
@@ -61,6 +72,14 @@ func (c *Command) Ask(p *Packet, feedback error) (*Reply, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
+	kind, outcome := "ask", "ok"
+	if feedback != nil {
+		kind = "reask"
+	}
+	if err != nil {
+		outcome = errs.Agent
+	}
+	c.recordRun(kind, outcome)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, errs.Newf(errs.Agent, "命令 %q 超时（%s）", "command %q timed out (%s)", c.Cmd, timeout).With("cmd", c.Cmd)
 	}
@@ -74,5 +93,5 @@ func (c *Command) Ask(p *Packet, feedback error) (*Reply, error) {
 			Hint("检查该命令能否在项目目录中单独运行", "check that the command runs on its own in the project directory")
 	}
 	c.previous = stdout.String()
-	return &Reply{Text: cleanAnswer(stdout.String(), Format(p.Agent.Name)), Source: "command " + c.Cmd, Model: "command"}, nil
+	return &Reply{Text: stdout.Bytes(), Source: "command " + c.Cmd, Model: "command", Live: true}, nil
 }

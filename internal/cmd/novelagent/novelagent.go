@@ -17,11 +17,30 @@ type grammar struct {
 	cli.Globals `embed:""`
 	Run         runCmd      `cmd:"" default:"withargs" help:"Run an executor on an instruction packet (the default command): novel-agent [--backend replay] --fixtures DIR PACKET."`
 	Pipeline    pipelineCmd `cmd:"" help:"Per-step mechanics used by pipeline.mk."`
+	Prompts     promptsCmd  `cmd:"" help:"The built-in role prompts: --dump DIR writes them (copy one to the project's prompts/{role}.md to replace it)."`
+}
+
+type promptsCmd struct {
+	Dump string `required:"" help:"Directory (must exist) to write the built-in prompts into, one {role}.md each." placeholder:"DIR"`
+}
+
+func (c *promptsCmd) Run(ctx *cli.Context) error {
+	dir := c.Dump
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(ctx.Cwd, dir)
+	}
+	written, err := agent.DumpPrompts(dir)
+	if err != nil {
+		return err
+	}
+	ctx.Result(map[string]any{"written": written}, func() string { return strings.Join(written, "\n") })
+	return nil
 }
 
 type runCmd struct {
 	Backend  string `enum:"replay,openai,command" default:"replay" help:"Executor backend: replay (recorded outputs), openai, command."`
 	Fixtures string `help:"Replay recordings directory (default: $$NOVEL_REPLAY_DIR)." placeholder:"DIR"`
+	DryRun   bool   `name:"dry-run" help:"openai backend: print {messages, request, estimated_tokens}, exactly what would be sent, and call nothing."`
 	Cmd      string `help:"command backend: the command the prompt is piped to, run with sh -c in the project root (e.g. \"claude -p\"; default: $$NOVEL_AGENT_CMD)." placeholder:"CMD"`
 	Packet   string `arg:"" help:"Instruction packet (SPEC §6), e.g. staging/manifests/chapter-001-draft.packet.json." placeholder:"PACKET_PATH"`
 }
@@ -43,7 +62,19 @@ func (r *runCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := agent.ExecuteRecording(root, p, backend, func(u agent.Usage) error {
+	if r.DryRun {
+		o, ok := backend.(*agent.OpenAI)
+		if !ok {
+			return cli.UsageError("--dry-run 只适用于 --backend openai", "--dry-run applies to --backend openai only")
+		}
+		plan, err := o.Plan(p)
+		if err != nil {
+			return err
+		}
+		ctx.Result(plan, nil)
+		return nil
+	}
+	out, err := agent.ExecuteRecording(root, p, backend, func(u any) error {
 		return agent.AppendUsage(ctx.Getenv("NOVEL_RUN_LOG"), ctx.Cwd, u)
 	})
 	if err != nil {
@@ -78,7 +109,12 @@ func (r *runCmd) backend(ctx *cli.Context) (agent.Backend, error) {
 		return nil, err
 	}
 	if r.Backend == "openai" {
-		return agent.NewOpenAI(root, ctx.Getenv)
+		o, err := agent.NewOpenAI(root, ctx.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		o.Warn = func(zh, en string) { fmt.Fprintln(ctx.Err, "warning: "+zh+" / "+en) }
+		return o, nil
 	}
 	cmd := r.Cmd
 	if cmd == "" {
