@@ -11,8 +11,8 @@ import (
 // one. Counts the server did not report are null, never 0.
 type RequestUsage struct {
 	Model            string `json:"model"`
-	Request          string `json:"request"` // ask, reask, continuation, retry_max_tokens
-	Outcome          string `json:"outcome"` // ok, timeout_idle, timeout_total, or the error code
+	Request          string `json:"request"`          // ask, reask, continuation, retry_max_tokens
+	Outcome          string `json:"outcome"`          // ok, timeout_idle, timeout_total, or the error code
 	Status           int    `json:"status,omitempty"` // the HTTP status of a failed request
 	FinishReason     string `json:"finish_reason,omitempty"`
 	PromptTokens     *int   `json:"prompt_tokens"`
