@@ -471,3 +471,15 @@ func TestDumpPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// DeepSeek keeps a queued non-streaming request alive with empty lines
+// before the JSON body; they do not disturb the answer.
+func TestDeepSeekKeepAliveLines(t *testing.T) {
+	c := newClient(t, llmfake.Script{Provider: llmfake.ProviderDeepSeek, Responses: []llmfake.Response{{Content: goodEval, KeepAlives: 3, ChunkDelayMS: 10, CacheHit: 64}}}, nil, nil)
+	if _, err := c.run(t, judgePkt); err != nil {
+		t.Fatal(err)
+	}
+	if u := c.usages[0]; u.CacheHitTokens == nil || *u.CacheHitTokens != 64 || u.ReasoningTokens != nil {
+		t.Fatalf("%+v", u)
+	}
+}

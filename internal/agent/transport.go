@@ -70,6 +70,24 @@ type chatResponse struct {
 	Choices []chatChoice `json:"choices"`
 	Usage   *usageFields `json:"usage"`
 	Error   *errorObject `json:"error"`
+	// vLLM's ErrorResponse puts the error at the top level:
+	// {"object":"error","message":…,"type":…,"code":400}
+	// (vllm-project/vllm#20409, ogx-ai/ogx#4534).
+	Object  string          `json:"object"`
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+}
+
+// errorObj is the response's error object, wherever the server put it.
+func (cr *chatResponse) errorObj() *errorObject {
+	if cr.Error != nil {
+		return cr.Error
+	}
+	if cr.Object == "error" {
+		return &errorObject{Message: cr.Message, Type: cr.Type, Code: cr.Code}
+	}
+	return nil
 }
 
 // failure is one request's failure: transient ones are retried.
@@ -173,15 +191,15 @@ func (o *OpenAI) roundTrip(hr *http.Request, req *Request, url string, idle *tim
 	var cr chatResponse
 	jsonErr := json.Unmarshal(data, &cr)
 	if resp.StatusCode != http.StatusOK {
-		return nil, o.statusFailure(url, req, resp.StatusCode, cr.Error, retryAfter)
+		return nil, o.statusFailure(url, req, resp.StatusCode, cr.errorObj(), retryAfter)
 	}
 	if jsonErr != nil {
 		return nil, &failure{err: o.fail(url, req.Model, "响应不是 JSON", "the response is not JSON")}
 	}
-	if cr.Error != nil && len(cr.Choices) == 0 {
+	if eo := cr.errorObj(); eo != nil && len(cr.Choices) == 0 {
 		// HTTP 200 with an error object (proxies and gateways such as
 		// OpenRouter and one-api do this): judged by its own status.
-		return nil, o.statusFailure(url, req, errorStatus(cr.Error), cr.Error, retryAfter)
+		return nil, o.statusFailure(url, req, errorStatus(eo), eo, retryAfter)
 	}
 	if len(cr.Choices) == 0 {
 		return nil, &failure{err: o.fail(url, req.Model, "响应中没有 choices", "the response has no choices")}
@@ -224,8 +242,8 @@ func (o *OpenAI) readStream(resp *http.Response, req *Request, url string, idle 
 		if json.Unmarshal([]byte(data), &chunk) != nil {
 			return nil, &failure{err: o.fail(url, req.Model, "流中有无法解析的数据块", "the stream has a chunk that is not JSON").With("chunk", truncate(data, 200)), transient: true}
 		}
-		if chunk.Error != nil {
-			return nil, o.statusFailure(url, req, errorStatus(chunk.Error), chunk.Error, 0)
+		if eo := chunk.errorObj(); eo != nil {
+			return nil, o.statusFailure(url, req, errorStatus(eo), eo, 0)
 		}
 		if chunk.Usage != nil {
 			out.Usage = chunk.Usage

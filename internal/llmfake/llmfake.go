@@ -172,6 +172,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.stream(w, r, provider, &req, resp)
 	default:
 		w.Header().Set("Content-Type", "application/json")
+		// DeepSeek keeps a queued non-streaming request alive with empty
+		// lines before the body (api-docs.deepseek.com, "Rate Limit").
+		for i := 0; i < resp.KeepAlives; i++ {
+			fmt.Fprint(w, "\n")
+			if fl, ok := w.(http.Flusher); ok {
+				fl.Flush()
+			}
+			time.Sleep(time.Duration(resp.ChunkDelayMS) * time.Millisecond)
+		}
 		writeAnswer(w, provider, req.Model, resp)
 	}
 }
@@ -200,6 +209,11 @@ func (s *Server) refuse(w http.ResponseWriter, provider string, req *request) bo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
+	if provider == ProviderVLLM {
+		// vLLM's ErrorResponse sits at the top level (ogx-ai/ogx#4534).
+		json.NewEncoder(w).Encode(msg)
+		return true
+	}
 	json.NewEncoder(w).Encode(map[string]any{"error": msg})
 	return true
 }
