@@ -88,9 +88,16 @@ func (c *Command) Ask(p *Packet, feedback error) (*Reply, error) {
 		if len(tail) > 2000 {
 			tail = tail[len(tail)-2000:]
 		}
-		return nil, errs.Newf(errs.Agent, "命令 %q 失败：%v", "command %q failed: %v", c.Cmd, err).
+		e := errs.Newf(errs.Agent, "命令 %q 失败：%v", "command %q failed: %v", c.Cmd, err).
 			With("cmd", c.Cmd).With("stderr", tail).
 			Hint("检查该命令能否在项目目录中单独运行", "check that the command runs on its own in the project directory")
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == ExitTransient {
+			// The command says its failure is transient: so do we, and the
+			// pipeline waits it out (SPEC §18).
+			e.WithExit(ExitTransient).With("transient", true)
+		}
+		return nil, e
 	}
 	c.previous = stdout.String()
 	return &Reply{Text: stdout.Bytes(), Source: "command " + c.Cmd, Model: "command", Live: true}, nil

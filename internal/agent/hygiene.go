@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/outline"
@@ -175,6 +174,3 @@ func firstObject(s string) ([]byte, bool) {
 	}
 	return nil, false
 }
-
-// headingNumber formats a chapter number for messages.
-func headingNumber(n int) string { return strconv.Itoa(n) }

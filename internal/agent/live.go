@@ -97,17 +97,17 @@ func liveChapter(root *project.Root, p *Packet, answer, source string) (*Result,
 	return res, nil
 }
 
-// liveObject extracts the first JSON object of the answer.
+// liveObject extracts the first JSON object of the answer (numbers kept
+// as written).
 func liveObject(p *Packet, answer []byte, source string) (map[string]any, error) {
 	data := ExtractJSON(string(answer))
-	var raw map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := jsonio.Decode(data, source, &raw); err != nil {
+	var probe any
+	if err := jsonio.Decode(data, source, &probe); err != nil {
 		return nil, reportDecodeErr(p, source, err)
 	}
-	raw = nil
-	if err := dec.Decode(&raw); err != nil || raw == nil {
+	v, err := decodeNumbers(data)
+	raw, isObj := v.(map[string]any)
+	if err != nil || !isObj {
 		return nil, answerErr(p, source, "必须是 JSON 对象", "must be a JSON object")
 	}
 	return raw, nil

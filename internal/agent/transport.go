@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 // ExitTransient is the executor's exit status for a failure that may pass
@@ -110,7 +111,7 @@ func (o *OpenAI) complete(req *Request, kind string) (*response, error) {
 		if f == nil {
 			return res, nil
 		}
-		if f.jsonRefuse && req.JSON && o.LLM.JSONMode != "on" {
+		if f.jsonRefuse && req.JSON && o.LLM.JSONMode != settings.JSONOn {
 			o.jsonDenied = true
 			req = req.clone()
 			delete(req.Body, "response_format")
