@@ -16,8 +16,9 @@ import (
 // ErrorLints is the hook where the executor also runs the error-severity
 // chapter lints of SPEC §20 (internal/lint) on a Markdown answer before
 // writing it, so the one re-ask quotes the lint's exact problem. nil runs
-// none. The lint package sets it (agent cannot import lint without a
-// cycle risk); a returned error is quoted in the re-ask like any other.
+// none. It is a variable so the command layer (internal/cmd/novelagent)
+// can wire the lint package in without agent depending on it; a returned
+// error is quoted in the re-ask like any validation error.
 var ErrorLints func(root *project.Root, p *Packet, chapter []byte) error
 
 // parseLive turns a live model's answer (openai and command backends) into

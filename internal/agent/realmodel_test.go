@@ -384,7 +384,7 @@ func TestStreamDeepSeekReasonerUsageAndCost(t *testing.T) {
 // The idle timeout tells a live reasoner (chunks keep coming, slower in
 // total than the idle limit) from a dead server (stops sending).
 func TestStreamIdleTimeout(t *testing.T) {
-	live := llmfake.Response{Content: goodEval, Reasoning: "想一想", Chunks: 4, ChunkDelayMS: 400}
+	live := llmfake.Response{Content: goodEval, Reasoning: "想一想", Chunks: 2, ChunkDelayMS: 400}
 	c := newClient(t, llmfake.Script{Responses: []llmfake.Response{live}}, nil,
 		map[string]string{"NOVEL_LLM_STREAM": "true", "NOVEL_LLM_IDLE_TIMEOUT": "1", "NOVEL_LLM_TIMEOUT": "30"})
 	if _, err := c.run(t, judgePkt); err != nil {
