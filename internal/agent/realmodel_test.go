@@ -483,3 +483,24 @@ func TestDeepSeekKeepAliveLines(t *testing.T) {
 		t.Fatalf("%+v", u)
 	}
 }
+
+// The polish step replaced a full chapter with half of it: a refiner
+// answer still cut after two continuations writes nothing, so the chapter
+// on disk stays whole.
+func TestTruncatedPolishKeepsChapter(t *testing.T) {
+	cut := llmfake.Response{Content: "# 第1章 灯\n\n林枫", Finish: "length"}
+	full := "# 第1章 灯\n\n林枫推开灯塔的门，海风灌了进来。\n"
+	c := newClient(t, llmfake.Script{Responses: []llmfake.Response{cut, cut, cut}}, map[string]string{"staging/chapters/chapter-001.md": full}, nil)
+	_, err := c.run(t, `{"version":1,"step":"chapter:001:polish","chapter":1,"volume":1,"revision_round":0,
+	"agent":{"name":"style-refiner","kind":"agent","mode":"polish"},"manifest":{"inline":{},"paths":{"chapter_draft":"staging/chapters/chapter-001.md"}},
+	"expected_outputs":[{"path":"staging/chapters/chapter-001.md","required":true,"via":"file"}]}`)
+	if e := errs.As(err); e == nil || e.Details["truncated"] != true {
+		t.Fatal(err)
+	}
+	if got := readFile(t, c.root, "staging/chapters/chapter-001.md"); got != full {
+		t.Fatalf("%q", got)
+	}
+	if b := c.bodies(t); len(b) != 3 || b[0]["temperature"] != 0.6 {
+		t.Fatal(b[0]["temperature"])
+	}
+}
