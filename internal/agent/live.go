@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
@@ -26,6 +27,9 @@ var ErrorLints func(root *project.Root, p *Packet, chapter []byte) error
 // packet, then the same validation as `novel-step validate` (package
 // products / eval), so a re-ask can quote the exact problem (SPEC §18).
 func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Result, error) {
+	if !utf8.Valid(answer) {
+		return nil, answerErr(p, source, "不是有效的 UTF-8", "is not valid UTF-8")
+	}
 	switch p.Agent.Name {
 	case ChapterWriter, StyleRefiner:
 		return liveChapter(root, p, string(answer), source)
