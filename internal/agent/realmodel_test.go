@@ -411,6 +411,15 @@ func TestOllamaThinkInContentNoUsage(t *testing.T) {
 	if u.PromptTokens != nil || u.CompletionTokens != nil || u.Cost != nil || u.Tokens != nil || len(c.warnings) != 1 {
 		t.Fatalf("%+v %v", u, c.warnings)
 	}
+	// streamed, the <think> tags arrive split across deltas
+	c = newClient(t, llmfake.Script{Provider: llmfake.ProviderOllama, Responses: []llmfake.Response{
+		{Content: "# 第1章 灯\n\n林枫推门。", Reasoning: "开头要稳", Chunks: 9, DelayMS: 300}}}, nil, map[string]string{"NOVEL_LLM_STREAM": "true"})
+	if _, err := c.run(t, writerPkt); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, c.root, "staging/chapters/chapter-001.md"); got != "# 第1章 灯\n\n林枫推门。\n" || c.usages[0].PromptTokens != nil || len(c.warnings) != 1 {
+		t.Fatalf("%q %+v", got, c.usages)
+	}
 }
 
 // Bailian Qwen3 refuses a non-streaming call unless extra_body turns
