@@ -513,3 +513,16 @@ func TestTruncatedPolishKeepsChapter(t *testing.T) {
 		t.Fatal(b[0]["temperature"])
 	}
 }
+
+// DeepSeek's finish_reason insufficient_system_resource is transient:
+// retried like a 503.
+func TestInsufficientSystemResourceRetried(t *testing.T) {
+	c := newClient(t, llmfake.Script{Provider: llmfake.ProviderDeepSeek, Responses: []llmfake.Response{
+		{Content: "{\"chap", Finish: "insufficient_system_resource"}, {Content: goodEval}}}, nil, nil)
+	if _, err := c.run(t, judgePkt); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.usages) != 2 || c.usages[0].Outcome != errs.Agent || c.usages[0].FinishReason != "insufficient_system_resource" || c.usages[0].PromptTokens == nil {
+		t.Fatalf("%+v", c.usages)
+	}
+}

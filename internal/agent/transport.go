@@ -163,6 +163,12 @@ func (o *OpenAI) send(req *Request, kind string) (*response, *failure) {
 	if f != nil && f.timeout && ctx.Err() != nil && !idleFired.Load() {
 		f.err.With("timeout", "total")
 	}
+	if f == nil && res.Finish == "insufficient_system_resource" {
+		// DeepSeek interrupts a generation when its inference system runs
+		// short (finish_reason documented in its chat-completion API).
+		f = &failure{err: o.fail(url, req.Model, "服务资源不足，生成被中断（finish_reason=insufficient_system_resource）",
+			"the server ran out of resources and interrupted the generation (finish_reason=insufficient_system_resource)"), transient: true}
+	}
 	o.recordUsage(req, kind, res, f)
 	return res, f
 }
@@ -310,7 +316,15 @@ func (o *OpenAI) statusFailure(url string, req *Request, status int, eo *errorOb
 	if msg != "" {
 		e.With("server_message", msg)
 	}
-	if !transient {
+	switch {
+	case transient:
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		e.Hint("检查 NOVEL_LLM_API_KEY（服务的原话见 server_message）", "check NOVEL_LLM_API_KEY (the server's own words are in server_message)")
+	case status == http.StatusPaymentRequired:
+		e.Hint("账户余额不足：充值后重新运行该步骤", "the account is out of balance: top it up and run the step again")
+	case status == http.StatusNotFound:
+		e.Hint("检查模型名与 NOVEL_LLM_BASE_URL（须含版本路径，如 …/v1）", "check the model name and NOVEL_LLM_BASE_URL (it must include the version path, e.g. …/v1)")
+	default:
 		e.Hint("检查模型名、API 密钥与 settings.json 的 llm 设置（服务的原话见 server_message）",
 			"check the model name, the API key and settings.json llm (the server's own words are in server_message)")
 	}
