@@ -45,12 +45,10 @@ type OpenAI struct {
 // settings.LoadLLM reads (NOVEL_LLM_TIMEOUT, NOVEL_LLM_IDLE_TIMEOUT,
 // NOVEL_LLM_STREAM, NOVEL_LLM_JSON_MODE).
 func NewOpenAI(root *project.Root, getenv func(string) string) (*OpenAI, error) {
-	llm, err := settings.LoadLLM(root, getenv)
+	o, err := OpenAIConfig(root, getenv)
 	if err != nil {
 		return nil, err
 	}
-	o := &OpenAI{BaseURL: strings.TrimRight(getenv("NOVEL_LLM_BASE_URL"), "/"), APIKey: getenv("NOVEL_LLM_API_KEY"),
-		Model: getenv("NOVEL_LLM_MODEL"), Getenv: getenv, Root: root, LLM: llm, Sleep: time.Sleep}
 	for _, need := range []struct{ name, val, zh, en string }{
 		{"NOVEL_LLM_BASE_URL", o.BaseURL, "设置为 API 地址（含版本路径），如 https://api.deepseek.com/v1 或 http://127.0.0.1:11434/v1",
 			"set it to the API base including the version path, e.g. https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1"},
@@ -64,6 +62,18 @@ func NewOpenAI(root *project.Root, getenv func(string) string) (*OpenAI, error) 
 		return nil, errs.Newf(errs.Agent, "NOVEL_LLM_BASE_URL=%q 不是 http(s) 地址", "NOVEL_LLM_BASE_URL=%q is not an http(s) URL", o.BaseURL).
 			With("env", "NOVEL_LLM_BASE_URL").Hint("例如 http://127.0.0.1:11434/v1", "for example http://127.0.0.1:11434/v1")
 	}
+	return o, nil
+}
+
+// OpenAIConfig is the backend's configuration without the checks a real
+// call needs (base URL, API key): enough to render requests (--dry-run).
+func OpenAIConfig(root *project.Root, getenv func(string) string) (*OpenAI, error) {
+	llm, err := settings.LoadLLM(root, getenv)
+	if err != nil {
+		return nil, err
+	}
+	o := &OpenAI{BaseURL: strings.TrimRight(getenv("NOVEL_LLM_BASE_URL"), "/"), APIKey: getenv("NOVEL_LLM_API_KEY"),
+		Model: getenv("NOVEL_LLM_MODEL"), Getenv: getenv, Root: root, LLM: llm, Sleep: time.Sleep}
 	if o.Retries, err = envInt(getenv, "NOVEL_LLM_RETRIES", 3); err != nil {
 		return nil, err
 	}

@@ -40,12 +40,15 @@ func (c *promptsCmd) Run(ctx *cli.Context) error {
 type runCmd struct {
 	Backend  string `enum:"replay,openai,command" default:"replay" help:"Executor backend: replay (recorded outputs), openai, command."`
 	Fixtures string `help:"Replay recordings directory (default: $$NOVEL_REPLAY_DIR)." placeholder:"DIR"`
-	DryRun   bool   `name:"dry-run" help:"openai backend: print {messages, request, estimated_tokens}, exactly what would be sent, and call nothing."`
+	DryRun   bool   `name:"dry-run" help:"Print {messages, request, estimated_tokens}, exactly what the openai backend would send (settings.json llm and NOVEL_LLM_*), and call nothing; needs no base URL or API key."`
 	Cmd      string `help:"command backend: the command the prompt is piped to, run with sh -c in the project root (e.g. \"claude -p\"; default: $$NOVEL_AGENT_CMD)." placeholder:"CMD"`
 	Packet   string `arg:"" help:"Instruction packet (SPEC §6), e.g. staging/manifests/chapter-001-draft.packet.json." placeholder:"PACKET_PATH"`
 }
 
 func (r *runCmd) Run(ctx *cli.Context) error {
+	if r.DryRun {
+		return r.dryRun(ctx)
+	}
 	backend, err := r.backend(ctx)
 	if err != nil {
 		return err
@@ -54,25 +57,9 @@ func (r *runCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	abs := r.Packet
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(ctx.Cwd, abs)
-	}
-	p, err := agent.LoadPacket(abs, r.Packet)
+	p, err := r.packet(ctx)
 	if err != nil {
 		return err
-	}
-	if r.DryRun {
-		o, ok := backend.(*agent.OpenAI)
-		if !ok {
-			return cli.UsageError("--dry-run 只适用于 --backend openai", "--dry-run applies to --backend openai only")
-		}
-		plan, err := o.Plan(p)
-		if err != nil {
-			return err
-		}
-		ctx.Result(plan, nil)
-		return nil
 	}
 	out, err := agent.ExecuteRecording(root, p, backend, func(u any) error {
 		return agent.AppendUsage(ctx.Getenv("NOVEL_RUN_LOG"), ctx.Cwd, u)
@@ -88,6 +75,36 @@ func (r *runCmd) Run(ctx *cli.Context) error {
 	ctx.Result(out, func() string {
 		return fmt.Sprintf("%s %s.%s r%d → %s", out.Step, out.Agent, out.Mode, out.Round, strings.Join(out.Written, ", "))
 	})
+	return nil
+}
+
+func (r *runCmd) packet(ctx *cli.Context) (*agent.Packet, error) {
+	abs := r.Packet
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(ctx.Cwd, abs)
+	}
+	return agent.LoadPacket(abs, r.Packet)
+}
+
+// dryRun prints the openai backend's first request for the packet.
+func (r *runCmd) dryRun(ctx *cli.Context) error {
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	p, err := r.packet(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := agent.OpenAIConfig(root, ctx.Getenv)
+	if err != nil {
+		return err
+	}
+	plan, err := o.Plan(p)
+	if err != nil {
+		return err
+	}
+	ctx.Result(plan, nil)
 	return nil
 }
 
