@@ -526,3 +526,17 @@ func TestInsufficientSystemResourceRetried(t *testing.T) {
 		t.Fatalf("%+v", c.usages)
 	}
 }
+
+// A run log that cannot take the usage line fails the request: no output
+// is ever written without its usage.
+func TestUsageRecordFailureWritesNothing(t *testing.T) {
+	c := newClient(t, llmfake.Script{Responses: []llmfake.Response{{Content: "# 第1章 灯\n\n正文。"}}}, nil, nil)
+	p, _ := ParsePacket([]byte(writerPkt), "p.json")
+	_, err := ExecuteRecording(c.root, p, c.OpenAI, func(any) error { return errs.New(errs.IO, "满了", "disk full") })
+	if !errs.Is(err, errs.IO) {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(c.root.Dir, "staging/chapters/chapter-001.md")); err == nil {
+		t.Fatal("written without usage")
+	}
+}

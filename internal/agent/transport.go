@@ -169,7 +169,9 @@ func (o *OpenAI) send(req *Request, kind string) (*response, *failure) {
 		f = &failure{err: o.fail(url, req.Model, "服务资源不足，生成被中断（finish_reason=insufficient_system_resource）",
 			"the server ran out of resources and interrupted the generation (finish_reason=insufficient_system_resource)"), transient: true}
 	}
-	o.recordUsage(req, kind, res, f)
+	if err := o.recordUsage(req, kind, res, f); err != nil {
+		return nil, &failure{err: errs.Coerce(err)}
+	}
 	return res, f
 }
 

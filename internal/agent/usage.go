@@ -1,10 +1,6 @@
 package agent
 
-import (
-	"math"
-
-	"github.com/novelsuite/novel/internal/errs"
-)
+import "math"
 
 // RequestUsage is the run-log line of one HTTP request to a model (SPEC
 // §18): re-asks, continuations, failed and timed-out requests each get
@@ -33,8 +29,9 @@ type Cost struct {
 
 // recordUsage builds and records the usage line of one request. A
 // success without usage (Ollama's /v1 route reports none in some
-// versions and modes) is recorded as null with a warning.
-func (o *OpenAI) recordUsage(req *Request, kind string, res *response, f *failure) {
+// versions and modes) is recorded as null with a warning. A run log that
+// cannot be written fails the request: outputs never go without usage.
+func (o *OpenAI) recordUsage(req *Request, kind string, res *response, f *failure) error {
 	u := RequestUsage{Model: req.Model, Request: kind, Outcome: "ok"}
 	if f != nil {
 		u.Outcome = f.err.Code
@@ -77,11 +74,9 @@ func (o *OpenAI) recordUsage(req *Request, kind string, res *response, f *failur
 	}
 	u.Cost = o.cost(&u)
 	if o.Record != nil {
-		if err := o.Record(u); err != nil && o.Warn != nil {
-			e := errs.Coerce(err)
-			o.Warn(e.Message("zh"), e.Message("en"))
-		}
+		return o.Record(u)
 	}
+	return nil
 }
 
 // cost prices a request: uncached input, cached input and output per
