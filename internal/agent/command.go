@@ -28,10 +28,11 @@ type Command struct {
 // run is one line with null counts.
 func (c *Command) SetRecorder(rec func(any) error) { c.record = rec }
 
-func (c *Command) recordRun(kind, outcome string) {
+func (c *Command) recordRun(kind, outcome string) error {
 	if c.record != nil {
-		c.record(RequestUsage{Model: "command", Request: kind, Outcome: outcome})
+		return c.record(RequestUsage{Model: "command", Request: kind, Outcome: outcome})
 	}
+	return nil
 }
 
 // Name implements Backend.
@@ -79,7 +80,9 @@ func (c *Command) Ask(p *Packet, feedback error) (*Reply, error) {
 	if err != nil {
 		outcome = errs.Agent
 	}
-	c.recordRun(kind, outcome)
+	if rerr := c.recordRun(kind, outcome); rerr != nil {
+		return nil, rerr
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, errs.Newf(errs.Agent, "命令 %q 超时（%s）", "command %q timed out (%s)", c.Cmd, timeout).With("cmd", c.Cmd)
 	}
