@@ -151,6 +151,11 @@ func (o *OpenAI) Ask(p *Packet, feedback error) (*Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.jsonDenied && req.JSON {
+		// json_mode auto dropped response_format: so do follow-ups.
+		delete(req.Body, "response_format")
+		req.JSON = false
+	}
 	text := StripThink(res.Content)
 	switch Format(p.Agent.Name) {
 	case FormatMarkdown:
@@ -189,8 +194,8 @@ const continuePrompt = "你的输出在上限处被截断了。请从断开处�
 func (o *OpenAI) finishErr(p *Packet, req *Request, res *response, text string) error {
 	switch {
 	case res.Finish == "length":
-		return errs.Newf(errs.Agent, "%s 的输出被截断（finish_reason=length，max_tokens=%d），续写后仍未写完，未写入任何文件",
-			"the output of %s was truncated (finish_reason=length, max_tokens=%d) and still incomplete after continuing; nothing was written", p.Agent.Name, req.MaxTokens).
+		return errs.Newf(errs.Agent, "%s 的输出被截断（finish_reason=length，max_tokens=%d），再次请求后仍未写完，未写入任何文件",
+			"the output of %s was truncated (finish_reason=length, max_tokens=%d) and still incomplete when asked again; nothing was written", p.Agent.Name, req.MaxTokens).
 			With("agent", p.Agent.Name).With("model", req.Model).With("finish_reason", "length").With("truncated", true).
 			Hint("在 settings.json 的 llm.roles."+p.Agent.Name+".max_tokens 调大输出上限，或换用输出上限更大的模型",
 				"raise llm.roles."+p.Agent.Name+".max_tokens in settings.json, or use a model with a larger output limit")
