@@ -100,7 +100,7 @@ func envInt(getenv func(string) string, name string, def int) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
 		return 0, errs.Newf(errs.Config, "%s=%q 必须是非负整数", "%s=%q must be a non-negative integer", name, v).
-			With("key", name).With("source", "env")
+			With("key", name).With("source", "env "+name)
 	}
 	return n, nil
 }
