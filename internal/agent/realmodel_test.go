@@ -344,13 +344,14 @@ func TestErrorBodyWith200(t *testing.T) {
 	}
 }
 
-// A request that timed out is retried once, not until the retries run out.
+// A request that timed out is retried once, not until the retries run out;
+// a second total timeout is not transient (it would time out again).
 func TestTimeoutRetriedOnce(t *testing.T) {
 	slow := llmfake.Response{DelayMS: 1500, Content: goodEval}
 	c := newClient(t, llmfake.Script{Responses: []llmfake.Response{slow, slow, slow}}, nil, map[string]string{"NOVEL_LLM_TIMEOUT": "1"})
 	_, err := c.run(t, judgePkt)
 	e := errs.As(err)
-	if e == nil || e.Exit != ExitTransient || e.Details["timeout"] != "total" || len(c.usages) != 2 || c.usages[1].Outcome != "timeout_total" {
+	if e == nil || e.Exit != 1 || e.Details["transient"] != nil || e.Details["timeout"] != "total" || len(c.usages) != 2 || c.usages[1].Outcome != "timeout_total" {
 		t.Fatalf("%v %+v", err, c.usages)
 	}
 }

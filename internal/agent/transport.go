@@ -119,7 +119,10 @@ func (o *OpenAI) complete(req *Request, kind string) (*response, error) {
 			continue
 		}
 		if !f.transient || attempt >= o.Retries || (f.timeout && timedOut) {
-			if f.transient {
+			// A generation slower than the total limit will be as slow next
+			// time: only an idle server or a refused/failed call is worth
+			// waiting out (exit 75); a total timeout needs a setting change.
+			if f.transient && f.err.Details["timeout"] != "total" {
 				f.err.WithExit(ExitTransient).With("transient", true).With("attempts", attempt+1)
 			}
 			return nil, f.err
