@@ -21,6 +21,16 @@ type Reply struct {
 	Source string // where the answer came from, for error messages
 	Model  string
 	Tokens Tokens
+	// Live marks an answer from a live model (openai, command): it gets
+	// answer hygiene, packet-known fields and in-executor validation.
+	// Recordings are parsed as they are.
+	Live bool
+}
+
+// PerRequest is a backend that records one usage line per request it
+// makes (failed ones included) instead of one per valid answer.
+type PerRequest interface {
+	SetRecorder(func(any) error)
 }
 
 // Backend produces an agent's answer for a packet. feedback is nil on the
@@ -60,19 +70,30 @@ func Execute(root *project.Root, p *Packet, b Backend) (*Outcome, error) {
 // between leaves a usage record without outputs (the attempt is redone
 // from scratch), never outputs without their usage (kept as they are, so
 // the run log would lose the model and tokens).
-func ExecuteRecording(root *project.Root, p *Packet, b Backend, record func(Usage) error) (*Outcome, error) {
+func ExecuteRecording(root *project.Root, p *Packet, b Backend, record func(any) error) (*Outcome, error) {
+	perRequest, isPer := b.(PerRequest)
+	if isPer && record != nil {
+		perRequest.SetRecorder(record)
+	}
 	var (
 		reply *Reply
 		res   *Result
 		err   error
 	)
 	var feedback error
+	var total Tokens
 	for attempt := 0; attempt <= b.Reasks(); attempt++ {
 		reply, err = b.Ask(p, feedback)
 		if err != nil {
 			return nil, err
 		}
-		res, err = ParseAnswer(p, reply.Text, reply.Source)
+		total.Prompt += reply.Tokens.Prompt
+		total.Completion += reply.Tokens.Completion
+		if reply.Live {
+			res, err = parseLive(root, p, reply.Text, reply.Source)
+		} else {
+			res, err = ParseAnswer(p, reply.Text, reply.Source)
+		}
 		if err == nil {
 			break
 		}
@@ -89,7 +110,7 @@ func ExecuteRecording(root *project.Root, p *Packet, b Backend, record func(Usag
 			return nil, err
 		}
 	}
-	if record != nil {
+	if record != nil && !isPer {
 		if err := record(Usage{Model: reply.Model, Tokens: reply.Tokens}); err != nil {
 			return nil, err
 		}
@@ -101,7 +122,7 @@ func ExecuteRecording(root *project.Root, p *Packet, b Backend, record func(Usag
 	}
 	written := res.Paths()
 	return &Outcome{Step: p.Step, Chapter: p.Chapter, Agent: p.Agent.Name, Mode: p.Agent.Mode, Round: p.RevisionRound,
-		Backend: b.Name(), Model: reply.Model, Tokens: reply.Tokens, Source: reply.Source, Written: written, Stdout: res.Stdout}, nil
+		Backend: b.Name(), Model: reply.Model, Tokens: total, Source: reply.Source, Written: written, Stdout: res.Stdout}, nil
 }
 
 // Usage is the record an executor appends to $NOVEL_RUN_LOG (SPEC §10).
@@ -112,7 +133,7 @@ type Usage struct {
 
 // AppendUsage appends one usage line to the file named by NOVEL_RUN_LOG
 // (relative names are taken from cwd). An empty name does nothing.
-func AppendUsage(name, cwd string, u Usage) error {
+func AppendUsage(name, cwd string, u any) error {
 	if name == "" {
 		return nil
 	}

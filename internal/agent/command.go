@@ -21,6 +21,18 @@ type Command struct {
 	Env     []string
 
 	previous string
+	record   func(any) error
+}
+
+// SetRecorder implements PerRequest: a command reports no usage, so each
+// run is one line with null counts.
+func (c *Command) SetRecorder(rec func(any) error) { c.record = rec }
+
+func (c *Command) recordRun(kind, outcome string) error {
+	if c.record != nil {
+		return c.record(RequestUsage{Model: "command", Request: kind, Outcome: outcome})
+	}
+	return nil
 }
 
 // Name implements Backend.
@@ -61,6 +73,16 @@ func (c *Command) Ask(p *Packet, feedback error) (*Reply, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
+	kind, outcome := "ask", "ok"
+	if feedback != nil {
+		kind = "reask"
+	}
+	if err != nil {
+		outcome = errs.Agent
+	}
+	if rerr := c.recordRun(kind, outcome); rerr != nil {
+		return nil, rerr
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, errs.Newf(errs.Agent, "命令 %q 超时（%s）", "command %q timed out (%s)", c.Cmd, timeout).With("cmd", c.Cmd)
 	}
@@ -69,10 +91,17 @@ func (c *Command) Ask(p *Packet, feedback error) (*Reply, error) {
 		if len(tail) > 2000 {
 			tail = tail[len(tail)-2000:]
 		}
-		return nil, errs.Newf(errs.Agent, "命令 %q 失败：%v", "command %q failed: %v", c.Cmd, err).
+		e := errs.Newf(errs.Agent, "命令 %q 失败：%v", "command %q failed: %v", c.Cmd, err).
 			With("cmd", c.Cmd).With("stderr", tail).
 			Hint("检查该命令能否在项目目录中单独运行", "check that the command runs on its own in the project directory")
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == ExitTransient {
+			// The command says its failure is transient: so do we, and the
+			// pipeline waits it out (SPEC §18).
+			e.WithExit(ExitTransient).With("transient", true)
+		}
+		return nil, e
 	}
 	c.previous = stdout.String()
-	return &Reply{Text: cleanAnswer(stdout.String(), Format(p.Agent.Name)), Source: "command " + c.Cmd, Model: "command"}, nil
+	return &Reply{Text: stdout.Bytes(), Source: "command " + c.Cmd, Model: "command", Live: true}, nil
 }

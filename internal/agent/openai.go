@@ -1,12 +1,7 @@
 package agent
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +9,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 // OpenAI talks to any OpenAI-compatible chat-completions endpoint
@@ -24,25 +20,39 @@ type OpenAI struct {
 	Model   string
 	Getenv  func(string) string // per-agent model overrides
 	Root    *project.Root
+	LLM     settings.LLM // request settings (SPEC §18)
 	Client  *http.Client
 	Retries int           // extra attempts on 429, 5xx and network errors
 	Backoff time.Duration // first retry delay, doubled each time
+	// RetryAfterMax caps a server's Retry-After (SPEC §18: 120 s).
+	RetryAfterMax time.Duration
+	// Sleep waits between retries (tests record the waits instead).
+	Sleep func(time.Duration)
+	// Record receives one usage line per HTTP request, failed ones too.
+	Record func(any) error
+	// Warn prints a warning (missing usage) on stderr.
+	Warn func(zh, en string)
 
-	previous string // the last answer, quoted in a re-ask
+	previous   string // the last answer, quoted in a re-ask
+	tokens     Tokens // known counts of this Ask's requests
+	jsonDenied bool   // the server refused response_format (json_mode auto)
 }
 
-// NewOpenAI configures the backend from the environment:
-// NOVEL_LLM_BASE_URL, NOVEL_LLM_API_KEY, NOVEL_LLM_MODEL (required),
-// NOVEL_LLM_TIMEOUT (seconds, default 300), NOVEL_LLM_RETRIES (default 3),
-// NOVEL_LLM_BACKOFF_MS (default 1000).
+// NewOpenAI configures the backend from settings.json "llm" and the
+// environment: NOVEL_LLM_BASE_URL, NOVEL_LLM_API_KEY, NOVEL_LLM_MODEL,
+// NOVEL_LLM_RETRIES (default 3), NOVEL_LLM_BACKOFF_MS (default 1000),
+// NOVEL_LLM_RETRY_AFTER_MAX (seconds, default 120), and the overrides
+// settings.LoadLLM reads (NOVEL_LLM_TIMEOUT, NOVEL_LLM_IDLE_TIMEOUT,
+// NOVEL_LLM_STREAM, NOVEL_LLM_JSON_MODE).
 func NewOpenAI(root *project.Root, getenv func(string) string) (*OpenAI, error) {
-	o := &OpenAI{BaseURL: strings.TrimRight(getenv("NOVEL_LLM_BASE_URL"), "/"), APIKey: getenv("NOVEL_LLM_API_KEY"),
-		Model: getenv("NOVEL_LLM_MODEL"), Getenv: getenv, Root: root, Retries: 3, Backoff: time.Second}
+	o, err := OpenAIConfig(root, getenv)
+	if err != nil {
+		return nil, err
+	}
 	for _, need := range []struct{ name, val, zh, en string }{
 		{"NOVEL_LLM_BASE_URL", o.BaseURL, "设置为 API 地址（含版本路径），如 https://api.deepseek.com/v1 或 http://127.0.0.1:11434/v1",
 			"set it to the API base including the version path, e.g. https://api.deepseek.com/v1 or http://127.0.0.1:11434/v1"},
 		{"NOVEL_LLM_API_KEY", o.APIKey, "设置 API 密钥（本地服务如 Ollama 可填任意值）", "set the API key (any value for local servers such as Ollama)"},
-		{"NOVEL_LLM_MODEL", o.Model, "设置模型名，如 deepseek-chat", "set the model name, e.g. deepseek-chat"},
 	} {
 		if need.val == "" {
 			return nil, errs.Newf(errs.Agent, "未设置 %s", "%s is not set", need.name).With("env", need.name).Hint(need.zh, need.en)
@@ -52,10 +62,18 @@ func NewOpenAI(root *project.Root, getenv func(string) string) (*OpenAI, error) 
 		return nil, errs.Newf(errs.Agent, "NOVEL_LLM_BASE_URL=%q 不是 http(s) 地址", "NOVEL_LLM_BASE_URL=%q is not an http(s) URL", o.BaseURL).
 			With("env", "NOVEL_LLM_BASE_URL").Hint("例如 http://127.0.0.1:11434/v1", "for example http://127.0.0.1:11434/v1")
 	}
-	timeout, err := envInt(getenv, "NOVEL_LLM_TIMEOUT", 300)
+	return o, nil
+}
+
+// OpenAIConfig is the backend's configuration without the checks a real
+// call needs (base URL, API key): enough to render requests (--dry-run).
+func OpenAIConfig(root *project.Root, getenv func(string) string) (*OpenAI, error) {
+	llm, err := settings.LoadLLM(root, getenv)
 	if err != nil {
 		return nil, err
 	}
+	o := &OpenAI{BaseURL: strings.TrimRight(getenv("NOVEL_LLM_BASE_URL"), "/"), APIKey: getenv("NOVEL_LLM_API_KEY"),
+		Model: getenv("NOVEL_LLM_MODEL"), Getenv: getenv, Root: root, LLM: llm, Sleep: time.Sleep}
 	if o.Retries, err = envInt(getenv, "NOVEL_LLM_RETRIES", 3); err != nil {
 		return nil, err
 	}
@@ -64,7 +82,13 @@ func NewOpenAI(root *project.Root, getenv func(string) string) (*OpenAI, error) 
 		return nil, err
 	}
 	o.Backoff = time.Duration(ms) * time.Millisecond
-	o.Client = &http.Client{Timeout: time.Duration(timeout) * time.Second}
+	capS, err := envInt(getenv, "NOVEL_LLM_RETRY_AFTER_MAX", 120)
+	if err != nil {
+		return nil, err
+	}
+	o.RetryAfterMax = time.Duration(capS) * time.Second
+	// Timeouts are per request (total and idle contexts), not per client.
+	o.Client = &http.Client{}
 	return o, nil
 }
 
@@ -76,7 +100,7 @@ func envInt(getenv func(string) string, name string, def int) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
 		return 0, errs.Newf(errs.Config, "%s=%q 必须是非负整数", "%s=%q must be a non-negative integer", name, v).
-			With("key", name).With("source", "env")
+			With("key", name).With("source", "env "+name)
 	}
 	return n, nil
 }
@@ -84,12 +108,15 @@ func envInt(getenv func(string) string, name string, def int) (int, error) {
 // Name implements Backend.
 func (o *OpenAI) Name() string { return "openai" }
 
+// SetRecorder implements PerRequest.
+func (o *OpenAI) SetRecorder(rec func(any) error) { o.Record = rec }
+
 // Reasks implements Backend: one re-ask quoting the validation error.
 func (o *OpenAI) Reasks() int { return 1 }
 
 // ModelFor picks the model of an agent: NOVEL_LLM_MODEL_<AGENT> (the
 // secondary judge tries NOVEL_LLM_MODEL_QUALITY_JUDGE_SECONDARY first),
-// else NOVEL_LLM_MODEL.
+// else def.
 func ModelFor(getenv func(string) string, agentName, mode, def string) string {
 	key := "NOVEL_LLM_MODEL_" + strings.ToUpper(strings.ReplaceAll(agentName, "-", "_"))
 	if mode == "secondary" {
@@ -103,106 +130,94 @@ func ModelFor(getenv func(string) string, agentName, mode, def string) string {
 	return def
 }
 
-type chatRequest struct {
-	Model    string    `json:"model"`
-	Messages []Message `json:"messages"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message struct {
-			Content string `json:"content"`
-		} `json:"message"`
-	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// Ask implements Backend.
+// Ask implements Backend: one answer, continued when the server cut it
+// at max_tokens (Markdown: up to 2 continuations joined; JSON: asked
+// again once with twice the max_tokens).
 func (o *OpenAI) Ask(p *Packet, feedback error) (*Reply, error) {
 	msgs, err := RenderPrompt(o.Root, p, feedback, o.previous)
 	if err != nil {
 		return nil, err
 	}
-	model := ModelFor(o.Getenv, p.Agent.Name, p.Agent.Mode, o.Model)
-	body, _ := json.Marshal(chatRequest{Model: model, Messages: msgs})
-	url := o.BaseURL + "/chat/completions"
-	var last error
-	for attempt := 0; attempt <= o.Retries; attempt++ {
-		if attempt > 0 {
-			time.Sleep(o.Backoff << (attempt - 1))
-		}
-		resp, retry, err := o.post(url, body)
-		if err != nil {
-			last = err
-			if retry {
-				continue
+	req, err := o.Request(p, msgs)
+	if err != nil {
+		return nil, err
+	}
+	o.tokens = Tokens{}
+	kind := "ask"
+	if feedback != nil {
+		kind = "reask"
+	}
+	res, err := o.complete(req, kind)
+	if err != nil {
+		return nil, err
+	}
+	if o.jsonDenied && req.JSON {
+		// json_mode auto dropped response_format: so do follow-ups.
+		delete(req.Body, "response_format")
+		req.JSON = false
+	}
+	text := StripThink(res.Content)
+	switch Format(p.Agent.Name) {
+	case FormatMarkdown:
+		for n := 0; n < 2 && res.Finish == "length"; n++ {
+			cont := req.clone()
+			cont.Body["messages"] = append(append([]Message{}, msgs...),
+				Message{Role: "assistant", Content: text},
+				Message{Role: "user", Content: continuePrompt})
+			if res, err = o.complete(cont, "continuation"); err != nil {
+				return nil, err
 			}
-			return nil, err
+			text += cleanContinuation(res.Content)
 		}
-		if len(resp.Choices) == 0 {
-			return nil, o.fail(url, model, "响应中没有 choices", "the response has no choices", nil)
+	default:
+		if res.Finish == "length" {
+			more := req.clone()
+			more.Body["max_tokens"] = req.MaxTokens * 2
+			if res, err = o.complete(more, "retry_max_tokens"); err != nil {
+				return nil, err
+			}
+			text = StripThink(res.Content)
 		}
-		text := resp.Choices[0].Message.Content
-		o.previous = text
-		return &Reply{Text: cleanAnswer(text, Format(p.Agent.Name)), Source: "model " + model, Model: model,
-			Tokens: Tokens{Prompt: resp.Usage.PromptTokens, Completion: resp.Usage.CompletionTokens}}, nil
 	}
-	return nil, last
+	if err := o.finishErr(p, req, res, text); err != nil {
+		return nil, err
+	}
+	o.previous = text
+	return &Reply{Text: []byte(text), Source: "model " + req.Model, Model: req.Model, Tokens: o.tokens, Live: true}, nil
 }
 
-// post sends one request; retry says whether the failure is transient.
-func (o *OpenAI) post(url string, body []byte) (*chatResponse, bool, error) {
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, false, o.fail(url, "", "无法构造请求："+err.Error(), "cannot build the request: "+err.Error(), nil)
+// continuePrompt asks for the rest of a chapter cut at max_tokens.
+const continuePrompt = "你的输出在上限处被截断了。请从断开处继续写完本章：不要重复已写内容，不要加标题或任何说明，直接接着写。"
+
+// finishErr turns what the last response's finish_reason says into an
+// error: still truncated, refused by the content filter, or empty.
+func (o *OpenAI) finishErr(p *Packet, req *Request, res *response, text string) error {
+	switch {
+	case res.Finish == "length":
+		return errs.Newf(errs.Agent, "%s 的输出被截断（finish_reason=length，max_tokens=%d），再次请求后仍未写完，未写入任何文件",
+			"the output of %s was truncated (finish_reason=length, max_tokens=%d) and still incomplete when asked again; nothing was written", p.Agent.Name, req.MaxTokens).
+			With("agent", p.Agent.Name).With("model", req.Model).With("finish_reason", "length").With("truncated", true).
+			Hint("在 settings.json 的 llm.roles."+p.Agent.Name+".max_tokens 调大输出上限，或换用输出上限更大的模型",
+				"raise llm.roles."+p.Agent.Name+".max_tokens in settings.json, or use a model with a larger output limit")
+	case res.Finish == "content_filter":
+		return contentFilterErr(p.Agent.Name, req.Model, "finish_reason=content_filter")
+	case strings.TrimSpace(text) == "" && res.Reasoning != "":
+		return errs.Newf(errs.Agent, "%s 的回答只有思考内容，正文为空（推理用完了额度）", "the answer of %s has reasoning but empty content (the reasoning used up the budget)", p.Agent.Name).
+			With("agent", p.Agent.Name).With("model", req.Model).
+			Hint("调大 llm.roles."+p.Agent.Name+".max_tokens，或在 llm.extra_body 中关闭思考（如 {\"enable_thinking\":false} 或 {\"reasoning_effort\":\"none\"}）",
+				"raise llm.roles."+p.Agent.Name+".max_tokens, or turn thinking off in llm.extra_body (e.g. {\"enable_thinking\":false} or {\"reasoning_effort\":\"none\"})")
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+o.APIKey)
-	res, err := o.Client.Do(req)
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, true, o.fail(url, "", "请求超时", "the request timed out", nil).Hint(
-				"模型响应太慢：调大 NOVEL_LLM_TIMEOUT（秒）或换用更快的模型", "the model is too slow: raise NOVEL_LLM_TIMEOUT (seconds) or use a faster model")
-		}
-		return nil, true, o.fail(url, "", "无法连接："+err.Error(), "cannot reach the endpoint: "+err.Error(), nil).Hint(
-			"检查 NOVEL_LLM_BASE_URL 和网络，确认服务已启动", "check NOVEL_LLM_BASE_URL and the network; is the server running?")
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 32<<20))
-	if err != nil {
-		return nil, true, o.fail(url, "", "读取响应失败："+err.Error(), "cannot read the response: "+err.Error(), nil)
-	}
-	var cr chatResponse
-	jsonErr := json.Unmarshal(data, &cr)
-	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
-		return nil, true, o.fail(url, "", fmt.Sprintf("服务返回 HTTP %d", res.StatusCode), fmt.Sprintf("the server answered HTTP %d", res.StatusCode), &cr).
-			With("status", res.StatusCode)
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, false, o.fail(url, "", fmt.Sprintf("模型返回错误 HTTP %d", res.StatusCode), fmt.Sprintf("the model answered with an error, HTTP %d", res.StatusCode), &cr).
-			With("status", res.StatusCode).Hint("检查模型名与 API 密钥（NOVEL_LLM_MODEL、NOVEL_LLM_API_KEY）", "check the model name and API key (NOVEL_LLM_MODEL, NOVEL_LLM_API_KEY)")
-	}
-	if jsonErr != nil {
-		return nil, false, o.fail(url, "", "响应不是 JSON", "the response is not JSON", nil)
-	}
-	return &cr, false, nil
+	return nil
 }
 
-func (o *OpenAI) fail(url, model, zh, en string, cr *chatResponse) *errs.Error {
-	e := errs.New(errs.Agent, "调用 "+url+" 失败："+zh, "call to "+url+" failed: "+en).With("url", url).
-		Hint("稍后重试；持续失败时检查服务状态", "retry later; if it keeps failing, check the service")
-	if model != "" {
-		e.With("model", model)
-	}
-	if cr != nil && cr.Error != nil && cr.Error.Message != "" {
-		e.With("server_message", cr.Error.Message)
-	}
-	return e
+func contentFilterErr(agentName, model, why string) *errs.Error {
+	return errs.Newf(errs.Agent, "%s 的请求被服务的内容审核拦截（%s）", "the request of %s was blocked by the provider's content filter (%s)", agentName, why).
+		With("agent", agentName).With("model", model).With("content_filter", true).
+		Hint("缓和该章的暴力或敏感描写（修改大纲或章节契约）后重试，或换用审核较宽松的模型",
+			"soften the violent or sensitive scene (edit the outline or chapter contract) and retry, or switch to a model with a less strict filter")
+}
+
+// readLimited reads at most 32 MiB of a body.
+func readLimited(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, 32<<20))
 }

@@ -145,7 +145,10 @@ func TestOpenAIModelErrorAndMissingEnv(t *testing.T) {
 		t.Fatalf("%v %+v", err, e)
 	}
 	for _, name := range []string{"NOVEL_LLM_BASE_URL", "NOVEL_LLM_API_KEY", "NOVEL_LLM_MODEL"} {
-		_, err := NewOpenAI(root, env(base, map[string]string{name: ""}))
+		b, err := NewOpenAI(root, env(base, map[string]string{name: ""}))
+		if err == nil {
+			_, err = Execute(root, p, b) // the model is resolved per role
+		}
 		if e := errs.As(err); e == nil || e.Code != errs.Agent || e.Details["env"] != name {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -5,10 +5,14 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/project"
 )
@@ -31,11 +35,18 @@ type manifestView struct {
 // prompt, then the task, the manifest's inline values, every referenced
 // file wrapped in <DATA>, and (on a re-ask) the previous answer's error.
 func RenderPrompt(root *project.Root, p *Packet, feedback error, previous string) ([]Message, error) {
-	common, _ := promptFS.ReadFile("prompts/common.md")
-	role, err := promptFS.ReadFile("prompts/" + p.Agent.Name + ".md")
+	common, _, err := PromptFile(root, "common")
 	if err != nil {
+		return nil, err
+	}
+	role, found, err := PromptFile(root, p.Agent.Name)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		return nil, errs.Newf(errs.Agent, "没有代理 %s 的提示词", "no prompt for agent %s", p.Agent.Name).
-			With("agent", p.Agent.Name).Hint("换用支持该代理的执行器", "use an executor that supports this agent")
+			With("agent", p.Agent.Name).Hint("在项目中放入 prompts/"+p.Agent.Name+".md，或换用支持该代理的执行器",
+			"add prompts/"+p.Agent.Name+".md to the project, or use an executor that supports this agent")
 	}
 	var mv manifestView
 	if len(p.Manifest) > 0 {
@@ -112,22 +123,44 @@ func dataBlocks(root *project.Root, paths map[string]json.RawMessage) ([]string,
 	return out, nil
 }
 
-// cleanAnswer strips what chat models add around an answer: a code fence
-// around the whole answer and surrounding blank lines.
-func cleanAnswer(answer, format string) []byte {
-	s := strings.TrimSpace(answer)
-	if strings.HasPrefix(s, "```") {
-		if nl := strings.IndexByte(s, '\n'); nl >= 0 && strings.HasSuffix(s, "```") {
-			s = strings.TrimSpace(s[nl+1 : len(s)-3])
+// PromptFile is the prompt of name (an agent, or "common"): the project's
+// prompts/{name}.md when it has one (it replaces the built-in, SPEC §18),
+// else the built-in prompts/{name}.md. found is false when neither exists.
+func PromptFile(root *project.Root, name string) ([]byte, bool, error) {
+	rel := "prompts/" + name + ".md"
+	if root != nil && root.IsFile(rel) {
+		data, err := root.ReadFile(rel)
+		if err != nil {
+			return nil, false, err
 		}
+		return jsonio.StripBOM(data), true, nil
 	}
-	if format == FormatJSON {
-		// Some models add a sentence before the object; keep the object.
-		if i := strings.IndexByte(s, '{'); i > 0 {
-			if j := strings.LastIndexByte(s, '}'); j > i {
-				s = s[i : j+1]
-			}
+	data, err := promptFS.ReadFile(rel)
+	return data, err == nil, nil
+}
+
+// DumpPrompts writes every built-in prompt into dir (which must exist) as
+// {name}.md, the starting point for a project's prompts/ overrides.
+func DumpPrompts(dir string) ([]string, error) {
+	entries, err := fs.ReadDir(promptFS, "prompts")
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, errs.Newf(errs.IO, "目录 %s 不存在", "directory %s does not exist", dir).With("dir", dir).
+			Hint("先创建该目录（如 mkdir -p "+dir+"）", "create it first (e.g. mkdir -p "+dir+")")
+	}
+	var written []string
+	for _, e := range entries {
+		data, err := promptFS.ReadFile("prompts/" + e.Name())
+		if err != nil {
+			return nil, err
 		}
+		out := filepath.Join(dir, e.Name())
+		if err := jsonio.WriteFile(out, data); err != nil {
+			return nil, err
+		}
+		written = append(written, out)
 	}
-	return []byte(s + "\n")
+	return written, nil
 }

@@ -16,18 +16,63 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 )
 
-// Response is one scripted answer.
+// Response is one scripted answer. Each behaviour imitates something a
+// real provider does (SPEC §18; the source of each is noted where the
+// server produces it).
 type Response struct {
 	Status  int    `json:"status"`   // default 200
 	Content string `json:"content"`  // the assistant message content
-	Raw     string `json:"raw"`      // a raw body sent as is (malformed JSON tests)
-	DelayMS int    `json:"delay_ms"` // wait before answering (timeout tests)
+	Raw     string `json:"raw"`      // a raw body sent as is (malformed JSON, 200 with an error object)
+	DelayMS int    `json:"delay_ms"` // wait before answering (timeout tests, Ollama's slow first token)
+	// Headers are sent as they are (e.g. Retry-After on a 429).
+	Headers map[string]string `json:"headers"`
+	// Reasoning is the model's reasoning: reasoning_content next to the
+	// content (DeepSeek reasoner), or a <think> block in content (Ollama).
+	Reasoning string `json:"reasoning"`
+	// Finish is the finish_reason (default "stop"; "length" and
+	// "content_filter" imitate truncation and moderation).
+	Finish string `json:"finish"`
+	// CacheHit is DeepSeek's prompt_cache_hit_tokens (of the 100 prompt tokens).
+	CacheHit int `json:"cache_hit"`
+	// Chunks splits a streamed content into this many deltas (default 3).
+	Chunks int `json:"chunks"`
+	// ChunkDelayMS waits before each streamed chunk; KeepAlives sends that
+	// many ": keep-alive" comment lines first, ChunkDelayMS apart.
+	ChunkDelayMS int `json:"chunk_delay_ms"`
+	KeepAlives   int `json:"keep_alives"`
+	// StallAfter > 0 stops a stream after that many chunks and sends
+	// nothing more until the client hangs up (a dead server).
+	StallAfter int `json:"stall_after"`
+	// Provider overrides the script's provider for this answer.
+	Provider string `json:"provider"`
 }
+
+// Providers the fake imitates.
+const (
+	// ProviderOpenAI is plain OpenAI-compatible behaviour (the default).
+	ProviderOpenAI = "openai"
+	// ProviderDeepSeek adds prompt_cache_hit_tokens/prompt_cache_miss_tokens
+	// and completion_tokens_details.reasoning_tokens to usage, and
+	// reasoning_content next to content (api-docs.deepseek.com, "Reasoning
+	// Model" and "Context Caching"; prism-php/prism#1021).
+	ProviderDeepSeek = "deepseek"
+	// ProviderDashScope refuses non-streaming calls to qwen3 models unless
+	// enable_thinking is false (langchain4j/langchain4j#3974,
+	// infiniflow/ragflow#8972: HTTP 400 invalid_parameter_error).
+	ProviderDashScope = "dashscope"
+	// ProviderOllama puts reasoning into content as <think>…</think> and
+	// reports no usage (ollama/ollama#15288, bytedance/deer-flow#2062).
+	ProviderOllama = "ollama"
+	// ProviderVLLM refuses a prompt plus max_tokens over the context
+	// length with HTTP 400 and its own message (vLLM serving_engine).
+	ProviderVLLM = "vllm"
+)
 
 // Script drives the server: scripted responses first, in order; then
 // answers from ReplayDir recordings (chapter-NNN/{agent}.{mode}.r{K}.{md|json});
@@ -35,6 +80,11 @@ type Response struct {
 type Script struct {
 	Responses []Response `json:"responses"`
 	ReplayDir string     `json:"replay_dir"`
+	// Provider is the personality of every answer (default openai).
+	Provider string `json:"provider"`
+	// MaxContext is vLLM's max_model_len in tokens (prompt characters
+	// count as tokens here) for ProviderVLLM.
+	MaxContext int `json:"max_context"`
 }
 
 // Server is a running fake.
@@ -52,14 +102,22 @@ var (
 	roundRE = regexp.MustCompile(`修订轮次：(\d+)`)
 )
 
+type request struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+	Stream         bool  `json:"stream"`
+	MaxTokens      int   `json:"max_tokens"`
+	EnableThinking *bool `json:"enable_thinking"`
+	StreamOptions  *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Model    string `json:"model"`
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
-	}
+	var req request
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	s.mu.Lock()
 	s.n++
@@ -76,37 +134,103 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
 		return
 	}
-	if resp != nil {
-		if resp.DelayMS > 0 {
-			time.Sleep(time.Duration(resp.DelayMS) * time.Millisecond)
+	json.Unmarshal(body, &req)
+	if resp == nil {
+		content, ok := s.replay(w, &req)
+		if !ok {
+			return
 		}
-		status := resp.Status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		switch {
-		case resp.Raw != "":
-			fmt.Fprint(w, resp.Raw)
-		case status != http.StatusOK:
-			json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": resp.Content}})
-		default:
-			writeAnswer(w, req.Model, resp.Content)
-		}
+		resp = &Response{Content: content}
+	}
+	if resp.DelayMS > 0 {
+		time.Sleep(time.Duration(resp.DelayMS) * time.Millisecond)
+	}
+	provider := resp.Provider
+	if provider == "" {
+		provider = s.script.Provider
+	}
+	if s.refuse(w, provider, &req) {
 		return
 	}
-	if json.Unmarshal(body, &req) != nil || len(req.Messages) < 2 || s.script.ReplayDir == "" {
+	for k, v := range resp.Headers {
+		w.Header().Set(k, v)
+	}
+	status := resp.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	switch {
+	case resp.Raw != "":
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprint(w, resp.Raw)
+	case status != http.StatusOK:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": resp.Content}})
+	case req.Stream:
+		s.stream(w, r, provider, &req, resp)
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		// DeepSeek keeps a queued non-streaming request alive with empty
+		// lines before the body (api-docs.deepseek.com, "Rate Limit").
+		for i := 0; i < resp.KeepAlives; i++ {
+			fmt.Fprint(w, "\n")
+			if fl, ok := w.(http.Flusher); ok {
+				fl.Flush()
+			}
+			time.Sleep(time.Duration(resp.ChunkDelayMS) * time.Millisecond)
+		}
+		writeAnswer(w, provider, req.Model, resp)
+	}
+}
+
+// refuse answers the provider-specific 400s; true when it did.
+func (s *Server) refuse(w http.ResponseWriter, provider string, req *request) bool {
+	var msg map[string]any
+	switch {
+	case provider == ProviderDashScope && strings.HasPrefix(req.Model, "qwen3") && !req.Stream &&
+		(req.EnableThinking == nil || *req.EnableThinking):
+		msg = map[string]any{"code": "invalid_parameter_error", "param": nil,
+			"message": "parameter.enable_thinking must be set to false for non-streaming calls", "type": "invalid_request_error"}
+	case provider == ProviderVLLM && s.script.MaxContext > 0:
+		prompt := 0
+		for _, m := range req.Messages {
+			prompt += len([]rune(m.Content))
+		}
+		if prompt+req.MaxTokens <= s.script.MaxContext {
+			return false
+		}
+		msg = map[string]any{"object": "error", "type": "BadRequestError", "param": nil, "code": 400,
+			"message": fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+				s.script.MaxContext, prompt+req.MaxTokens, prompt, req.MaxTokens)}
+	default:
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	if provider == ProviderVLLM {
+		// vLLM's ErrorResponse sits at the top level (ogx-ai/ogx#4534).
+		json.NewEncoder(w).Encode(msg)
+		return true
+	}
+	json.NewEncoder(w).Encode(map[string]any{"error": msg})
+	return true
+}
+
+// replay answers from the recordings; false when it wrote an error.
+func (s *Server) replay(w http.ResponseWriter, req *request) (string, bool) {
+	if len(req.Messages) < 2 || s.script.ReplayDir == "" {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprint(w, `{"error":{"message":"no scripted response left and no replay recording"}}`)
-		return
+		return "", false
 	}
 	user := req.Messages[1].Content
 	m1, m2, m3, m4 := stepRE.FindStringSubmatch(user), agentRE.FindStringSubmatch(user), modeRE.FindStringSubmatch(user), roundRE.FindStringSubmatch(user)
 	if m1 == nil || m2 == nil || m3 == nil || m4 == nil {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprint(w, `{"error":{"message":"cannot tell the step from the prompt"}}`)
-		return
+		return "", false
 	}
 	c, _ := strconv.Atoi(m1[1])
 	ext := "json"
@@ -118,18 +242,143 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": "no recording " + file}})
-		return
+		return "", false
 	}
-	w.Header().Set("Content-Type", "application/json")
-	writeAnswer(w, req.Model, string(data))
+	return string(data), true
 }
 
-func writeAnswer(w http.ResponseWriter, model, content string) {
-	json.NewEncoder(w).Encode(map[string]any{
-		"id": "fake", "object": "chat.completion", "model": model,
-		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
-		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": len([]rune(content)), "total_tokens": 100 + len([]rune(content))},
-	})
+// message is the answer's content and reasoning as the provider shows them.
+func message(provider string, resp *Response) (content, reasoning string) {
+	if provider == ProviderOllama && resp.Reasoning != "" {
+		return "<think>" + resp.Reasoning + "</think>\n" + resp.Content, ""
+	}
+	return resp.Content, resp.Reasoning
+}
+
+// usage is the provider's usage object (nil: the provider sends none).
+func usage(provider string, resp *Response) map[string]any {
+	if provider == ProviderOllama {
+		return nil
+	}
+	content, reasoning := message(provider, resp)
+	completion := len([]rune(content)) + len([]rune(reasoning))
+	u := map[string]any{"prompt_tokens": 100, "completion_tokens": completion, "total_tokens": 100 + completion}
+	if provider == ProviderDeepSeek {
+		u["prompt_cache_hit_tokens"] = resp.CacheHit
+		u["prompt_cache_miss_tokens"] = 100 - resp.CacheHit
+		if reasoning != "" {
+			u["completion_tokens_details"] = map[string]any{"reasoning_tokens": len([]rune(reasoning))}
+		}
+	}
+	return u
+}
+
+func finish(resp *Response) string {
+	if resp.Finish != "" {
+		return resp.Finish
+	}
+	return "stop"
+}
+
+func writeAnswer(w http.ResponseWriter, provider, model string, resp *Response) {
+	content, reasoning := message(provider, resp)
+	msg := map[string]any{"role": "assistant", "content": content}
+	if reasoning != "" {
+		msg["reasoning_content"] = reasoning
+	}
+	out := map[string]any{"id": "fake", "object": "chat.completion", "model": model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish(resp)}}}
+	if u := usage(provider, resp); u != nil {
+		out["usage"] = u
+	}
+	json.NewEncoder(w).Encode(out)
+}
+
+// stream answers as server-sent events: reasoning deltas, content deltas,
+// the finish_reason, a usage chunk when stream_options.include_usage asks
+// for it, then `data: [DONE]` (OpenAI streaming; DeepSeek sends
+// ": keep-alive" comments while a request waits).
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, provider string, req *request, resp *Response) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	pause := func() bool {
+		if fl != nil {
+			fl.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return false
+		case <-time.After(time.Duration(resp.ChunkDelayMS) * time.Millisecond):
+			return true
+		}
+	}
+	for i := 0; i < resp.KeepAlives; i++ {
+		fmt.Fprint(w, ": keep-alive\n\n")
+		if !pause() {
+			return
+		}
+	}
+	content, reasoning := message(provider, resp)
+	var deltas []map[string]any
+	if reasoning != "" {
+		deltas = append(deltas, map[string]any{"role": "assistant", "content": nil, "reasoning_content": reasoning})
+	}
+	for _, part := range split(content, resp.Chunks) {
+		deltas = append(deltas, map[string]any{"content": part})
+	}
+	sent := 0
+	chunk := func(v map[string]any) bool {
+		if resp.StallAfter > 0 && sent >= resp.StallAfter {
+			<-r.Context().Done()
+			return false
+		}
+		sent++
+		data, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", data)
+		return pause()
+	}
+	base := func() map[string]any {
+		return map[string]any{"id": "fake", "object": "chat.completion.chunk", "model": req.Model}
+	}
+	for _, d := range deltas {
+		c := base()
+		c["choices"] = []any{map[string]any{"index": 0, "delta": d, "finish_reason": nil}}
+		if !chunk(c) {
+			return
+		}
+	}
+	c := base()
+	c["choices"] = []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish(resp)}}
+	if !chunk(c) {
+		return
+	}
+	if u := usage(provider, resp); u != nil && req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		c := base()
+		c["choices"] = []any{}
+		c["usage"] = u
+		if !chunk(c) {
+			return
+		}
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// split cuts s into n pieces on rune boundaries.
+func split(s string, n int) []string {
+	if n <= 0 {
+		n = 3
+	}
+	rs := []rune(s)
+	if len(rs) == 0 {
+		return []string{""}
+	}
+	n = min(n, len(rs))
+	var out []string
+	for i := 0; i < n; i++ {
+		out = append(out, string(rs[i*len(rs)/n:(i+1)*len(rs)/n]))
+	}
+	return out
 }
 
 func (s *Server) logRequest(n int, path string, body []byte) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -80,5 +81,25 @@ func TestExecutorFailure(t *testing.T) {
 	e = executorFailure(137, nil)
 	if e.Message("en") != "the executor exited with status 137" {
 		t.Fatalf("%+v", e)
+	}
+}
+
+// The run line of an attempt keeps every request's usage line, sums the
+// known token counts and the cost per currency (SPEC §18).
+func TestUsageFoldsRequests(t *testing.T) {
+	dir := t.TempDir()
+	root, _ := project.New(dir)
+	lines := `{"model":"deepseek-chat","request":"ask","outcome":"E_AGENT","status":429,"prompt_tokens":null,"completion_tokens":null,"cache_hit_tokens":null,"reasoning_tokens":null,"cost":null}
+{"model":"deepseek-chat","request":"ask","outcome":"ok","prompt_tokens":100,"completion_tokens":20,"cache_hit_tokens":60,"reasoning_tokens":null,"cost":{"amount":0.0001,"currency":"CNY"},"tokens":{"cache_hit":60,"completion":20,"prompt":100}}
+{"model":"deepseek-chat","request":"reask","outcome":"ok","prompt_tokens":150,"completion_tokens":30,"cache_hit_tokens":100,"reasoning_tokens":null,"cost":{"amount":0.0002,"currency":"CNY"},"tokens":{"cache_hit":100,"completion":30,"prompt":150}}
+`
+	os.MkdirAll(filepath.Join(dir, "staging/logs"), 0o755)
+	os.WriteFile(filepath.Join(dir, usagePath(1)), []byte(lines), 0o644)
+	e := &Env{Root: root}
+	var line RunLine
+	e.usage(1, &line)
+	if line.Model != "deepseek-chat" || string(line.Tokens) != `{"cache_hit":160,"completion":50,"prompt":250}` ||
+		len(line.Requests) != 3 || line.Cost["CNY"] != 0.0003 {
+		t.Fatalf("%+v %s", line, line.Tokens)
 	}
 }

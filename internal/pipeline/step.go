@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,6 +97,13 @@ type RunLine struct {
 	Model   string          `json:"model,omitempty"`
 	Tokens  json.RawMessage `json:"tokens,omitempty"`
 	Error   string          `json:"error,omitempty"`
+	// Requests are the executor's per-request usage lines as written
+	// (SPEC §18: one per request, failed ones included); Cost sums their
+	// cost per currency; Waits counts the transient failures (exit 75)
+	// waited out inside this attempt.
+	Requests []json.RawMessage  `json:"requests,omitempty"`
+	Cost     map[string]float64 `json:"cost,omitempty"`
+	Waits    int                `json:"transient_waits,omitempty"`
 }
 
 // packetInfo is what the helper needs from a written packet.
@@ -300,12 +308,14 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 		}
 	}
 	e.remove(usagePath(c))
-	exit, stdout, stderrTail, err := e.execute(agentCmd, packetPath, usagePath(c))
+	exit, stdout, stderrTail, waits, err := e.executeWaiting(st, role, agentCmd, packetPath)
 	if err != nil {
 		return nil, err
 	}
 	var failure *errs.Error
-	if exit != 0 {
+	if exit == agent.ExitTransient {
+		failure = executorFailure(exit, stderrTail).With("transient_waits", waits)
+	} else if exit != 0 {
 		failure = executorFailure(exit, stderrTail)
 	} else if o, ok := pk.Output(agent.ViaStdout, nil); ok {
 		if len(bytes.TrimSpace(stdout)) == 0 {
@@ -321,7 +331,7 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 		}
 	}
 	line := RunLine{Step: st.String(), Mode: pk.Agent.Mode, Round: round, Attempt: attempt, Started: mark.Started,
-		Ended: e.Clock.Stamp(), Exit: exit}
+		Ended: e.Clock.Stamp(), Exit: exit, Waits: waits}
 	if failure != nil {
 		line.Error = failure.Code
 		if line.Exit == 0 {
@@ -436,14 +446,28 @@ func (e *Env) usage(c int, line *RunLine) {
 	var order []string
 	for _, l := range lines(data) {
 		var rec struct {
-			Model  string          `json:"model"`
-			Tokens json.RawMessage `json:"tokens"`
+			Model   string          `json:"model"`
+			Tokens  json.RawMessage `json:"tokens"`
+			Request *string         `json:"request"`
+			Cost    *struct {
+				Amount   float64 `json:"amount"`
+				Currency string  `json:"currency"`
+			} `json:"cost"`
 		}
 		if json.Unmarshal([]byte(l), &rec) != nil {
 			continue
 		}
 		if rec.Model != "" {
 			line.Model = rec.Model
+		}
+		if rec.Request != nil {
+			line.Requests = append(line.Requests, json.RawMessage(l))
+		}
+		if rec.Cost != nil {
+			if line.Cost == nil {
+				line.Cost = map[string]float64{}
+			}
+			line.Cost[rec.Cost.Currency] = math.Round((line.Cost[rec.Cost.Currency]+rec.Cost.Amount)*1e8) / 1e8
 		}
 		var t map[string]json.Number
 		if json.Unmarshal(rec.Tokens, &t) == nil {
@@ -612,4 +636,52 @@ func recorded(cp *checkpoint.Checkpoint, c int, stage string) bool {
 	target := map[string]string{stepid.Draft: checkpoint.Drafting, stepid.Summarize: checkpoint.Drafted,
 		stepid.Refine: checkpoint.Refined, stepid.Judge: checkpoint.Judged, stepid.LogicReview: checkpoint.Judged}[stage]
 	return checkpoint.Order(cp.Stage) >= checkpoint.Order(target) && target != ""
+}
+
+// DefaultWaitMax bounds how long one attempt waits out transient executor
+// failures (exit 75: rate limit, outage) before it counts as failed.
+const DefaultWaitMax = 30 * time.Minute
+
+// waitMax reads NOVEL_WAIT_MAX: a Go duration ("30m", "2s") or seconds.
+func (e *Env) waitMax() (time.Duration, error) {
+	v := e.Getenv("NOVEL_WAIT_MAX")
+	if v == "" {
+		return DefaultWaitMax, nil
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, errs.Newf(errs.Config, "NOVEL_WAIT_MAX=%q 必须是秒数或时长（如 30m）", "NOVEL_WAIT_MAX=%q must be seconds or a duration such as 30m", v).
+			With("key", "NOVEL_WAIT_MAX").With("source", "env NOVEL_WAIT_MAX").
+			Hint("例如 NOVEL_WAIT_MAX=30m；0 表示不等待", "for example NOVEL_WAIT_MAX=30m; 0 means no waiting")
+	}
+	return d, nil
+}
+
+// executeWaiting runs the executor; while it exits 75 (a transient
+// failure) it waits with doubling backoff (a quarter of the budget at
+// most to start, 5 minutes at most per wait) and runs it again, until
+// NOVEL_WAIT_MAX is spent. The usage lines of every run stay in the
+// attempt's record.
+func (e *Env) executeWaiting(st stepid.Step, role, agentCmd, packetPath string) (exit int, stdout, stderrTail []byte, waits int, err error) {
+	budget, err := e.waitMax()
+	if err != nil {
+		return 0, nil, nil, 0, err
+	}
+	wait := min(30*time.Second, budget/4)
+	var spent time.Duration
+	for ; ; waits++ {
+		exit, stdout, stderrTail, err = e.execute(agentCmd, packetPath, usagePath(st.Chapter))
+		if err != nil || exit != agent.ExitTransient || spent >= budget || wait <= 0 {
+			return exit, stdout, stderrTail, waits, err
+		}
+		d := min(wait, budget-spent)
+		fmt.Fprintf(e.Stderr, "[第%s章] %s ⏸ 执行器暂时失败（退出码 75），%s 后重试 / transient executor failure, retrying in %s\n",
+			layout.Pad(st.Chapter), label(st.Stage, role), d, d)
+		time.Sleep(d)
+		spent += d
+		wait = min(wait*2, 5*time.Minute)
+	}
 }

@@ -131,3 +131,24 @@ func TestJudgeWeights(t *testing.T) {
 		}
 	}
 }
+
+func TestLLMDefaultsAndEnv(t *testing.T) {
+	dir := t.TempDir()
+	root, _ := project.New(dir)
+	l, err := LoadLLM(root, func(string) string { return "" })
+	if err != nil || !l.Stream || l.IdleTimeoutS != 120 || l.TimeoutS != 900 || l.JSONMode != JSONAuto {
+		t.Fatalf("%+v %v", l, err)
+	}
+	os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{"llm":{"stream":false,"timeout_s":60,
+		"prices":{"deepseek-chat":{"input_per_mtok":2,"output_per_mtok":8,"currency":"CNY"}}}}`), 0o644)
+	env := map[string]string{"NOVEL_LLM_STREAM": "true", "NOVEL_LLM_TIMEOUT": "30", "NOVEL_LLM_JSON_MODE": "off"}
+	l, err = LoadLLM(root, func(k string) string { return env[k] })
+	if err != nil || !l.Stream || l.TimeoutS != 30 || l.JSONMode != JSONOff || l.Prices["deepseek-chat"].CacheHitInputPerMtok != 2 {
+		t.Fatalf("%+v %v", l, err)
+	}
+	env = map[string]string{"NOVEL_LLM_IDLE_TIMEOUT": "0"}
+	_, err = LoadLLM(root, func(k string) string { return env[k] })
+	if e := errs.As(err); e == nil || e.Code != errs.Config || e.Details["key"] != "NOVEL_LLM_IDLE_TIMEOUT" {
+		t.Fatal(err)
+	}
+}

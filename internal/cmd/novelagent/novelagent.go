@@ -17,16 +17,38 @@ type grammar struct {
 	cli.Globals `embed:""`
 	Run         runCmd      `cmd:"" default:"withargs" help:"Run an executor on an instruction packet (the default command): novel-agent [--backend replay] --fixtures DIR PACKET."`
 	Pipeline    pipelineCmd `cmd:"" help:"Per-step mechanics used by pipeline.mk."`
+	Prompts     promptsCmd  `cmd:"" help:"The built-in role prompts: --dump DIR writes them (copy one to the project's prompts/{role}.md to replace it)."`
+}
+
+type promptsCmd struct {
+	Dump string `required:"" help:"Directory (must exist) to write the built-in prompts into, one {role}.md each." placeholder:"DIR"`
+}
+
+func (c *promptsCmd) Run(ctx *cli.Context) error {
+	dir := c.Dump
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(ctx.Cwd, dir)
+	}
+	written, err := agent.DumpPrompts(dir)
+	if err != nil {
+		return err
+	}
+	ctx.Result(map[string]any{"written": written}, func() string { return strings.Join(written, "\n") })
+	return nil
 }
 
 type runCmd struct {
 	Backend  string `enum:"replay,openai,command" default:"replay" help:"Executor backend: replay (recorded outputs), openai, command."`
 	Fixtures string `help:"Replay recordings directory (default: $$NOVEL_REPLAY_DIR)." placeholder:"DIR"`
+	DryRun   bool   `name:"dry-run" help:"Print {messages, request, estimated_tokens}, exactly what the openai backend would send (settings.json llm and NOVEL_LLM_*), and call nothing; needs no base URL or API key."`
 	Cmd      string `help:"command backend: the command the prompt is piped to, run with sh -c in the project root (e.g. \"claude -p\"; default: $$NOVEL_AGENT_CMD)." placeholder:"CMD"`
 	Packet   string `arg:"" help:"Instruction packet (SPEC §6), e.g. staging/manifests/chapter-001-draft.packet.json." placeholder:"PACKET_PATH"`
 }
 
 func (r *runCmd) Run(ctx *cli.Context) error {
+	if r.DryRun {
+		return r.dryRun(ctx)
+	}
 	backend, err := r.backend(ctx)
 	if err != nil {
 		return err
@@ -35,15 +57,11 @@ func (r *runCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	abs := r.Packet
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(ctx.Cwd, abs)
-	}
-	p, err := agent.LoadPacket(abs, r.Packet)
+	p, err := r.packet(ctx)
 	if err != nil {
 		return err
 	}
-	out, err := agent.ExecuteRecording(root, p, backend, func(u agent.Usage) error {
+	out, err := agent.ExecuteRecording(root, p, backend, func(u any) error {
 		return agent.AppendUsage(ctx.Getenv("NOVEL_RUN_LOG"), ctx.Cwd, u)
 	})
 	if err != nil {
@@ -57,6 +75,36 @@ func (r *runCmd) Run(ctx *cli.Context) error {
 	ctx.Result(out, func() string {
 		return fmt.Sprintf("%s %s.%s r%d → %s", out.Step, out.Agent, out.Mode, out.Round, strings.Join(out.Written, ", "))
 	})
+	return nil
+}
+
+func (r *runCmd) packet(ctx *cli.Context) (*agent.Packet, error) {
+	abs := r.Packet
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(ctx.Cwd, abs)
+	}
+	return agent.LoadPacket(abs, r.Packet)
+}
+
+// dryRun prints the openai backend's first request for the packet.
+func (r *runCmd) dryRun(ctx *cli.Context) error {
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	p, err := r.packet(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := agent.OpenAIConfig(root, ctx.Getenv)
+	if err != nil {
+		return err
+	}
+	plan, err := o.Plan(p)
+	if err != nil {
+		return err
+	}
+	ctx.Result(plan, nil)
 	return nil
 }
 
@@ -78,7 +126,12 @@ func (r *runCmd) backend(ctx *cli.Context) (agent.Backend, error) {
 		return nil, err
 	}
 	if r.Backend == "openai" {
-		return agent.NewOpenAI(root, ctx.Getenv)
+		o, err := agent.NewOpenAI(root, ctx.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		o.Warn = func(zh, en string) { fmt.Fprintln(ctx.Err, "warning: "+zh+" / "+en) }
+		return o, nil
 	}
 	cmd := r.Cmd
 	if cmd == "" {

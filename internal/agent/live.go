@@ -1,0 +1,196 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// ErrorLints is the hook where the executor also runs the error-severity
+// chapter lints of SPEC §20 (internal/lint) on a Markdown answer before
+// writing it, so the one re-ask quotes the lint's exact problem. nil runs
+// none. It is a variable so the command layer (internal/cmd/novelagent)
+// can wire the lint package in without agent depending on it; a returned
+// error is quoted in the re-ask like any validation error.
+var ErrorLints func(root *project.Root, p *Packet, chapter []byte) error
+
+// parseLive turns a live model's answer (openai and command backends) into
+// outputs: answer hygiene, the fields the packet knows filled from the
+// packet, then the same validation as `novel-step validate` (package
+// products / eval), so a re-ask can quote the exact problem (SPEC §18).
+func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Result, error) {
+	if !utf8.Valid(answer) {
+		return nil, answerErr(p, source, "不是有效的 UTF-8", "is not valid UTF-8")
+	}
+	switch p.Agent.Name {
+	case ChapterWriter, StyleRefiner:
+		return liveChapter(root, p, string(answer), source)
+	case Summarizer:
+		raw, err := liveObject(p, answer, source)
+		if err != nil {
+			return nil, err
+		}
+		fillBundle(root, p, raw)
+		res, err := parseBundle(p, marshalRaw(raw), source)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := products.ParseDelta(res.Files[1].Data, res.Files[1].Path, p.Chapter); err != nil {
+			return nil, invalid(p, source, err)
+		}
+		return res, nil
+	case QualityJudge, LogicReviewer:
+		raw, err := liveObject(p, answer, source)
+		if err != nil {
+			return nil, err
+		}
+		// The packet knows the chapter; a judge never decides it.
+		raw["chapter"] = p.Chapter
+		if rv, ok := inlineValue(p, "rubric_version"); ok {
+			raw["rubric_version"] = rv
+		}
+		res, err := parseReport(p, marshalRaw(raw), source)
+		if err != nil {
+			return nil, err
+		}
+		data, rel := res.Stdout, ""
+		if o, ok := p.Output(ViaStdout, nil); ok {
+			rel = o.Path
+		} else {
+			data, rel = res.Files[0].Data, res.Files[0].Path
+		}
+		if p.Agent.Name == QualityJudge {
+			_, err = eval.Parse(data, rel, p.Chapter)
+		} else {
+			_, err = eval.ParseLogicReview(data, rel, p.Chapter)
+		}
+		if err != nil {
+			return nil, invalid(p, source, err)
+		}
+		return res, nil
+	}
+	return ParseAnswer(p, ExtractJSON(string(answer)), source)
+}
+
+func liveChapter(root *project.Root, p *Packet, answer, source string) (*Result, error) {
+	text, n := CleanChapter(answer)
+	if n != 0 && n != p.Chapter {
+		return nil, answerErr(p, source, "的标题是第 "+strconv.Itoa(n)+" 章，应为第 "+strconv.Itoa(p.Chapter)+" 章（# 第"+strconv.Itoa(p.Chapter)+"章 标题）",
+			"has a heading for chapter "+strconv.Itoa(n)+", want chapter "+strconv.Itoa(p.Chapter)+" (# 第"+strconv.Itoa(p.Chapter)+"章 title)").
+			With("heading", n).With("want", p.Chapter)
+	}
+	res, err := parseChapter(p, []byte(text), source)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace([]byte(text))) == 0 {
+		return nil, answerErr(p, source, "去掉思考内容与闲聊后是空的", "is empty once reasoning and chatter are removed")
+	}
+	if ErrorLints != nil {
+		if err := ErrorLints(root, p, res.Files[0].Data); err != nil {
+			return nil, invalid(p, source, err)
+		}
+	}
+	return res, nil
+}
+
+// liveObject extracts the first JSON object of the answer (numbers kept
+// as written).
+func liveObject(p *Packet, answer []byte, source string) (map[string]any, error) {
+	data := ExtractJSON(string(answer))
+	var probe any
+	if err := jsonio.Decode(data, source, &probe); err != nil {
+		return nil, reportDecodeErr(p, source, err)
+	}
+	v, err := decodeNumbers(data)
+	raw, isObj := v.(map[string]any)
+	if err != nil || !isObj {
+		return nil, answerErr(p, source, "必须是 JSON 对象", "must be a JSON object")
+	}
+	return raw, nil
+}
+
+// fillBundle sets what the packet knows in the summarizer's delta:
+// chapter, base_state_version (the current state's state_version) and
+// storyline_id (the packet's); unknown_entities given as bare names
+// become {"name"} objects (lenient read, canonical write).
+func fillBundle(root *project.Root, p *Packet, raw map[string]any) {
+	delta, ok := raw["delta"].(map[string]any)
+	if !ok {
+		return
+	}
+	delta["chapter"] = p.Chapter
+	delta["base_state_version"] = stateVersion(root, p)
+	if sid, ok := inlineValue(p, "storyline_id"); ok {
+		if s, isStr := sid.(string); isStr && project.IsSlug(s) {
+			delta["storyline_id"] = s
+		}
+	}
+	for _, holder := range []map[string]any{raw, delta} {
+		list, ok := holder["unknown_entities"].([]any)
+		if !ok {
+			continue
+		}
+		for i, it := range list {
+			if s, isStr := it.(string); isStr {
+				list[i] = map[string]any{"name": s}
+			}
+		}
+	}
+}
+
+// stateVersion is the base the commit will compare against: the packet's
+// inline base_state_version when it carries one, else the state_version
+// of state/current-state.json (0 without a state).
+func stateVersion(root *project.Root, p *Packet) any {
+	if v, ok := inlineValue(p, "base_state_version"); ok {
+		return v
+	}
+	var st map[string]any
+	if root != nil && root.IsFile(layout.CurrentState) && root.ReadJSON(layout.CurrentState, &st) == nil {
+		if n, ok := jsonio.Int(st["state_version"]); ok {
+			return n
+		}
+	}
+	return 0
+}
+
+// inlineValue reads manifest.inline[key].
+func inlineValue(p *Packet, key string) (any, bool) {
+	var mv struct {
+		Inline map[string]json.RawMessage `json:"inline"`
+	}
+	if json.Unmarshal(p.Manifest, &mv) != nil {
+		return nil, false
+	}
+	raw, ok := mv.Inline[key]
+	if !ok || string(raw) == "null" {
+		return nil, false
+	}
+	v, err := decodeNumbers(raw)
+	return v, err == nil
+}
+
+func marshalRaw(v map[string]any) []byte {
+	data, _ := json.Marshal(v)
+	return data
+}
+
+// invalid wraps a validation error of an answer as E_AGENT keeping the
+// validator's exact message and details (quoted in the re-ask).
+func invalid(p *Packet, source string, err error) error {
+	e := errs.Coerce(err)
+	out := answerErr(p, source, "未通过校验："+e.Message("zh"), "fails validation: "+e.Message("en"))
+	for k, v := range e.Details {
+		out.With(k, v)
+	}
+	return out
+}

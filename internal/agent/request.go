@@ -1,0 +1,193 @@
+package agent
+
+import (
+	"encoding/json"
+	"maps"
+	"math"
+	"unicode"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/settings"
+)
+
+// Request is one chat-completions request: the body as sent (extra_body
+// merged in) and what the client needs to know about it.
+type Request struct {
+	Agent     string
+	Model     string
+	MaxTokens int
+	Stream    bool
+	JSON      bool // response_format json_object is in the body
+	Body      map[string]any
+}
+
+func (r *Request) clone() *Request {
+	c := *r
+	c.Body = maps.Clone(r.Body)
+	return &c
+}
+
+// Role defaults (SPEC §18): judges and reviewers cool, the writer warm,
+// planners at 0.7 with room for a whole volume plan.
+const (
+	planMaxTokens   = 8192
+	reportMaxTokens = 4096
+	// defaultTargetChars is the upper end of the general platform
+	// profile's target range (§20: 2500–3500字).
+	defaultTargetChars = 3500
+	// tokensPerCJK is DeepSeek's documented ratio (1 Chinese character ≈
+	// 0.6 token), used for max_tokens and estimates.
+	tokensPerCJK = 0.6
+	// tokensPerOther is the ratio for any other character (≈ 0.3 token).
+	tokensPerOther = 0.3
+)
+
+// RoleDefaults are the built-in request settings of an agent role.
+func RoleDefaults(p *Packet) settings.RoleParams {
+	t := func(x float64) *float64 { return &x }
+	switch p.Agent.Name {
+	case ChapterWriter, StyleRefiner:
+		temp := 0.85
+		if p.Agent.Name == StyleRefiner {
+			temp = 0.6
+		}
+		// Twice the chapter's target length in tokens, never below the
+		// common 8K output limit (deepseek-chat's default 4K cuts a
+		// long chapter mid-sentence).
+		n := int(math.Ceil(2 * tokensPerCJK * float64(targetChars(p))))
+		return settings.RoleParams{Temperature: t(temp), MaxTokens: max(n, 8192)}
+	case QualityJudge, LogicReviewer, "continuity-auditor":
+		return settings.RoleParams{Temperature: t(0.2), MaxTokens: reportMaxTokens}
+	case Summarizer:
+		return settings.RoleParams{Temperature: t(0.3), MaxTokens: planMaxTokens}
+	case PlotArchitect, "world-builder", "character-weaver", "style-analyzer":
+		return settings.RoleParams{Temperature: t(0.7), MaxTokens: planMaxTokens}
+	}
+	return settings.RoleParams{MaxTokens: reportMaxTokens}
+}
+
+// targetChars is the chapter's upper target length: the packet's inline
+// words_target ([a,b]) or words_per_chapter when present, else the general
+// profile's.
+func targetChars(p *Packet) int {
+	if v, ok := inlineValue(p, "words_target"); ok {
+		if list, isList := v.([]any); isList && len(list) == 2 {
+			if n, ok := jsonio.Int(list[1]); ok && n > 0 {
+				return n
+			}
+		}
+	}
+	if v, ok := inlineValue(p, "words_per_chapter"); ok {
+		if n, ok := jsonio.Int(v); ok && n > 0 {
+			return n + n*15/100
+		}
+	}
+	return defaultTargetChars
+}
+
+// Params merges a role's defaults with settings.json llm.roles.{role}.
+func (o *OpenAI) Params(p *Packet) settings.RoleParams {
+	d := RoleDefaults(p)
+	if r, ok := o.LLM.Roles[p.Agent.Name]; ok {
+		if r.Model != "" {
+			d.Model = r.Model
+		}
+		if r.Temperature != nil {
+			d.Temperature = r.Temperature
+		}
+		if r.TopP != nil {
+			d.TopP = r.TopP
+		}
+		if r.MaxTokens > 0 {
+			d.MaxTokens = r.MaxTokens
+		}
+	}
+	return d
+}
+
+// Request builds the request for a packet's messages: the model
+// (NOVEL_LLM_MODEL_<AGENT>, then llm.roles.{role}.model, then
+// NOVEL_LLM_MODEL), sampling settings, stream, response_format for JSON
+// roles, and llm.extra_body merged last (it wins).
+func (o *OpenAI) Request(p *Packet, msgs []Message) (*Request, error) {
+	params := o.Params(p)
+	def := o.Model
+	if params.Model != "" {
+		def = params.Model
+	}
+	model := ModelFor(o.Getenv, p.Agent.Name, p.Agent.Mode, def)
+	if model == "" {
+		return nil, errs.Newf(errs.Agent, "未设置 %s", "%s is not set", "NOVEL_LLM_MODEL").With("env", "NOVEL_LLM_MODEL").
+			Hint("设置模型名，如 deepseek-chat（或在 settings.json 的 llm.roles."+p.Agent.Name+".model 中设置）",
+				"set the model name, e.g. deepseek-chat (or llm.roles."+p.Agent.Name+".model in settings.json)")
+	}
+	r := &Request{Agent: p.Agent.Name, Model: model, MaxTokens: params.MaxTokens, Stream: o.LLM.Stream, Body: map[string]any{
+		"model": model, "messages": msgs, "max_tokens": params.MaxTokens, "stream": o.LLM.Stream,
+	}}
+	if params.Temperature != nil {
+		r.Body["temperature"] = *params.Temperature
+	}
+	if params.TopP != nil {
+		r.Body["top_p"] = *params.TopP
+	}
+	if o.LLM.Stream {
+		// Without it OpenAI, DashScope and vLLM send no usage in a stream.
+		r.Body["stream_options"] = map[string]any{"include_usage": true}
+	}
+	if Format(p.Agent.Name) == FormatJSON && (o.LLM.JSONMode == settings.JSONOn || o.LLM.JSONMode == settings.JSONAuto && !o.jsonDenied) {
+		r.Body["response_format"] = map[string]any{"type": "json_object"}
+		r.JSON = true
+	}
+	maps.Copy(r.Body, o.LLM.ExtraBody)
+	if n, ok := jsonio.Int(r.Body["max_tokens"]); ok {
+		r.MaxTokens = n
+	}
+	if b, ok := r.Body["stream"].(bool); ok {
+		r.Stream = b
+	}
+	return r, nil
+}
+
+// EstimateTokens estimates the prompt tokens of messages with DeepSeek's
+// documented ratios (CJK ≈ 0.6, other characters ≈ 0.3 token each).
+func EstimateTokens(msgs []Message) int {
+	var t float64
+	for _, m := range msgs {
+		for _, r := range m.Content {
+			if unicode.Is(unicode.Han, r) || unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF {
+				t += tokensPerCJK
+			} else {
+				t += tokensPerOther
+			}
+		}
+	}
+	return int(math.Ceil(t))
+}
+
+// DryRun is what --dry-run prints: exactly the request that would be
+// sent, and a token estimate of its prompt.
+type DryRun struct {
+	Messages        []Message       `json:"messages"`
+	Request         json.RawMessage `json:"request"`
+	EstimatedTokens int             `json:"estimated_tokens"`
+}
+
+// Plan renders the packet's first request without sending anything.
+func (o *OpenAI) Plan(p *Packet) (*DryRun, error) {
+	msgs, err := RenderPrompt(o.Root, p, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	req, err := o.Request(p, msgs)
+	if err != nil {
+		return nil, err
+	}
+	body := maps.Clone(req.Body)
+	delete(body, "messages") // printed once, as "messages"
+	raw, err := jsonio.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return &DryRun{Messages: msgs, Request: raw, EstimatedTokens: EstimateTokens(msgs)}, nil
+}
