@@ -353,6 +353,9 @@ func Prepare(env Env, c int) (*Journal, error) {
 	if err := checkWritePaths(root, j.Plan); err != nil {
 		return nil, err
 	}
+	if err := checkDestinations(root, j); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 

@@ -31,12 +31,13 @@ const (
 	WriteBoundary   = "E_WRITE_BOUNDARY"
 	Agent           = "E_AGENT"
 	IO              = "E_IO"
+	Conflict        = "E_CONFLICT"
 )
 
 // Codes lists every code in the order documented in --help.
 var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
 	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
-	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO}
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Conflict}
 
 // Exit codes (SPEC §1).
 const (

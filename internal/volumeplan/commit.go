@@ -3,10 +3,12 @@ package volumeplan
 import (
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -67,6 +69,9 @@ func Prepare(root *project.Root, v int, now string) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDestinations(root, p); err != nil {
+		return nil, err
+	}
 	j := &Journal{JournalVersion: 1, Volume: v, CommittedAt: now, Replace: p.Replace, Moves: p.Moves}
 	out := &j.Output
 	out.Volume, out.StartChapter, out.EndChapter, out.Chapters = v, p.Start, p.End, p.Chapters
@@ -93,6 +98,22 @@ func Prepare(root *project.Root, v int, now string) (*Journal, error) {
 		{Name: StepCleanup, Writes: []string{layout.StagingVolumeDir(v), layout.VolumePacket(v), layout.VolumeSnapshot(v), layout.VolumeJournal(v)}},
 	}
 	return j, nil
+}
+
+// checkDestinations refuses a plan file that would replace a different
+// committed one (SPEC §22). Files of a volume directory that is set
+// aside first (Replace) are not replaced, so only the others are checked.
+func checkDestinations(root *project.Root, p *Plan) error {
+	var dests []journal.Dest
+	for _, m := range p.Moves {
+		if p.Replace == nil || !strings.HasPrefix(m.To, p.Replace.From+"/") {
+			dests = append(dests, journal.Dest{File: m.To, From: m.From})
+		}
+	}
+	return journal.CheckDestinations(root, dests, func(file string) journal.WayOut {
+		return journal.WayOut{Zh: "把 " + file + " 移走后重新运行 novel-commit volume --volume " + layout.PadVol(p.Volume),
+			En: "move " + file + " aside and run novel-commit volume --volume " + layout.PadVol(p.Volume) + " again"}
+	})
 }
 
 // PendingJournal reports whether volume v has an unfinished commit.
