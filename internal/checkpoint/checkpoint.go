@@ -166,13 +166,6 @@ func CommittedChapters(root *project.Root) (count, highest int, err error) {
 	return count, highest, nil
 }
 
-// Changed reports whether the checkpoint on disk is no longer the one
-// the snapshot holds (or cannot be read).
-func (s Snapshot) Changed(root *project.Root) bool {
-	data, err := root.ReadFile(layout.Checkpoint)
-	return err != nil || string(data) != string(s)
-}
-
 func bad(zh, en string, args ...any) *errs.Error {
 	return errs.Newf(errs.Checkpoint, layout.Checkpoint+" "+zh, layout.Checkpoint+" "+en, args...).
 		With("file", layout.Checkpoint).

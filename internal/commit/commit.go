@@ -118,11 +118,9 @@ type Journal struct {
 	cpBytes         checkpoint.Snapshot
 }
 
-// Stale reports whether the checkpoint changed since Prepare read it (a
-// writer slipped in before the lock was taken); then prepare again.
-func (j *Journal) Stale(root *project.Root) bool {
-	return j.cpBytes.Changed(root)
-}
+// Read is the checkpoint as Prepare read it (checkpoint.Update prepares
+// again when another writer moved it before the lock was taken).
+func (j *Journal) Read() checkpoint.Snapshot { return j.cpBytes }
 
 // stagedFiles carries the computed big files of a fresh commit so they
 // are not recomputed; a resumed commit recomputes them from the journal.

@@ -88,10 +88,8 @@ type RollbackJournal struct {
 	staged  map[string][]byte // new contents computed by Prepare (not on resume)
 }
 
-// Stale reports whether the checkpoint changed since PrepareRollback read it.
-func (j *RollbackJournal) Stale(root *project.Root) bool {
-	return j.cpBytes.Changed(root)
-}
+// Read is the checkpoint as PrepareRollback read it.
+func (j *RollbackJournal) Read() checkpoint.Snapshot { return j.cpBytes }
 
 // PendingRollback reports whether a rollback journal exists.
 func PendingRollback(root *project.Root) bool { return root.Exists(layout.RollbackJournal) }

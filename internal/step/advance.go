@@ -5,7 +5,6 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
@@ -199,12 +198,9 @@ func CheckBoundary(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step
 	return warnings, nil
 }
 
-// Apply performs a legal, validated plan: the gate rewrite of polish
-// first, then the checkpoint (the caller holds the lock).
-func Apply(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, now string) error {
-	if !p.Changed {
-		return nil
-	}
+// apply performs a legal, validated plan: the gate rewrite of polish
+// first, then the edit of cp, which the caller saves (checkpoint.Update).
+func apply(root *project.Root, cp *checkpoint.Checkpoint, p *Plan) error {
 	if p.RewriteGate {
 		if err := markPolished(root, p.Step.Chapter); err != nil {
 			return err
@@ -212,7 +208,7 @@ func Apply(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, now string) e
 	}
 	cp.Inflight = p.Step.Chapter
 	cp.Stage = p.Stage
-	return cp.Save(root, now)
+	return nil
 }
 
 // AdvanceResult is the output of `novel-step advance`.
@@ -228,8 +224,9 @@ type AdvanceResult struct {
 // Advance runs the whole advance: legality, validation (products of st
 // and earlier stages, then the write boundary), and — only when the stage
 // changes — the lock, a re-check against the checkpoint as it is under
-// the lock, and the writes. Nothing is written on any refusal.
-func Advance(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings,
+// the lock, and the writes
+// (checkpoint.Update). Nothing is written on any refusal.
+func Advance(root *project.Root, cp *checkpoint.Checkpoint, first checkpoint.Snapshot, st stepid.Step, s settings.Settings,
 	getenv func(string) string, now func() string) (*AdvanceResult, error) {
 	p, err := Legal(root, cp, st)
 	if err != nil {
@@ -240,29 +237,28 @@ func Advance(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s se
 		return nil, err
 	}
 	if p.Changed {
-		release, err := lock.Guard(root, getenv, st.Chapter, s.LockStaleMinutes)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		fresh, err := checkpoint.Load(root)
-		if err != nil {
-			return nil, err
-		}
-		p2, err := Legal(root, fresh, st)
-		if err != nil {
-			return nil, err
-		}
-		if *p2 != *p {
-			// Someone moved the checkpoint meanwhile: judge again from it.
-			if warnings, err = ValidateForAdvance(root, fresh, p2, s); err != nil {
-				return nil, err
+		w := checkpoint.Writer{Root: root, Getenv: getenv, Chapter: st.Chapter, StaleMinutes: s.LockStaleMinutes, Now: now()}
+		fresh, err := checkpoint.Update(w, first, func(fresh *checkpoint.Checkpoint, _ bool) (bool, error) {
+			p2, err := Legal(root, fresh, st)
+			if err != nil {
+				return false, err
 			}
-		}
-		cp, p = fresh, p2
-		if err := Apply(root, cp, p, now()); err != nil {
+			if *p2 != *p {
+				// Someone moved the checkpoint meanwhile: judge again from it.
+				if warnings, err = ValidateForAdvance(root, fresh, p2, s); err != nil {
+					return false, err
+				}
+			}
+			p = p2
+			if !p.Changed {
+				return false, nil
+			}
+			return true, apply(root, fresh, p)
+		})
+		if err != nil {
 			return nil, err
 		}
+		cp = fresh
 	}
 	return &AdvanceResult{Step: st.String(), Changed: p.Changed, StageBefore: strPtr(p.StageBefore), Stage: strPtr(cp.Stage),
 		Checkpoint: cp.Summarize(), Warnings: warnings}, nil

@@ -4,9 +4,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
-	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 )
@@ -48,14 +48,13 @@ type journaled[J, O any] struct {
 	prepare func() (J, error)                // a fresh journal
 	dryRun  func(J) (any, []commit.PlanStep) // the --dry-run document and its plan
 	chapter int                              // the chapter lock.Guard records (0: none)
-	stale   func(J) bool                     // a fresh journal must be prepared again under the lock
+	read    func(J) checkpoint.Snapshot      // the checkpoint a fresh journal was prepared from (nil: prepare again under the lock)
 	execute func(J, bool) (O, error)         // runs the journal; the bool says it is fresh
 	text    func(O) string                   // the --text line of the result
 }
 
 // run loads or prepares the journal, prints the plan on --dry-run, or
-// takes the lock, prepares again if another writer moved on before the
-// lock was ours, executes and prints the result.
+// executes it inside checkpoint.Update and prints the result.
 func (r journaled[J, O]) run(ctx *cli.Context, root *project.Root, s settings.Settings, dry bool) error {
 	var j J
 	var err error
@@ -72,18 +71,25 @@ func (r journaled[J, O]) run(ctx *cli.Context, root *project.Root, s settings.Se
 		ctx.Result(doc, func() string { return planText(plan) })
 		return nil
 	}
-	release, err := lock.Guard(root, ctx.Getenv, r.chapter, s.LockStaleMinutes)
-	if err != nil {
-		return err
+	// The journal's steps write the checkpoint themselves (their
+	// checkpoint step), so Update only locks, re-reads and re-checks:
+	// a fresh journal is prepared again when another writer moved the
+	// checkpoint since; a resumed one skips the preconditions (SPEC §8.1).
+	var first checkpoint.Snapshot
+	if !r.resume && r.read != nil {
+		first = r.read(j)
 	}
-	defer release()
-	if !r.resume && r.stale(j) {
-		if j, err = r.prepare(); err != nil {
-			return err
+	var out O
+	w := checkpoint.Writer{Root: root, Getenv: ctx.Getenv, Chapter: r.chapter, StaleMinutes: s.LockStaleMinutes}
+	if _, err := checkpoint.Update(w, first, func(_ *checkpoint.Checkpoint, moved bool) (bool, error) {
+		if !r.resume && moved {
+			if j, err = r.prepare(); err != nil {
+				return false, err
+			}
 		}
-	}
-	out, err := r.execute(j, !r.resume)
-	if err != nil {
+		out, err = r.execute(j, !r.resume)
+		return false, err
+	}); err != nil {
 		return err
 	}
 	ctx.Result(out, func() string { return r.text(out) })

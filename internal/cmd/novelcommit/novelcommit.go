@@ -63,7 +63,7 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 			return commit.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Output: j.Output}, j.Plan
 		},
 		chapter: c.Chapter,
-		stale:   func(j *commit.Journal) bool { return j.Stale(root) },
+		read:    (*commit.Journal).Read,
 		execute: func(j *commit.Journal, fresh bool) (*commit.Output, error) { return commit.Execute(env, j, fresh) },
 		text: func(out *commit.Output) string {
 			return "第 " + strconv.Itoa(out.Chapter) + " 章已生成（" + strconv.Itoa(out.WordCount) + " 字），评分 " + score(out.OverallFinal) +

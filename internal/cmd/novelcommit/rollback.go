@@ -40,7 +40,7 @@ func (r *rollbackCmd) Run(ctx *cli.Context) error {
 			return commit.RollbackDryRun{DryRun: true, Resume: resume, Plan: j.Plan, RollbackOutput: j.Output}, j.Plan
 		},
 		chapter: r.To,
-		stale:   func(j *commit.RollbackJournal) bool { return j.Stale(root) },
+		read:    (*commit.RollbackJournal).Read,
 		execute: func(j *commit.RollbackJournal, fresh bool) (*commit.RollbackOutput, error) {
 			return commit.ExecuteRollback(env, j, fresh)
 		},

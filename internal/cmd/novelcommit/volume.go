@@ -39,8 +39,7 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 		dryRun: func(j *volumeplan.Journal) (any, []commit.PlanStep) {
 			return volumeplan.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Result: j.Output}, j.Plan
 		},
-		// Always re-checked under the lock: another writer may have moved on.
-		stale: func(*volumeplan.Journal) bool { return true },
+		// No read: always prepared again under the lock.
 		execute: func(j *volumeplan.Journal, fresh bool) (*volumeplan.Result, error) {
 			return volumeplan.Execute(root, j, fresh, crashHook(ctx))
 		},
