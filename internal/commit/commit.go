@@ -5,7 +5,6 @@ package commit
 
 import (
 	"encoding/json"
-	"hash/crc32"
 	"math"
 	"os"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
@@ -28,7 +28,7 @@ import (
 
 // Step names, in order (plan[].name; NOVEL_CRASH_AT takes one of them).
 const (
-	StepJournal         = "journal"
+	StepJournal         = journal.StepJournal
 	StepMove            = "move"
 	StepState           = "state"
 	StepForeshadow      = "foreshadow"
@@ -59,62 +59,34 @@ type Output struct {
 	Maintenance       any                `json:"maintenance"`
 }
 
-// PlanStep is one step of the plan with the files it writes.
-type PlanStep struct {
-	Name   string   `json:"name"`
-	Writes []string `json:"writes"`
-}
-
 // DryRun is what --dry-run prints: the plan and the predicted result.
 type DryRun struct {
-	DryRun bool       `json:"dry_run"`
-	Resume bool       `json:"resume"`
-	Plan   []PlanStep `json:"plan"`
+	DryRun bool               `json:"dry_run"`
+	Resume bool               `json:"resume"`
+	Plan   []journal.PlanStep `json:"plan"`
 	Output
-}
-
-// Move is one staging file moved into the project.
-type Move struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-}
-
-// FileChange pins a rewritten file by content hash: a step is done when
-// the file hashes to New, still to do when it hashes to Old.
-type FileChange struct {
-	File          string `json:"file"`
-	Old           string `json:"old_sha256"`
-	New           string `json:"new_sha256"`
-	WriteBaseline bool   `json:"write_baseline,omitempty"`
-}
-
-// Append is a log append replayable by truncating to SizeBefore.
-type Append struct {
-	File       string `json:"file"`
-	SizeBefore int64  `json:"size_before"`
-	Text       string `json:"text"`
 }
 
 // Journal is staging/commit-NNN.journal.json, written before the first
 // change and deleted last (SPEC §8.4).
 type Journal struct {
-	JournalVersion  int          `json:"journal_version"`
-	Chapter         int          `json:"chapter"`
-	Volume          int          `json:"volume"`
-	CommittedAt     string       `json:"committed_at"`
-	StorylineID     string       `json:"storyline_id"`
-	Plan            []PlanStep   `json:"plan"`
-	Moves           []Move       `json:"moves"`
-	MemoryHistory   string       `json:"memory_history,omitempty"`
-	Eval            any          `json:"eval"`
-	State           FileChange   `json:"state"`
-	Foreshadow      *FileChange  `json:"foreshadow"`
-	Changelog       Append       `json:"changelog"`
-	UnknownEntities *Append      `json:"unknown_entities"`
-	ChapterLog      ChapterLog   `json:"chapter_log"`
-	TargetState     string       `json:"orchestrator_state"`
-	Output          Output       `json:"output"`
-	staged          *stagedFiles `json:"-"`
+	JournalVersion  int                 `json:"journal_version"`
+	Chapter         int                 `json:"chapter"`
+	Volume          int                 `json:"volume"`
+	CommittedAt     string              `json:"committed_at"`
+	StorylineID     string              `json:"storyline_id"`
+	Plan            []journal.PlanStep  `json:"plan"`
+	Moves           []journal.Move      `json:"moves"`
+	MemoryHistory   string              `json:"memory_history,omitempty"`
+	Eval            any                 `json:"eval"`
+	State           journal.FileChange  `json:"state"`
+	Foreshadow      *journal.FileChange `json:"foreshadow"`
+	Changelog       journal.Append      `json:"changelog"`
+	UnknownEntities *journal.Append     `json:"unknown_entities"`
+	ChapterLog      ChapterLog          `json:"chapter_log"`
+	TargetState     string              `json:"orchestrator_state"`
+	Output          Output              `json:"output"`
+	staged          *stagedFiles        `json:"-"`
 	cpBytes         checkpoint.Snapshot
 }
 
@@ -137,26 +109,6 @@ func unchangedSince(root *project.Root, rel string, info os.FileInfo) bool {
 	abs, err := root.Abs(rel)
 	return err == nil && jsonio.SameVersion(abs, info)
 }
-
-// sha fingerprints a file's bytes for the journal: length plus CRC-32C
-// (hardware-accelerated; SHA-256 of a 5 MiB state cost ~5 ms twice per
-// commit). It only has to tell the old version, the new version and a
-// third party's edit apart.
-func sha(b []byte) string {
-	return strconv.Itoa(len(b)) + "-" + strconv.FormatUint(uint64(crc32.Checksum(b, castagnoli)), 16)
-}
-
-// shaParts is sha of the concatenation of parts.
-func shaParts(parts [][]byte) string {
-	n, sum := 0, uint32(0)
-	for _, p := range parts {
-		n += len(p)
-		sum = crc32.Update(sum, castagnoli, p)
-	}
-	return strconv.Itoa(n) + "-" + strconv.FormatUint(uint64(sum), 16)
-}
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Env is what a commit needs from the process.
 type Env struct {
@@ -219,7 +171,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	out.Warnings = append(out.Warnings, res.Warnings...)
 	out.StateVersion = doc.Version + 1
 	baselineMissing := !root.Exists(layout.Baseline)
-	j.State = FileChange{File: layout.CurrentState, Old: sr.sum, New: shaParts(newState), WriteBaseline: baselineMissing}
+	j.State = journal.FileChange{File: layout.CurrentState, Old: sr.sum, New: journal.FingerprintParts(newState), WriteBaseline: baselineMissing}
 	ops0 := res.AppliedRaw()
 	line, err := jsonio.MarshalLine(Line{Chapter: c, StateVersion: doc.Version + 1, BaseStateVersion: delta.BaseStateVersion,
 		StorylineID: delta.StorylineID, CommittedAt: env.Now, Ops: ops0, Dropped: out.DroppedOps})
@@ -234,7 +186,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j.Changelog = Append{File: layout.Changelog, SizeBefore: size, Text: sep + string(line)}
+	j.Changelog = journal.Append{File: layout.Changelog, SizeBefore: size, Text: sep + string(line)}
 	j.staged = &stagedFiles{state: newState, oldState: oldState, stateInfo: stateInfo}
 
 	// Foreshadowing: a malformed global file fails here, before any write.
@@ -287,9 +239,9 @@ func Prepare(env Env, c int) (*Journal, error) {
 		}
 		oldSum := ""
 		if oldGlobal != nil {
-			oldSum = sha(oldGlobal)
+			oldSum = journal.Fingerprint(oldGlobal)
 		}
-		j.Foreshadow = &FileChange{File: layout.GlobalForeshadow, Old: oldSum, New: sha(newGlobal)}
+		j.Foreshadow = &journal.FileChange{File: layout.GlobalForeshadow, Old: oldSum, New: journal.Fingerprint(newGlobal)}
 		j.staged.global, j.staged.globalInfo = newGlobal, globalInfo
 	}
 
@@ -319,14 +271,14 @@ func Prepare(env Env, c int) (*Journal, error) {
 	j.ChapterLog = chapterLog(c, delta.StorylineID, out, g, ev, runs, env.Now)
 
 	// Moves and the memory history.
-	j.Moves = []Move{
-		{layout.StagingChapter(c), layout.Chapter(c)},
-		{layout.StagingSummary(c), layout.Summary(c)},
+	j.Moves = []journal.Move{
+		{From: layout.StagingChapter(c), To: layout.Chapter(c)},
+		{From: layout.StagingSummary(c), To: layout.Summary(c)},
 	}
 	if root.Exists(layout.StagingCrossref(c)) {
-		j.Moves = append(j.Moves, Move{layout.StagingCrossref(c), layout.Crossref(c)})
+		j.Moves = append(j.Moves, journal.Move{From: layout.StagingCrossref(c), To: layout.Crossref(c)})
 	}
-	j.Moves = append(j.Moves, Move{layout.StagingMemory(delta.StorylineID), layout.Memory(delta.StorylineID)})
+	j.Moves = append(j.Moves, journal.Move{From: layout.StagingMemory(delta.StorylineID), To: layout.Memory(delta.StorylineID)})
 	if root.Exists(layout.Memory(delta.StorylineID)) {
 		prev, err := lastOnStoryline(root, delta.StorylineID, c)
 		if err != nil {
@@ -373,7 +325,7 @@ func readState(root *project.Root) (r stateRead) {
 	if r.doc, r.err = stateops.Open(r.data, layout.CurrentState); r.err != nil {
 		return r
 	}
-	r.sum = sha(r.data)
+	r.sum = journal.Fingerprint(r.data)
 	return r
 }
 
@@ -533,7 +485,7 @@ func nullInt(n int) any {
 	return n
 }
 
-func plan(j *Journal) []PlanStep {
+func plan(j *Journal) []journal.PlanStep {
 	c := j.Chapter
 	var moves []string
 	for _, m := range j.Moves {
@@ -555,16 +507,16 @@ func plan(j *Journal) []PlanStep {
 	if j.UnknownEntities != nil {
 		ueW = []string{layout.UnknownEntities}
 	}
-	return []PlanStep{
-		{StepJournal, []string{layout.CommitJournal(c)}},
-		{StepMove, moves},
-		{StepState, stateW},
-		{StepForeshadow, fsW},
-		{StepUnknownEntities, ueW},
-		{StepChapterLog, []string{layout.ChapterLog(c)}},
-		{StepMaintenance, []string{layout.AIBlacklist, layout.StyleDrift}},
-		{StepCheckpoint, []string{layout.Checkpoint}},
-		{StepCleanup, []string{"staging/…/chapter-" + layout.Pad(c) + "*", layout.CommitJournal(c)}},
+	return []journal.PlanStep{
+		{Name: StepJournal, Writes: []string{layout.CommitJournal(c)}},
+		{Name: StepMove, Writes: moves},
+		{Name: StepState, Writes: stateW},
+		{Name: StepForeshadow, Writes: fsW},
+		{Name: StepUnknownEntities, Writes: ueW},
+		{Name: StepChapterLog, Writes: []string{layout.ChapterLog(c)}},
+		{Name: StepMaintenance, Writes: []string{layout.AIBlacklist, layout.StyleDrift}},
+		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
+		{Name: StepCleanup, Writes: []string{"staging/…/chapter-" + layout.Pad(c) + "*", layout.CommitJournal(c)}},
 	}
 }
 
@@ -606,7 +558,7 @@ func unknownEntities(root *project.Root, j *Journal, delta *products.Delta) erro
 		if len(data) > 0 && data[len(data)-1] != '\n' {
 			text = append([]byte{'\n'}, text...) // never glue onto a torn last line
 		}
-		j.UnknownEntities = &Append{File: rel, SizeBefore: size, Text: string(text)}
+		j.UnknownEntities = &journal.Append{File: rel, SizeBefore: size, Text: string(text)}
 	}
 	if len(names) >= 3 {
 		list := make([]string, 0, len(names))
