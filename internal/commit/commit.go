@@ -120,7 +120,9 @@ type Env struct {
 }
 
 // Prepare checks every §8.1 precondition and computes the whole commit
-// without writing anything.
+// without writing anything, phase by phase: the state, foreshadowing,
+// unknown entities, the chapter's products, the moves, the checkpoint
+// target; then the paths and destinations it will write are checked.
 func Prepare(env Env, c int) (*Journal, error) {
 	root := env.Root
 	// Reading and checking the multi-MiB state is the biggest single
@@ -141,12 +143,42 @@ func Prepare(env Env, c int) (*Journal, error) {
 		return nil, err
 	}
 	j := &Journal{JournalVersion: 1, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID, cpBytes: cpBytes}
-	out := &j.Output
-	out.Chapter, out.RevisionCount = c, cp.RevisionCount
-	out.Warnings = []string{}
+	j.Output.Chapter, j.Output.RevisionCount = c, cp.RevisionCount
+	j.Output.Warnings = []string{}
+	fsRaw, err := prepareState(root, j, delta, <-stateCh)
+	if err != nil {
+		return nil, err
+	}
+	merged, err := prepareForeshadow(root, j, fsRaw)
+	if err != nil {
+		return nil, err
+	}
+	if err := unknownEntities(root, j, delta); err != nil {
+		return nil, err
+	}
+	if err := prepareProducts(root, j); err != nil {
+		return nil, err
+	}
+	if err := prepareMoves(root, j); err != nil {
+		return nil, err
+	}
+	if err := prepareCheckpoint(root, j, merged); err != nil {
+		return nil, err
+	}
+	if err := checkWritePaths(root, j.Plan); err != nil {
+		return nil, err
+	}
+	if err := checkDestinations(root, j); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
 
-	// The state: version check, ops, new bytes.
-	sr := <-stateCh
+// prepareState checks the delta's base version, applies its ops to the
+// state and prepares the state rewrite and the changelog line; it returns
+// the valid foreshadow ops for the merge.
+func prepareState(root *project.Root, j *Journal, delta *products.Delta, sr stateRead) ([]json.RawMessage, error) {
+	c, out := j.Chapter, &j.Output
 	if sr.err != nil {
 		return nil, sr.err
 	}
@@ -174,7 +206,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	j.State = journal.FileChange{File: layout.CurrentState, Old: sr.sum, New: journal.FingerprintParts(newState), WriteBaseline: baselineMissing}
 	ops0 := res.AppliedRaw()
 	line, err := jsonio.MarshalLine(Line{Chapter: c, StateVersion: doc.Version + 1, BaseStateVersion: delta.BaseStateVersion,
-		StorylineID: delta.StorylineID, CommittedAt: env.Now, Ops: ops0, Dropped: out.DroppedOps})
+		StorylineID: delta.StorylineID, CommittedAt: j.CommittedAt, Ops: ops0, Dropped: out.DroppedOps})
 	if err != nil {
 		return nil, errs.Newf(errs.IO, "无法编码 changelog 行：%v", "cannot encode the changelog line: %v", err)
 	}
@@ -188,7 +220,14 @@ func Prepare(env Env, c int) (*Journal, error) {
 	}
 	j.Changelog = journal.Append{File: layout.Changelog, SizeBefore: size, Text: sep + string(line)}
 	j.staged = &stagedFiles{state: newState, oldState: oldState, stateInfo: stateInfo}
+	return fsRaw, nil
+}
 
+// prepareForeshadow merges the foreshadow ops into foreshadowing/global.json
+// (read only when needed) and returns the items for the quality brief.
+func prepareForeshadow(root *project.Root, j *Journal, fsRaw []json.RawMessage) ([]foreshadow.Item, error) {
+	c, vol, storyline := j.Chapter, j.Volume, j.StorylineID
+	var err error
 	// Foreshadowing: a malformed global file fails here, before any write.
 	// It is read only when needed (ops to merge, or the 5th-chapter brief):
 	// at 2,000 items parsing it is the most expensive read of a commit.
@@ -206,7 +245,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 			if len(fsRaw) > 0 && c%5 != 0 {
 				// The brief needs every item; otherwise only the named
 				// ones are parsed when the file is in its written layout.
-				if newGlobal, err = splicedMerge(root, oldGlobal, cp.CurrentVolume, fsRaw, c, delta.StorylineID); err != nil {
+				if newGlobal, err = splicedMerge(root, oldGlobal, vol, fsRaw, c, storyline); err != nil {
 					return nil, err
 				}
 			}
@@ -233,7 +272,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	}
 	if len(fsRaw) > 0 {
 		if newGlobal == nil {
-			if newGlobal, merged, err = mergeForeshadow(root, gf, cp.CurrentVolume, fsRaw, c, delta.StorylineID); err != nil {
+			if newGlobal, merged, err = mergeForeshadow(root, gf, vol, fsRaw, c, storyline); err != nil {
 				return nil, err
 			}
 		}
@@ -244,32 +283,39 @@ func Prepare(env Env, c int) (*Journal, error) {
 		j.Foreshadow = &journal.FileChange{File: layout.GlobalForeshadow, Old: oldSum, New: journal.Fingerprint(newGlobal)}
 		j.staged.global, j.staged.globalInfo = newGlobal, globalInfo
 	}
+	return merged, nil
+}
 
-	// Unknown entities.
-	if err := unknownEntities(root, j, delta); err != nil {
-		return nil, err
-	}
-
+// prepareProducts reads the chapter text, the gate file and the evals,
+// and builds the committed eval and the chapter log.
+func prepareProducts(root *project.Root, j *Journal) error {
+	c, out := j.Chapter, &j.Output
 	// Chapter text, evals, gate.
 	text, err := products.ChapterText(root, layout.StagingChapter(c))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	out.WordCount = products.WordCount(text)
 	g, err := gate.LoadGateFile(root, c)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	out.GateDecision, out.OverallFinal = g.Decision, g.OverallFinal
 	runs, runWarn := readRunLog(root, c)
 	out.Warnings = append(out.Warnings, runWarn...)
 	ev, err := committedEval(root, c, g, runs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	j.Eval = ev
-	j.ChapterLog = chapterLog(c, delta.StorylineID, out, g, ev, runs, env.Now)
+	j.ChapterLog = chapterLog(c, j.StorylineID, out, g, ev, runs, j.CommittedAt)
+	return nil
+}
 
+// prepareMoves lists the staging files moved into the project and where
+// the replaced storyline memory is kept.
+func prepareMoves(root *project.Root, j *Journal) error {
+	c := j.Chapter
 	// Moves and the memory history.
 	j.Moves = []journal.Move{
 		{From: layout.StagingChapter(c), To: layout.Chapter(c)},
@@ -278,35 +324,35 @@ func Prepare(env Env, c int) (*Journal, error) {
 	if root.Exists(layout.StagingCrossref(c)) {
 		j.Moves = append(j.Moves, journal.Move{From: layout.StagingCrossref(c), To: layout.Crossref(c)})
 	}
-	j.Moves = append(j.Moves, journal.Move{From: layout.StagingMemory(delta.StorylineID), To: layout.Memory(delta.StorylineID)})
-	if root.Exists(layout.Memory(delta.StorylineID)) {
-		prev, err := lastOnStoryline(root, delta.StorylineID, c)
+	j.Moves = append(j.Moves, journal.Move{From: layout.StagingMemory(j.StorylineID), To: layout.Memory(j.StorylineID)})
+	if root.Exists(layout.Memory(j.StorylineID)) {
+		prev, err := lastOnStoryline(root, j.StorylineID, c)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		j.MemoryHistory = layout.MemoryHistory(delta.StorylineID, prev)
+		j.MemoryHistory = layout.MemoryHistory(j.StorylineID, prev)
 	}
+	return nil
+}
 
+// prepareCheckpoint sets the orchestrator state the commit ends in, the
+// periodic briefs and the plan.
+func prepareCheckpoint(root *project.Root, j *Journal, merged []foreshadow.Item) error {
+	c, out := j.Chapter, &j.Output
 	// Checkpoint target and periodic briefs.
-	last, err := volume.LastChapter(root, cp.CurrentVolume)
+	last, err := volume.LastChapter(root, j.Volume)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	j.TargetState = checkpoint.Writing
 	if c == last {
 		j.TargetState = checkpoint.VolReview
 	}
 	out.OrchestratorState = j.TargetState
-	out.Periodic = periodic(root, c, cp.CurrentVolume, c == last, out.OverallFinal, merged)
+	out.Periodic = periodic(root, c, j.Volume, c == last, out.OverallFinal, merged)
 	out.Maintenance = map[string]any{}
 	j.Plan = plan(j)
-	if err := checkWritePaths(root, j.Plan); err != nil {
-		return nil, err
-	}
-	if err := checkDestinations(root, j); err != nil {
-		return nil, err
-	}
-	return j, nil
+	return nil
 }
 
 // stateRead is the state file as read, checked and fingerprinted.

@@ -156,17 +156,48 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 		out.RolledBack = append(out.RolledBack, k)
 	}
 
+	touched, lastBefore, err := rollbackStateAndLog(root, j)
+	if err != nil {
+		return nil, err
+	}
+	// Each rolled-back chapter's files go to its own rolled-back folder.
+	dirs := map[int]string{}
+	for k := c; k <= last; k++ {
+		dirs[k] = rolledBackDir(root, k)
+	}
+	if err := rollbackChapterFiles(root, j, dirs); err != nil {
+		return nil, err
+	}
+	rollbackMemories(root, j, dirs, touched, lastBefore)
+	if err := rollbackDerived(root, j); err != nil {
+		return nil, err
+	}
+	vol, warn := volumeOf(root, c, cp.CurrentVolume)
+	if warn != "" {
+		out.Warnings = append(out.Warnings, warn)
+	}
+	j.Volume = vol
+	j.Plan = rollbackPlan(j)
+	return j, nil
+}
+
+// rollbackStateAndLog replays the state from the baseline and the
+// changelog lines < To, and cuts the changelog there; it returns which
+// storylines the rolled-back chapters wrote and each one's last chapter
+// before To.
+func rollbackStateAndLog(root *project.Root, j *RollbackJournal) (map[string][]int, map[string]int, error) {
+	c, out := j.To, &j.Output
 	// The state: baseline + changelog lines < c.
 	if err := rollbackBaseline(root, c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	oldState, err := root.ReadFile(layout.CurrentState)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	newState, res, err := Replay(root, c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.StateVersion = res.StateVersion
 	j.State = &journal.FileChange{File: layout.CurrentState, Old: journal.Fingerprint(oldState), New: journal.Fingerprint(newState)}
@@ -176,18 +207,20 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	// which storylines the rolled-back chapters wrote.
 	log, err := readIfExists(root, layout.Changelog)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cut, lastBefore, touched := scanChangelog(log, c, baseVersion(root))
 	if cut < int64(len(log)) {
 		j.Changelog = &Truncation{File: layout.Changelog, Old: journal.Fingerprint(log), New: journal.Fingerprint(log[:cut]), Size: cut}
 	}
 
-	// Each rolled-back chapter's files go to its own rolled-back folder.
-	dirs := map[int]string{}
-	for k := c; k <= last; k++ {
-		dirs[k] = rolledBackDir(root, k)
-	}
+	return touched, lastBefore, nil
+}
+
+// rollbackChapterFiles moves each rolled-back chapter's files to its
+// folder, and lists its revision files to mark rejected.
+func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]string) error {
+	c, last, out := j.To, j.From, &j.Output
 	for k := c; k <= last; k++ {
 		for _, rel := range []string{layout.Chapter(k), layout.Summary(k), layout.Eval(k), layout.Crossref(k),
 			layout.ChapterLog(k), layout.LogicReview(k)} {
@@ -215,6 +248,13 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 		}
 	}
 
+	return nil
+}
+
+// rollbackMemories moves each rolled-back chapter's storyline memory to
+// its folder and brings back the memory from before To out of history/.
+func rollbackMemories(root *project.Root, j *RollbackJournal, dirs map[int]string, touched map[string][]int, lastBefore map[string]int) {
+	out := &j.Output
 	// Storyline memories: each rolled-back chapter's memory goes to its
 	// folder, and the memory from before chapter c comes back from history/.
 	ids := make([]string, 0, len(touched))
@@ -247,15 +287,21 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	}
 	out.Moved = append(append(out.Moved, j.Moves...), j.MemoryMoves...)
 
+}
+
+// rollbackDerived drops what the rolled-back chapters added to the
+// foreshadowing and the unknown-entities log.
+func rollbackDerived(root *project.Root, j *RollbackJournal) error {
+	c := j.To
 	// Foreshadowing: drop what the rolled-back chapters added.
 	if root.Exists(layout.GlobalForeshadow) {
 		cur, err := root.ReadFile(layout.GlobalForeshadow)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		data, err := rollbackForeshadow(cur, c)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !bytes.Equal(cur, data) {
 			j.Foreshadow = &journal.FileChange{File: layout.GlobalForeshadow, Old: journal.Fingerprint(cur), New: journal.Fingerprint(data)}
@@ -267,7 +313,7 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	if root.Exists(layout.UnknownEntities) {
 		cur, err := root.ReadFile(layout.UnknownEntities)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if data := filterUnknown(cur, c); !bytes.Equal(cur, data) {
 			fc := &journal.FileChange{File: layout.UnknownEntities, Old: journal.Fingerprint(cur)}
@@ -279,13 +325,7 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 		}
 	}
 
-	vol, warn := volumeOf(root, c, cp.CurrentVolume)
-	if warn != "" {
-		out.Warnings = append(out.Warnings, warn)
-	}
-	j.Volume = vol
-	j.Plan = rollbackPlan(j)
-	return j, nil
+	return nil
 }
 
 func rollbackPreconditions(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
