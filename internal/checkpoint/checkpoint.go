@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -133,7 +132,7 @@ func missingLastHint(root *project.Root, e *errs.Error) {
 }
 
 // CommittedChapters counts chapters/chapter-NNN.md and finds the highest
-// NNN (one unsorted directory read; 0, 0 without chapters/).
+// NNN (one unsorted directory read, no stat; 0, 0 without chapters/).
 func CommittedChapters(root *project.Root) (count, highest int, err error) {
 	abs, err := root.Abs("chapters")
 	if err != nil {
@@ -147,16 +146,15 @@ func CommittedChapters(root *project.Root) (count, highest int, err error) {
 		return 0, 0, errs.Newf(errs.IO, "无法读取 chapters/：%v", "cannot read chapters/: %v", err).With("file", "chapters")
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	// File.ReadDir neither sorts nor stats: the type comes from the
+	// directory entry itself.
+	ents, err := f.ReadDir(-1)
 	if err != nil {
 		return 0, 0, errs.Newf(errs.IO, "无法读取 chapters/：%v", "cannot read chapters/: %v", err).With("file", "chapters")
 	}
-	for _, name := range names {
-		num, ok := strings.CutPrefix(name, "chapter-")
-		if num, ok = strings.CutSuffix(num, ".md"); !ok || num == "" || strings.Trim(num, "0123456789") != "" || len(num) > 9 {
-			continue
-		}
-		if st, err := os.Lstat(filepath.Join(abs, name)); err != nil || !st.Mode().IsRegular() {
+	for _, e := range ents {
+		num, ok := strings.CutPrefix(e.Name(), "chapter-")
+		if num, ok = strings.CutSuffix(num, ".md"); !ok || num == "" || strings.Trim(num, "0123456789") != "" || len(num) > 9 || !e.Type().IsRegular() {
 			continue
 		}
 		n, _ := strconv.Atoi(num)
