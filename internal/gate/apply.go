@@ -173,7 +173,10 @@ func Apply(env Env, c int) (*Result, error) {
 			return nil, err
 		}
 	}
-	if p.finish != nil {
+	switch {
+	case p.done != nil: // recorded by the writer that moved the checkpoint
+		return p.done, nil
+	case p.finish != nil:
 		return &p.finish.Result, nil
 	}
 	if p.pending != nil {
