@@ -41,15 +41,29 @@ func Update(w Writer, first Snapshot, fn func(cp *Checkpoint, moved bool) (save 
 		return nil, err
 	}
 	defer release()
-	cp, snap, err := LoadSnapshot(w.Root)
+	return edit(w.Root, w.Now, func(cp *Checkpoint, snap Snapshot) (bool, error) {
+		return fn(cp, first == nil || string(first) != string(snap))
+	})
+}
+
+// Edit is the write half of Update for a caller that already holds the
+// lock inside Update (a journal's checkpoint step): re-read, let fn edit
+// the fresh copy, save it when fn says so.
+func Edit(root *project.Root, now string, fn func(cp *Checkpoint) (save bool, err error)) error {
+	_, err := edit(root, now, func(cp *Checkpoint, _ Snapshot) (bool, error) { return fn(cp) })
+	return err
+}
+
+func edit(root *project.Root, now string, fn func(*Checkpoint, Snapshot) (bool, error)) (*Checkpoint, error) {
+	cp, snap, err := LoadSnapshot(root)
 	if err != nil {
 		return nil, err
 	}
-	save, err := fn(cp, first == nil || string(first) != string(snap))
+	save, err := fn(cp, snap)
 	if err != nil || !save {
 		return cp, err
 	}
-	if err := cp.Save(w.Root, w.Now); err != nil {
+	if err := cp.Save(root, now); err != nil {
 		return nil, err
 	}
 	return cp, nil

@@ -654,16 +654,14 @@ func rollbackChangelog(root *project.Root, t *Truncation) error {
 }
 
 func rollbackCheckpoint(root *project.Root, j *RollbackJournal) error {
-	cp, err := checkpoint.Load(root)
-	if err != nil {
-		return err
-	}
-	cp.LastCompleted = j.To - 1
-	cp.CurrentVolume = j.Volume
-	cp.State = checkpoint.Writing
-	cp.Stage = checkpoint.Committed
-	cp.Inflight = 0
-	cp.RevisionCount = 0
-	cp.LastError = nil
-	return cp.Save(root, j.StartedAt)
+	return checkpoint.Edit(root, j.StartedAt, func(cp *checkpoint.Checkpoint) (bool, error) {
+		cp.LastCompleted = j.To - 1
+		cp.CurrentVolume = j.Volume
+		cp.State = checkpoint.Writing
+		cp.Stage = checkpoint.Committed
+		cp.Inflight = 0
+		cp.RevisionCount = 0
+		cp.LastError = nil
+		return true, nil
+	})
 }

@@ -259,16 +259,14 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 }
 
 func stepCheckpoint(root *project.Root, j *Journal) error {
-	cp, err := checkpoint.Load(root)
-	if err != nil {
-		return err
-	}
-	cp.LastCompleted = j.Chapter
-	cp.Stage = checkpoint.Committed
-	cp.Inflight = 0
-	cp.RevisionCount = 0
-	cp.State = j.TargetState
-	return cp.Save(root, j.CommittedAt)
+	return checkpoint.Edit(root, j.CommittedAt, func(cp *checkpoint.Checkpoint) (bool, error) {
+		cp.LastCompleted = j.Chapter
+		cp.Stage = checkpoint.Committed
+		cp.Inflight = 0
+		cp.RevisionCount = 0
+		cp.State = j.TargetState
+		return true, nil
+	})
 }
 
 // stepCleanup removes the chapter's staging files (products, packets,

@@ -206,18 +206,16 @@ func stepMove(root *project.Root, j *Journal) error {
 }
 
 func stepCheckpoint(root *project.Root, j *Journal) error {
-	cp, err := checkpoint.Load(root)
-	if err != nil {
-		return err
-	}
-	if cp.CurrentVolume == j.Volume && cp.State == checkpoint.Writing && cp.Inflight == 0 {
-		return nil // done by an earlier run
-	}
-	cp.CurrentVolume = j.Volume
-	cp.State = checkpoint.Writing
-	cp.Inflight = 0
-	cp.RevisionCount = 0
-	return cp.Save(root, j.CommittedAt)
+	return checkpoint.Edit(root, j.CommittedAt, func(cp *checkpoint.Checkpoint) (bool, error) {
+		if cp.CurrentVolume == j.Volume && cp.State == checkpoint.Writing && cp.Inflight == 0 {
+			return false, nil // done by an earlier run
+		}
+		cp.CurrentVolume = j.Volume
+		cp.State = checkpoint.Writing
+		cp.Inflight = 0
+		cp.RevisionCount = 0
+		return true, nil
+	})
 }
 
 // stepCleanup removes the volume packet and snapshot, the staged plan
