@@ -56,8 +56,9 @@ func Check(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
 // Chapter drops chapter c (SPEC §3): its staging files move to
 // staging/abandoned/chapter-NNN-{n}/ (same layout below staging/), a
 // pending revision of c becomes rejected with note "abandoned", and the
-// checkpoint returns to an idle WRITING with revision_count 0. Files move
-// before the checkpoint changes, so an interrupted abandon is finished by
+// checkpoint returns to an idle WRITING with revision_count 0. It edits
+// cp; the caller saves it after (checkpoint.Update), so files move before
+// the checkpoint changes and an interrupted abandon is finished by
 // running it again. The caller holds the lock and has run Check.
 func Chapter(root *project.Root, cp *checkpoint.Checkpoint, c int, now string) (*Result, error) {
 	files, err := products.StagingFiles(root, c)
@@ -89,9 +90,6 @@ func Chapter(root *project.Root, cp *checkpoint.Checkpoint, c int, now string) (
 	cp.RevisionCount = 0
 	cp.State = checkpoint.Writing
 	cp.LastError = nil
-	if err := cp.Save(root, now); err != nil {
-		return nil, err
-	}
 	return res, nil
 }
 

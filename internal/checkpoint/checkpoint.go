@@ -5,7 +5,10 @@ package checkpoint
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -111,14 +114,59 @@ func LoadSnapshot(root *project.Root) (*Checkpoint, Snapshot, error) {
 		return nil, nil, err
 	}
 	cp, err := Parse(data)
+	if e := errs.As(err); e != nil && e.Details["field"] == "last_completed_chapter" {
+		delete(e.Details, "field")
+		missingLastHint(root, e)
+	}
 	return cp, Snapshot(data), err
 }
 
-// Changed reports whether the checkpoint on disk is no longer the one
-// the snapshot holds (or cannot be read).
-func (s Snapshot) Changed(root *project.Root) bool {
-	data, err := root.ReadFile(layout.Checkpoint)
-	return err != nil || string(data) != string(s)
+// missingLastHint points a checkpoint without last_completed_chapter at
+// the highest chapter chapters/ holds, the value it most likely lost.
+func missingLastHint(root *project.Root, e *errs.Error) {
+	_, high, err := CommittedChapters(root)
+	if err != nil || high == 0 {
+		e.Hint("在 .checkpoint.json 中填写 last_completed_chapter（chapters/ 中没有已提交的章节，新项目为 0）",
+			"set last_completed_chapter in .checkpoint.json (chapters/ holds no committed chapter; 0 for a new project)")
+		return
+	}
+	rel := layout.Chapter(high)
+	e.With("highest_committed_chapter", high).
+		Hint(fmt.Sprintf("在 .checkpoint.json 中填写 last_completed_chapter（chapters/ 中已提交的最高章节是第 %d 章：%s）", high, rel),
+			fmt.Sprintf("set last_completed_chapter in .checkpoint.json (the highest committed chapter in chapters/ is %d: %s)", high, rel))
+}
+
+// CommittedChapters counts chapters/chapter-NNN.md and finds the highest
+// NNN (one unsorted directory read, no stat; 0, 0 without chapters/).
+func CommittedChapters(root *project.Root) (count, highest int, err error) {
+	abs, err := root.Abs("chapters")
+	if err != nil {
+		return 0, 0, err
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return 0, 0, nil
+		}
+		return 0, 0, errs.Newf(errs.IO, "无法读取 chapters/：%v", "cannot read chapters/: %v", err).With("file", "chapters")
+	}
+	defer f.Close()
+	// File.ReadDir neither sorts nor stats: the type comes from the
+	// directory entry itself.
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return 0, 0, errs.Newf(errs.IO, "无法读取 chapters/：%v", "cannot read chapters/: %v", err).With("file", "chapters")
+	}
+	for _, e := range ents {
+		num, ok := strings.CutPrefix(e.Name(), "chapter-")
+		if num, ok = strings.CutSuffix(num, ".md"); !ok || num == "" || strings.Trim(num, "0123456789") != "" || len(num) > 9 || !e.Type().IsRegular() {
+			continue
+		}
+		n, _ := strconv.Atoi(num)
+		count++
+		highest = max(highest, n)
+	}
+	return count, highest, nil
 }
 
 func bad(zh, en string, args ...any) *errs.Error {
@@ -152,6 +200,11 @@ func Parse(data []byte) (*Checkpoint, error) {
 	var err error
 	if cp.SchemaVersion, err = intField(raw, "schema_version", 2, false); err != nil {
 		return nil, err
+	}
+	if cp.SchemaVersion > 2 {
+		// A newer suite's checkpoint: its fields may mean something else.
+		return nil, bad("schema_version %d 高于本工具支持的 2", "schema_version %d is newer than the 2 this suite supports", cp.SchemaVersion).
+			With("schema_version", cp.SchemaVersion).Hint("用更新版本的工具打开该项目", "open the project with a newer version of the suite")
 	}
 	if cp.LastCompleted, err = intField(raw, "last_completed_chapter", 0, false); err != nil {
 		return nil, err
@@ -212,6 +265,13 @@ func Parse(data []byte) (*Checkpoint, error) {
 			return nil, bad("last_error 必须是对象", "last_error must be an object")
 		}
 		cp.LastError = &le
+	}
+	if v, ok := raw["last_completed_chapter"]; !ok || string(v) == "null" {
+		// Read as 0 it would send the pipeline back to chapter 1 of a
+		// project that has chapters (SPEC §22); LoadSnapshot's hint names
+		// the highest committed chapter. Checked last, so a field with a
+		// wrong value is reported first.
+		return nil, bad("缺少 last_completed_chapter", "has no last_completed_chapter").With("field", "last_completed_chapter")
 	}
 	return cp, nil
 }

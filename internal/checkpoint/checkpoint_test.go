@@ -22,7 +22,7 @@ func TestParseLenient(t *testing.T) {
 	if err != nil || cp.Inflight != 0 || !cp.Idle() || cp.Stage != Judged {
 		t.Fatalf("%+v %v", cp, err)
 	}
-	cp, err = Parse([]byte(`{"current_volume":0,"orchestrator_state":"QUICK_START"}`))
+	cp, err = Parse([]byte(`{"last_completed_chapter":0,"current_volume":0,"orchestrator_state":"QUICK_START"}`))
 	if err != nil || cp.CurrentVolume != 0 {
 		t.Fatalf("%+v %v", cp, err)
 	}
@@ -33,6 +33,8 @@ func TestParseErrors(t *testing.T) {
 		`{"last_completed_chapter":-1}`, `{"last_completed_chapter":1.5}`, `{"orchestrator_state":"writing"}`,
 		`{"pipeline_stage":"bogus"}`, `{"current_volume":0}`, `{"inflight_chapter":true}`, "\xff\xfe{}",
 		`{"last_error":"x"}`, `{} {}`,
+		// SPEC §22: no default for the last completed chapter, no newer schema
+		`{}`, `{"last_completed_chapter":null}`, `{"schema_version":3,"last_completed_chapter":1}`,
 		// chapter numbers a step id cannot carry (stepid.MaxNumber): next would propose an unparsable step
 		`{"last_completed_chapter":999999}`, `{"inflight_chapter":1000000}`, `{"current_volume":1000000}`} {
 		_, err := Parse([]byte(in))

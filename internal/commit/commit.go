@@ -5,7 +5,6 @@ package commit
 
 import (
 	"encoding/json"
-	"hash/crc32"
 	"math"
 	"os"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
@@ -28,7 +28,7 @@ import (
 
 // Step names, in order (plan[].name; NOVEL_CRASH_AT takes one of them).
 const (
-	StepJournal         = "journal"
+	StepJournal         = journal.StepJournal
 	StepMove            = "move"
 	StepState           = "state"
 	StepForeshadow      = "foreshadow"
@@ -59,70 +59,40 @@ type Output struct {
 	Maintenance       any                `json:"maintenance"`
 }
 
-// PlanStep is one step of the plan with the files it writes.
-type PlanStep struct {
-	Name   string   `json:"name"`
-	Writes []string `json:"writes"`
-}
-
 // DryRun is what --dry-run prints: the plan and the predicted result.
 type DryRun struct {
-	DryRun bool       `json:"dry_run"`
-	Resume bool       `json:"resume"`
-	Plan   []PlanStep `json:"plan"`
+	DryRun bool               `json:"dry_run"`
+	Resume bool               `json:"resume"`
+	Plan   []journal.PlanStep `json:"plan"`
 	Output
-}
-
-// Move is one staging file moved into the project.
-type Move struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-}
-
-// FileChange pins a rewritten file by content hash: a step is done when
-// the file hashes to New, still to do when it hashes to Old.
-type FileChange struct {
-	File          string `json:"file"`
-	Old           string `json:"old_sha256"`
-	New           string `json:"new_sha256"`
-	WriteBaseline bool   `json:"write_baseline,omitempty"`
-}
-
-// Append is a log append replayable by truncating to SizeBefore.
-type Append struct {
-	File       string `json:"file"`
-	SizeBefore int64  `json:"size_before"`
-	Text       string `json:"text"`
 }
 
 // Journal is staging/commit-NNN.journal.json, written before the first
 // change and deleted last (SPEC §8.4).
 type Journal struct {
-	JournalVersion  int          `json:"journal_version"`
-	Chapter         int          `json:"chapter"`
-	Volume          int          `json:"volume"`
-	CommittedAt     string       `json:"committed_at"`
-	StorylineID     string       `json:"storyline_id"`
-	Plan            []PlanStep   `json:"plan"`
-	Moves           []Move       `json:"moves"`
-	MemoryHistory   string       `json:"memory_history,omitempty"`
-	Eval            any          `json:"eval"`
-	State           FileChange   `json:"state"`
-	Foreshadow      *FileChange  `json:"foreshadow"`
-	Changelog       Append       `json:"changelog"`
-	UnknownEntities *Append      `json:"unknown_entities"`
-	ChapterLog      ChapterLog   `json:"chapter_log"`
-	TargetState     string       `json:"orchestrator_state"`
-	Output          Output       `json:"output"`
-	staged          *stagedFiles `json:"-"`
+	JournalVersion  int                 `json:"journal_version"`
+	Chapter         int                 `json:"chapter"`
+	Volume          int                 `json:"volume"`
+	CommittedAt     string              `json:"committed_at"`
+	StorylineID     string              `json:"storyline_id"`
+	Plan            []journal.PlanStep  `json:"plan"`
+	Moves           []journal.Move      `json:"moves"`
+	MemoryHistory   string              `json:"memory_history,omitempty"`
+	Eval            any                 `json:"eval"`
+	State           journal.FileChange  `json:"state"`
+	Foreshadow      *journal.FileChange `json:"foreshadow"`
+	Changelog       journal.Append      `json:"changelog"`
+	UnknownEntities *journal.Append     `json:"unknown_entities"`
+	ChapterLog      ChapterLog          `json:"chapter_log"`
+	TargetState     string              `json:"orchestrator_state"`
+	Output          Output              `json:"output"`
+	staged          *stagedFiles        `json:"-"`
 	cpBytes         checkpoint.Snapshot
 }
 
-// Stale reports whether the checkpoint changed since Prepare read it (a
-// writer slipped in before the lock was taken); then prepare again.
-func (j *Journal) Stale(root *project.Root) bool {
-	return j.cpBytes.Changed(root)
-}
+// Read is the checkpoint as Prepare read it (checkpoint.Update prepares
+// again when another writer moved it before the lock was taken).
+func (j *Journal) Read() checkpoint.Snapshot { return j.cpBytes }
 
 // stagedFiles carries the computed big files of a fresh commit so they
 // are not recomputed; a resumed commit recomputes them from the journal.
@@ -140,26 +110,6 @@ func unchangedSince(root *project.Root, rel string, info os.FileInfo) bool {
 	return err == nil && jsonio.SameVersion(abs, info)
 }
 
-// sha fingerprints a file's bytes for the journal: length plus CRC-32C
-// (hardware-accelerated; SHA-256 of a 5 MiB state cost ~5 ms twice per
-// commit). It only has to tell the old version, the new version and a
-// third party's edit apart.
-func sha(b []byte) string {
-	return strconv.Itoa(len(b)) + "-" + strconv.FormatUint(uint64(crc32.Checksum(b, castagnoli)), 16)
-}
-
-// shaParts is sha of the concatenation of parts.
-func shaParts(parts [][]byte) string {
-	n, sum := 0, uint32(0)
-	for _, p := range parts {
-		n += len(p)
-		sum = crc32.Update(sum, castagnoli, p)
-	}
-	return strconv.Itoa(n) + "-" + strconv.FormatUint(uint64(sum), 16)
-}
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // Env is what a commit needs from the process.
 type Env struct {
 	Root     *project.Root
@@ -170,7 +120,9 @@ type Env struct {
 }
 
 // Prepare checks every §8.1 precondition and computes the whole commit
-// without writing anything.
+// without writing anything, phase by phase: the state, foreshadowing,
+// unknown entities, the chapter's products, the moves, the checkpoint
+// target; then the paths and destinations it will write are checked.
 func Prepare(env Env, c int) (*Journal, error) {
 	root := env.Root
 	// Reading and checking the multi-MiB state is the biggest single
@@ -191,12 +143,42 @@ func Prepare(env Env, c int) (*Journal, error) {
 		return nil, err
 	}
 	j := &Journal{JournalVersion: 1, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID, cpBytes: cpBytes}
-	out := &j.Output
-	out.Chapter, out.RevisionCount = c, cp.RevisionCount
-	out.Warnings = []string{}
+	j.Output.Chapter, j.Output.RevisionCount = c, cp.RevisionCount
+	j.Output.Warnings = []string{}
+	fsRaw, err := prepareState(root, j, delta, <-stateCh)
+	if err != nil {
+		return nil, err
+	}
+	merged, err := prepareForeshadow(root, j, fsRaw)
+	if err != nil {
+		return nil, err
+	}
+	if err := unknownEntities(root, j, delta); err != nil {
+		return nil, err
+	}
+	if err := prepareProducts(root, j); err != nil {
+		return nil, err
+	}
+	if err := prepareMoves(root, j); err != nil {
+		return nil, err
+	}
+	if err := prepareCheckpoint(root, j, merged); err != nil {
+		return nil, err
+	}
+	if err := checkWritePaths(root, j.Plan); err != nil {
+		return nil, err
+	}
+	if err := checkDestinations(root, j); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
 
-	// The state: version check, ops, new bytes.
-	sr := <-stateCh
+// prepareState checks the delta's base version, applies its ops to the
+// state and prepares the state rewrite and the changelog line; it returns
+// the valid foreshadow ops for the merge.
+func prepareState(root *project.Root, j *Journal, delta *products.Delta, sr stateRead) ([]json.RawMessage, error) {
+	c, out := j.Chapter, &j.Output
 	if sr.err != nil {
 		return nil, sr.err
 	}
@@ -221,10 +203,10 @@ func Prepare(env Env, c int) (*Journal, error) {
 	out.Warnings = append(out.Warnings, res.Warnings...)
 	out.StateVersion = doc.Version + 1
 	baselineMissing := !root.Exists(layout.Baseline)
-	j.State = FileChange{File: layout.CurrentState, Old: sr.sum, New: shaParts(newState), WriteBaseline: baselineMissing}
+	j.State = journal.FileChange{File: layout.CurrentState, Old: sr.sum, New: journal.FingerprintParts(newState), WriteBaseline: baselineMissing}
 	ops0 := res.AppliedRaw()
 	line, err := jsonio.MarshalLine(Line{Chapter: c, StateVersion: doc.Version + 1, BaseStateVersion: delta.BaseStateVersion,
-		StorylineID: delta.StorylineID, CommittedAt: env.Now, Ops: ops0, Dropped: out.DroppedOps})
+		StorylineID: delta.StorylineID, CommittedAt: j.CommittedAt, Ops: ops0, Dropped: out.DroppedOps})
 	if err != nil {
 		return nil, errs.Newf(errs.IO, "无法编码 changelog 行：%v", "cannot encode the changelog line: %v", err)
 	}
@@ -236,9 +218,16 @@ func Prepare(env Env, c int) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j.Changelog = Append{File: layout.Changelog, SizeBefore: size, Text: sep + string(line)}
+	j.Changelog = journal.Append{File: layout.Changelog, SizeBefore: size, Text: sep + string(line)}
 	j.staged = &stagedFiles{state: newState, oldState: oldState, stateInfo: stateInfo}
+	return fsRaw, nil
+}
 
+// prepareForeshadow merges the foreshadow ops into foreshadowing/global.json
+// (read only when needed) and returns the items for the quality brief.
+func prepareForeshadow(root *project.Root, j *Journal, fsRaw []json.RawMessage) ([]foreshadow.Item, error) {
+	c, vol, storyline := j.Chapter, j.Volume, j.StorylineID
+	var err error
 	// Foreshadowing: a malformed global file fails here, before any write.
 	// It is read only when needed (ops to merge, or the 5th-chapter brief):
 	// at 2,000 items parsing it is the most expensive read of a commit.
@@ -256,7 +245,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 			if len(fsRaw) > 0 && c%5 != 0 {
 				// The brief needs every item; otherwise only the named
 				// ones are parsed when the file is in its written layout.
-				if newGlobal, err = splicedMerge(root, oldGlobal, cp.CurrentVolume, fsRaw, c, delta.StorylineID); err != nil {
+				if newGlobal, err = splicedMerge(root, oldGlobal, vol, fsRaw, c, storyline); err != nil {
 					return nil, err
 				}
 			}
@@ -283,77 +272,87 @@ func Prepare(env Env, c int) (*Journal, error) {
 	}
 	if len(fsRaw) > 0 {
 		if newGlobal == nil {
-			if newGlobal, merged, err = mergeForeshadow(root, gf, cp.CurrentVolume, fsRaw, c, delta.StorylineID); err != nil {
+			if newGlobal, merged, err = mergeForeshadow(root, gf, vol, fsRaw, c, storyline); err != nil {
 				return nil, err
 			}
 		}
 		oldSum := ""
 		if oldGlobal != nil {
-			oldSum = sha(oldGlobal)
+			oldSum = journal.Fingerprint(oldGlobal)
 		}
-		j.Foreshadow = &FileChange{File: layout.GlobalForeshadow, Old: oldSum, New: sha(newGlobal)}
+		j.Foreshadow = &journal.FileChange{File: layout.GlobalForeshadow, Old: oldSum, New: journal.Fingerprint(newGlobal)}
 		j.staged.global, j.staged.globalInfo = newGlobal, globalInfo
 	}
+	return merged, nil
+}
 
-	// Unknown entities.
-	if err := unknownEntities(root, j, delta); err != nil {
-		return nil, err
-	}
-
+// prepareProducts reads the chapter text, the gate file and the evals,
+// and builds the committed eval and the chapter log.
+func prepareProducts(root *project.Root, j *Journal) error {
+	c, out := j.Chapter, &j.Output
 	// Chapter text, evals, gate.
 	text, err := products.ChapterText(root, layout.StagingChapter(c))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	out.WordCount = products.WordCount(text)
 	g, err := gate.LoadGateFile(root, c)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	out.GateDecision, out.OverallFinal = g.Decision, g.OverallFinal
 	runs, runWarn := readRunLog(root, c)
 	out.Warnings = append(out.Warnings, runWarn...)
 	ev, err := committedEval(root, c, g, runs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	j.Eval = ev
-	j.ChapterLog = chapterLog(c, delta.StorylineID, out, g, ev, runs, env.Now)
+	j.ChapterLog = chapterLog(c, j.StorylineID, out, g, ev, runs, j.CommittedAt)
+	return nil
+}
 
+// prepareMoves lists the staging files moved into the project and where
+// the replaced storyline memory is kept.
+func prepareMoves(root *project.Root, j *Journal) error {
+	c := j.Chapter
 	// Moves and the memory history.
-	j.Moves = []Move{
-		{layout.StagingChapter(c), layout.Chapter(c)},
-		{layout.StagingSummary(c), layout.Summary(c)},
+	j.Moves = []journal.Move{
+		{From: layout.StagingChapter(c), To: layout.Chapter(c)},
+		{From: layout.StagingSummary(c), To: layout.Summary(c)},
 	}
 	if root.Exists(layout.StagingCrossref(c)) {
-		j.Moves = append(j.Moves, Move{layout.StagingCrossref(c), layout.Crossref(c)})
+		j.Moves = append(j.Moves, journal.Move{From: layout.StagingCrossref(c), To: layout.Crossref(c)})
 	}
-	j.Moves = append(j.Moves, Move{layout.StagingMemory(delta.StorylineID), layout.Memory(delta.StorylineID)})
-	if root.Exists(layout.Memory(delta.StorylineID)) {
-		prev, err := lastOnStoryline(root, delta.StorylineID, c)
+	j.Moves = append(j.Moves, journal.Move{From: layout.StagingMemory(j.StorylineID), To: layout.Memory(j.StorylineID)})
+	if root.Exists(layout.Memory(j.StorylineID)) {
+		prev, err := lastOnStoryline(root, j.StorylineID, c)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		j.MemoryHistory = layout.MemoryHistory(delta.StorylineID, prev)
+		j.MemoryHistory = layout.MemoryHistory(j.StorylineID, prev)
 	}
+	return nil
+}
 
+// prepareCheckpoint sets the orchestrator state the commit ends in, the
+// periodic briefs and the plan.
+func prepareCheckpoint(root *project.Root, j *Journal, merged []foreshadow.Item) error {
+	c, out := j.Chapter, &j.Output
 	// Checkpoint target and periodic briefs.
-	last, err := volume.LastChapter(root, cp.CurrentVolume)
+	last, err := volume.LastChapter(root, j.Volume)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	j.TargetState = checkpoint.Writing
 	if c == last {
 		j.TargetState = checkpoint.VolReview
 	}
 	out.OrchestratorState = j.TargetState
-	out.Periodic = periodic(root, c, cp.CurrentVolume, c == last, out.OverallFinal, merged)
+	out.Periodic = periodic(root, c, j.Volume, c == last, out.OverallFinal, merged)
 	out.Maintenance = map[string]any{}
 	j.Plan = plan(j)
-	if err := checkWritePaths(root, j.Plan); err != nil {
-		return nil, err
-	}
-	return j, nil
+	return nil
 }
 
 // stateRead is the state file as read, checked and fingerprinted.
@@ -372,7 +371,7 @@ func readState(root *project.Root) (r stateRead) {
 	if r.doc, r.err = stateops.Open(r.data, layout.CurrentState); r.err != nil {
 		return r
 	}
-	r.sum = sha(r.data)
+	r.sum = journal.Fingerprint(r.data)
 	return r
 }
 
@@ -532,7 +531,7 @@ func nullInt(n int) any {
 	return n
 }
 
-func plan(j *Journal) []PlanStep {
+func plan(j *Journal) []journal.PlanStep {
 	c := j.Chapter
 	var moves []string
 	for _, m := range j.Moves {
@@ -554,16 +553,16 @@ func plan(j *Journal) []PlanStep {
 	if j.UnknownEntities != nil {
 		ueW = []string{layout.UnknownEntities}
 	}
-	return []PlanStep{
-		{StepJournal, []string{layout.CommitJournal(c)}},
-		{StepMove, moves},
-		{StepState, stateW},
-		{StepForeshadow, fsW},
-		{StepUnknownEntities, ueW},
-		{StepChapterLog, []string{layout.ChapterLog(c)}},
-		{StepMaintenance, []string{layout.AIBlacklist, layout.StyleDrift}},
-		{StepCheckpoint, []string{layout.Checkpoint}},
-		{StepCleanup, []string{"staging/…/chapter-" + layout.Pad(c) + "*", layout.CommitJournal(c)}},
+	return []journal.PlanStep{
+		{Name: StepJournal, Writes: []string{layout.CommitJournal(c)}},
+		{Name: StepMove, Writes: moves},
+		{Name: StepState, Writes: stateW},
+		{Name: StepForeshadow, Writes: fsW},
+		{Name: StepUnknownEntities, Writes: ueW},
+		{Name: StepChapterLog, Writes: []string{layout.ChapterLog(c)}},
+		{Name: StepMaintenance, Writes: []string{layout.AIBlacklist, layout.StyleDrift}},
+		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
+		{Name: StepCleanup, Writes: []string{"staging/…/chapter-" + layout.Pad(c) + "*", layout.CommitJournal(c)}},
 	}
 }
 
@@ -603,7 +602,7 @@ func unknownEntities(root *project.Root, j *Journal, delta *products.Delta) erro
 		if len(data) > 0 && data[len(data)-1] != '\n' {
 			text = append([]byte{'\n'}, text...) // never glue onto a torn last line
 		}
-		j.UnknownEntities = &Append{File: rel, SizeBefore: size, Text: string(text)}
+		j.UnknownEntities = &journal.Append{File: rel, SizeBefore: size, Text: string(text)}
 	}
 	if len(names) >= 3 {
 		list := make([]string, 0, len(names))

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -13,7 +14,7 @@ import (
 // E_PATH before the journal exists, instead of halfway through the
 // transaction. Maintenance writes are skipped: their errors become warnings
 // (§16) and never block a commit; the cleanup pattern is not a path.
-func checkWritePaths(root *project.Root, steps []PlanStep) error {
+func checkWritePaths(root *project.Root, steps []journal.PlanStep) error {
 	for _, st := range steps {
 		if st.Name == StepMaintenance {
 			continue

@@ -9,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
@@ -19,7 +20,7 @@ import (
 
 // Rollback step names, in order (plan[].name; NOVEL_CRASH_AT takes one).
 const (
-	RStepJournal         = "journal"
+	RStepJournal         = journal.StepJournal
 	RStepMove            = "move"
 	RStepMemory          = "memory"
 	RStepState           = "state"
@@ -40,18 +41,18 @@ const RolledBackNote = "rolled back"
 
 // RollbackOutput is what `novel-commit rollback` prints (SPEC §8.4).
 type RollbackOutput struct {
-	To           int      `json:"to"`
-	RolledBack   []int    `json:"rolled_back"`
-	StateVersion int      `json:"state_version"`
-	Moved        []Move   `json:"moved"`
-	Warnings     []string `json:"warnings"`
+	To           int            `json:"to"`
+	RolledBack   []int          `json:"rolled_back"`
+	StateVersion int            `json:"state_version"`
+	Moved        []journal.Move `json:"moved"`
+	Warnings     []string       `json:"warnings"`
 }
 
 // RollbackDryRun is what `rollback --dry-run` prints.
 type RollbackDryRun struct {
-	DryRun bool       `json:"dry_run"`
-	Resume bool       `json:"resume"`
-	Plan   []PlanStep `json:"plan"`
+	DryRun bool               `json:"dry_run"`
+	Resume bool               `json:"resume"`
+	Plan   []journal.PlanStep `json:"plan"`
 	RollbackOutput
 }
 
@@ -67,31 +68,29 @@ type Truncation struct {
 // rollback will do, written before the first change and deleted last, so
 // a re-run after a kill finishes exactly this rollback.
 type RollbackJournal struct {
-	JournalVersion int        `json:"journal_version"`
-	To             int        `json:"to"`
-	From           int        `json:"from"`
-	StartedAt      string     `json:"started_at"`
-	Volume         int        `json:"current_volume"`
-	Plan           []PlanStep `json:"plan"`
+	JournalVersion int                `json:"journal_version"`
+	To             int                `json:"to"`
+	From           int                `json:"from"`
+	StartedAt      string             `json:"started_at"`
+	Volume         int                `json:"current_volume"`
+	Plan           []journal.PlanStep `json:"plan"`
 	// Moves are the rolled-back chapters' files (and unreadable revision
 	// files); MemoryMoves restore the storyline memories, in order.
-	Moves           []Move         `json:"moves"`
-	MemoryMoves     []Move         `json:"memory_moves"`
-	State           *FileChange    `json:"state"`
-	Changelog       *Truncation    `json:"changelog"`
-	Foreshadow      *FileChange    `json:"foreshadow"`
-	UnknownEntities *FileChange    `json:"unknown_entities"`
-	Revisions       []int          `json:"revisions"`
-	Output          RollbackOutput `json:"output"`
+	Moves           []journal.Move      `json:"moves"`
+	MemoryMoves     []journal.Move      `json:"memory_moves"`
+	State           *journal.FileChange `json:"state"`
+	Changelog       *Truncation         `json:"changelog"`
+	Foreshadow      *journal.FileChange `json:"foreshadow"`
+	UnknownEntities *journal.FileChange `json:"unknown_entities"`
+	Revisions       []int               `json:"revisions"`
+	Output          RollbackOutput      `json:"output"`
 
 	cpBytes checkpoint.Snapshot
 	staged  map[string][]byte // new contents computed by Prepare (not on resume)
 }
 
-// Stale reports whether the checkpoint changed since PrepareRollback read it.
-func (j *RollbackJournal) Stale(root *project.Root) bool {
-	return j.cpBytes.Changed(root)
-}
+// Read is the checkpoint as PrepareRollback read it.
+func (j *RollbackJournal) Read() checkpoint.Snapshot { return j.cpBytes }
 
 // PendingRollback reports whether a rollback journal exists.
 func PendingRollback(root *project.Root) bool { return root.Exists(layout.RollbackJournal) }
@@ -116,7 +115,7 @@ func PendingRollbackError(root *project.Root) error {
 // LoadRollbackJournal reads the pending rollback journal.
 func LoadRollbackJournal(root *project.Root) (*RollbackJournal, error) {
 	var j RollbackJournal
-	if err := ReadJournal(root, layout.RollbackJournal, "回滚日志", "rollback journal", &j); err != nil {
+	if err := journal.Read(root, layout.RollbackJournal, "回滚日志", "rollback journal", &j); err != nil {
 		return nil, err
 	}
 	if j.To < 1 || len(j.Plan) == 0 || j.State == nil {
@@ -152,48 +151,81 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	last := cp.LastCompleted
 	j := &RollbackJournal{JournalVersion: 1, To: c, From: last, StartedAt: env.Now, cpBytes: cpBytes, staged: map[string][]byte{}}
 	out := &j.Output
-	out.To, out.Warnings, out.Moved = c, []string{}, []Move{}
+	out.To, out.Warnings, out.Moved = c, []string{}, []journal.Move{}
 	for k := c; k <= last; k++ {
 		out.RolledBack = append(out.RolledBack, k)
 	}
 
+	touched, lastBefore, err := rollbackStateAndLog(root, j)
+	if err != nil {
+		return nil, err
+	}
+	// Each rolled-back chapter's files go to its own rolled-back folder.
+	dirs := map[int]string{}
+	for k := c; k <= last; k++ {
+		dirs[k] = rolledBackDir(root, k)
+	}
+	if err := rollbackChapterFiles(root, j, dirs); err != nil {
+		return nil, err
+	}
+	rollbackMemories(root, j, dirs, touched, lastBefore)
+	if err := rollbackDerived(root, j); err != nil {
+		return nil, err
+	}
+	vol, warn := volumeOf(root, c, cp.CurrentVolume)
+	if warn != "" {
+		out.Warnings = append(out.Warnings, warn)
+	}
+	j.Volume = vol
+	j.Plan = rollbackPlan(j)
+	return j, nil
+}
+
+// rollbackStateAndLog replays the state from the baseline and the
+// changelog lines < To, and cuts the changelog there; it returns which
+// storylines the rolled-back chapters wrote and each one's last chapter
+// before To.
+func rollbackStateAndLog(root *project.Root, j *RollbackJournal) (map[string][]int, map[string]int, error) {
+	c, out := j.To, &j.Output
 	// The state: baseline + changelog lines < c.
 	if err := rollbackBaseline(root, c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	oldState, err := root.ReadFile(layout.CurrentState)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	newState, res, err := Replay(root, c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.StateVersion = res.StateVersion
-	j.State = &FileChange{File: layout.CurrentState, Old: sha(oldState), New: sha(newState)}
+	j.State = &journal.FileChange{File: layout.CurrentState, Old: journal.Fingerprint(oldState), New: journal.Fingerprint(newState)}
 	j.staged[layout.CurrentState] = newState
 
 	// The changelog: its prefix before the first line of chapter ≥ c, plus
 	// which storylines the rolled-back chapters wrote.
 	log, err := readIfExists(root, layout.Changelog)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cut, lastBefore, touched := scanChangelog(log, c, baseVersion(root))
 	if cut < int64(len(log)) {
-		j.Changelog = &Truncation{File: layout.Changelog, Old: sha(log), New: sha(log[:cut]), Size: cut}
+		j.Changelog = &Truncation{File: layout.Changelog, Old: journal.Fingerprint(log), New: journal.Fingerprint(log[:cut]), Size: cut}
 	}
 
-	// Each rolled-back chapter's files go to its own rolled-back folder.
-	dirs := map[int]string{}
-	for k := c; k <= last; k++ {
-		dirs[k] = rolledBackDir(root, k)
-	}
+	return touched, lastBefore, nil
+}
+
+// rollbackChapterFiles moves each rolled-back chapter's files to its
+// folder, and lists its revision files to mark rejected.
+func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]string) error {
+	c, last, out := j.To, j.From, &j.Output
 	for k := c; k <= last; k++ {
 		for _, rel := range []string{layout.Chapter(k), layout.Summary(k), layout.Eval(k), layout.Crossref(k),
 			layout.ChapterLog(k), layout.LogicReview(k)} {
 			if root.Exists(rel) {
-				j.Moves = append(j.Moves, Move{rel, dirs[k] + "/" + rel})
+				j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
 			}
 		}
 	}
@@ -205,7 +237,7 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 		if err != nil {
 			for _, rel := range []string{layout.Revision(k), revision.Underscore(k)} {
 				if root.Exists(rel) {
-					j.Moves = append(j.Moves, Move{rel, dirs[k] + "/" + rel})
+					j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
 					out.Warnings = append(out.Warnings, rel+" 无法读取，已随该章移走 / "+rel+" is unreadable; moved with its chapter")
 				}
 			}
@@ -216,6 +248,13 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 		}
 	}
 
+	return nil
+}
+
+// rollbackMemories moves each rolled-back chapter's storyline memory to
+// its folder and brings back the memory from before To out of history/.
+func rollbackMemories(root *project.Root, j *RollbackJournal, dirs map[int]string, touched map[string][]int, lastBefore map[string]int) {
+	out := &j.Output
 	// Storyline memories: each rolled-back chapter's memory goes to its
 	// folder, and the memory from before chapter c comes back from history/.
 	ids := make([]string, 0, len(touched))
@@ -235,12 +274,12 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 				src = layout.Memory(id)
 			}
 			if root.Exists(src) {
-				j.MemoryMoves = append(j.MemoryMoves, Move{src, dirs[k] + "/" + layout.Memory(id)})
+				j.MemoryMoves = append(j.MemoryMoves, journal.Move{From: src, To: dirs[k] + "/" + layout.Memory(id)})
 			}
 		}
 		prev := lastBefore[id]
 		if hist := layout.MemoryHistory(id, prev); root.Exists(hist) {
-			j.MemoryMoves = append(j.MemoryMoves, Move{hist, layout.Memory(id)})
+			j.MemoryMoves = append(j.MemoryMoves, journal.Move{From: hist, To: layout.Memory(id)})
 		} else if prev > 0 {
 			out.Warnings = append(out.Warnings, "缺少 "+hist+"，故事线 "+id+" 回滚后没有记忆文件 / "+hist+
 				" is missing: storyline "+id+" has no memory after the rollback")
@@ -248,18 +287,24 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	}
 	out.Moved = append(append(out.Moved, j.Moves...), j.MemoryMoves...)
 
+}
+
+// rollbackDerived drops what the rolled-back chapters added to the
+// foreshadowing and the unknown-entities log.
+func rollbackDerived(root *project.Root, j *RollbackJournal) error {
+	c := j.To
 	// Foreshadowing: drop what the rolled-back chapters added.
 	if root.Exists(layout.GlobalForeshadow) {
 		cur, err := root.ReadFile(layout.GlobalForeshadow)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		data, err := rollbackForeshadow(cur, c)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !bytes.Equal(cur, data) {
-			j.Foreshadow = &FileChange{File: layout.GlobalForeshadow, Old: sha(cur), New: sha(data)}
+			j.Foreshadow = &journal.FileChange{File: layout.GlobalForeshadow, Old: journal.Fingerprint(cur), New: journal.Fingerprint(data)}
 			j.staged[layout.GlobalForeshadow] = data
 		}
 	}
@@ -268,25 +313,19 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	if root.Exists(layout.UnknownEntities) {
 		cur, err := root.ReadFile(layout.UnknownEntities)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if data := filterUnknown(cur, c); !bytes.Equal(cur, data) {
-			fc := &FileChange{File: layout.UnknownEntities, Old: sha(cur)}
+			fc := &journal.FileChange{File: layout.UnknownEntities, Old: journal.Fingerprint(cur)}
 			if len(data) > 0 {
-				fc.New = sha(data)
+				fc.New = journal.Fingerprint(data)
 			}
 			j.UnknownEntities = fc
 			j.staged[layout.UnknownEntities] = data
 		}
 	}
 
-	vol, warn := volumeOf(root, c, cp.CurrentVolume)
-	if warn != "" {
-		out.Warnings = append(out.Warnings, warn)
-	}
-	j.Volume = vol
-	j.Plan = rollbackPlan(j)
-	return j, nil
+	return nil
 }
 
 func rollbackPreconditions(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
@@ -450,8 +489,8 @@ func volumeOf(root *project.Root, c, current int) (int, string) {
 		" / no volume outline holds chapter " + strconv.Itoa(c) + "; current_volume stays " + strconv.Itoa(v)
 }
 
-func rollbackPlan(j *RollbackJournal) []PlanStep {
-	moved := func(ms []Move) []string {
+func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
+	moved := func(ms []journal.Move) []string {
 		w := []string{}
 		for _, m := range ms {
 			w = append(w, m.To)
@@ -468,17 +507,17 @@ func rollbackPlan(j *RollbackJournal) []PlanStep {
 	for _, k := range j.Revisions {
 		revs = append(revs, layout.Revision(k))
 	}
-	return []PlanStep{
-		{RStepJournal, []string{layout.RollbackJournal}},
-		{RStepMove, moved(j.Moves)},
-		{RStepMemory, moved(j.MemoryMoves)},
-		{RStepState, opt(j.State.Old != j.State.New, layout.CurrentState)},
-		{RStepChangelog, opt(j.Changelog != nil, layout.Changelog)},
-		{RStepForeshadow, opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
-		{RStepUnknownEntities, opt(j.UnknownEntities != nil, layout.UnknownEntities)},
-		{RStepRevisions, revs},
-		{RStepCheckpoint, []string{layout.Checkpoint}},
-		{RStepCleanup, []string{layout.RollbackJournal}},
+	return []journal.PlanStep{
+		{Name: RStepJournal, Writes: []string{layout.RollbackJournal}},
+		{Name: RStepMove, Writes: moved(j.Moves)},
+		{Name: RStepMemory, Writes: moved(j.MemoryMoves)},
+		{Name: RStepState, Writes: opt(j.State.Old != j.State.New, layout.CurrentState)},
+		{Name: RStepChangelog, Writes: opt(j.Changelog != nil, layout.Changelog)},
+		{Name: RStepForeshadow, Writes: opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
+		{Name: RStepUnknownEntities, Writes: opt(j.UnknownEntities != nil, layout.UnknownEntities)},
+		{Name: RStepRevisions, Writes: revs},
+		{Name: RStepCheckpoint, Writes: []string{layout.Checkpoint}},
+		{Name: RStepCleanup, Writes: []string{layout.RollbackJournal}},
 	}
 }
 
@@ -486,34 +525,18 @@ func rollbackPlan(j *RollbackJournal) []PlanStep {
 // step. Each step is idempotent, so a resumed rollback runs them all again.
 func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, error) {
 	root := env.Root
-	crash := env.Crash
-	if crash == nil {
-		crash = func(string) {}
-	}
-	targets := []string{layout.RollbackJournal, layout.CurrentState, layout.Changelog, layout.GlobalForeshadow,
-		layout.UnknownEntities, layout.Checkpoint}
-	for _, k := range j.Revisions {
-		targets = append(targets, layout.Revision(k))
-	}
-	removeTempFiles(root, targets)
-	if fresh {
-		if err := root.WriteJSON(layout.RollbackJournal, j); err != nil {
-			return nil, err
-		}
-	}
-	crash(RStepJournal)
-	steps := []Step{
-		{RStepMove, func() error { return moveAll(root, j.Moves) }},
-		{RStepMemory, func() error { return moveAll(root, j.MemoryMoves) }},
-		{RStepState, func() error { return rollbackState(root, j) }},
-		{RStepChangelog, func() error { return rollbackChangelog(root, j.Changelog) }},
-		{RStepForeshadow, func() error {
+	steps := []journal.Step{
+		{Name: RStepMove, Run: func() error { return moveAll(root, j.Moves) }},
+		{Name: RStepMemory, Run: func() error { return moveAll(root, j.MemoryMoves) }},
+		{Name: RStepState, Run: func() error { return rollbackState(root, j) }},
+		{Name: RStepChangelog, Run: func() error { return rollbackChangelog(root, j.Changelog) }},
+		{Name: RStepForeshadow, Run: func() error {
 			return rewrite(root, j, j.Foreshadow, func(cur []byte) ([]byte, error) { return rollbackForeshadow(cur, j.To) })
 		}},
-		{RStepUnknownEntities, func() error {
+		{Name: RStepUnknownEntities, Run: func() error {
 			return rewrite(root, j, j.UnknownEntities, func(cur []byte) ([]byte, error) { return filterUnknown(cur, j.To), nil })
 		}},
-		{RStepRevisions, func() error {
+		{Name: RStepRevisions, Run: func() error {
 			for _, k := range j.Revisions {
 				if _, err := revision.SetStatus(root, k, revision.StatusRejected, RolledBackNote, j.StartedAt); err != nil {
 					return err
@@ -521,10 +544,15 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 			}
 			return nil
 		}},
-		{RStepCheckpoint, func() error { return rollbackCheckpoint(root, j) }},
-		{RStepCleanup, func() error { return root.Remove(layout.RollbackJournal) }},
+		{Name: RStepCheckpoint, Run: func() error { return rollbackCheckpoint(root, j) }},
+		{Name: RStepCleanup, Run: func() error { return root.Remove(layout.RollbackJournal) }},
 	}
-	if err := RunSteps(steps, crash, "rollback_step", layout.RollbackJournal, "novel-commit rollback --to "+strconv.Itoa(j.To)); err != nil {
+	temps := []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.Checkpoint}
+	for _, k := range j.Revisions {
+		temps = append(temps, layout.Revision(k))
+	}
+	tx := journal.Tx{File: layout.RollbackJournal, Key: "rollback_step", Resume: "novel-commit rollback --to " + strconv.Itoa(j.To), Temps: temps}
+	if err := tx.Run(root, j, fresh, env.Crash, steps); err != nil {
 		return nil, err
 	}
 	out := j.Output
@@ -534,7 +562,7 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 // moveAll renames each file into place. A move whose destination exists
 // is done (the destinations are fresh folders, or a memory that an earlier
 // move of the list cleared); one whose source is gone was done before.
-func moveAll(root *project.Root, moves []Move) error {
+func moveAll(root *project.Root, moves []journal.Move) error {
 	for _, m := range moves {
 		if _, err := root.Abs(m.From); err != nil {
 			return err
@@ -569,7 +597,7 @@ func rollbackState(root *project.Root, j *RollbackJournal) error {
 // already hashes to New, recomputed by next from the Old bytes (a resumed
 // rollback has no staged copy), refused when a third party changed it.
 // An empty New means the file is removed.
-func rewrite(root *project.Root, j *RollbackJournal, fc *FileChange, next func(cur []byte) ([]byte, error)) error {
+func rewrite(root *project.Root, j *RollbackJournal, fc *journal.FileChange, next func(cur []byte) ([]byte, error)) error {
 	if fc == nil || fc.Old == fc.New {
 		return nil
 	}
@@ -583,7 +611,7 @@ func rewrite(root *project.Root, j *RollbackJournal, fc *FileChange, next func(c
 		}
 		return changedErr(fc.File)
 	}
-	switch sha(cur) {
+	switch journal.Fingerprint(cur) {
 	case fc.New:
 		return nil
 	case fc.Old:
@@ -599,7 +627,7 @@ func rewrite(root *project.Root, j *RollbackJournal, fc *FileChange, next func(c
 	if fc.New == "" && len(data) == 0 {
 		return root.Remove(fc.File)
 	}
-	if sha(data) != fc.New {
+	if journal.Fingerprint(data) != fc.New {
 		return changedErr(fc.File)
 	}
 	return root.WriteFile(fc.File, data)
@@ -615,7 +643,7 @@ func rollbackChangelog(root *project.Root, t *Truncation) error {
 	if err != nil {
 		return err
 	}
-	switch h := sha(cur); {
+	switch h := journal.Fingerprint(cur); {
 	case cur != nil && h == t.New:
 		return nil
 	case cur != nil && h == t.Old && int64(len(cur)) >= t.Size:
@@ -626,16 +654,14 @@ func rollbackChangelog(root *project.Root, t *Truncation) error {
 }
 
 func rollbackCheckpoint(root *project.Root, j *RollbackJournal) error {
-	cp, err := checkpoint.Load(root)
-	if err != nil {
-		return err
-	}
-	cp.LastCompleted = j.To - 1
-	cp.CurrentVolume = j.Volume
-	cp.State = checkpoint.Writing
-	cp.Stage = checkpoint.Committed
-	cp.Inflight = 0
-	cp.RevisionCount = 0
-	cp.LastError = nil
-	return cp.Save(root, j.StartedAt)
+	return checkpoint.Edit(root, j.StartedAt, func(cp *checkpoint.Checkpoint) (bool, error) {
+		cp.LastCompleted = j.To - 1
+		cp.CurrentVolume = j.Volume
+		cp.State = checkpoint.Writing
+		cp.Stage = checkpoint.Committed
+		cp.Inflight = 0
+		cp.RevisionCount = 0
+		cp.LastError = nil
+		return true, nil
+	})
 }

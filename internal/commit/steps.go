@@ -12,6 +12,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/maintenance"
@@ -49,7 +50,7 @@ func PendingJournal(root *project.Root) (int, error) {
 // LoadJournal reads chapter c's journal.
 func LoadJournal(root *project.Root, c int) (*Journal, error) {
 	var j Journal
-	if err := ReadJournal(root, layout.CommitJournal(c), "提交日志", "commit journal", &j); err != nil {
+	if err := journal.Read(root, layout.CommitJournal(c), "提交日志", "commit journal", &j); err != nil {
 		return nil, err
 	}
 	if j.Chapter != c || len(j.Plan) == 0 {
@@ -59,59 +60,57 @@ func LoadJournal(root *project.Root, c int) (*Journal, error) {
 	return &j, nil
 }
 
-// Execute writes the journal (fresh commits) and runs every step. Each
-// step is idempotent, so a resumed commit simply runs them all again.
+// Execute writes the journal (fresh commits) and runs every step
+// (journal.Tx). Each step is idempotent, so a resumed commit simply runs
+// them all again.
 func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 	root := env.Root
-	crash := env.Crash
-	if crash == nil {
-		crash = func(string) {}
-	}
-	if !fresh {
-		// Only a killed run of this commit leaves temps beside its targets
-		// (and it leaves the journal); a fresh commit's own writes sweep
-		// dead writers' temps as they go (jsonio).
-		removeTemps(root, j)
-	}
-	if fresh {
-		if err := root.WriteJSON(layout.CommitJournal(j.Chapter), j); err != nil {
-			return nil, err
-		}
-	}
-	crash(StepJournal)
-	// The journal is durable; the steps' directory fsyncs are batched
-	// until just before the cleanup deletes it. A power cut before then
-	// leaves the journal, and every step is idempotent and checks what is
-	// on disk, so the resumed commit redoes whatever did not reach it.
-	flush := jsonio.DeferDirSyncs()
-	defer flush()
+	// Once the journal is durable, the steps' directory fsyncs are
+	// batched until just before the cleanup deletes it. A power cut
+	// before then leaves the journal, and every step is idempotent and
+	// checks what is on disk, so the resumed commit redoes whatever did
+	// not reach it.
+	flush := func() {}
+	defer func() { flush() }()
 	out := j.Output
 	out.Warnings = append([]string{}, out.Warnings...)
-	steps := []Step{
-		{StepMove, func() error { return stepMove(root, j) }},
-		{StepState, func() error { return stepState(root, j) }},
-		{StepForeshadow, func() error { return stepForeshadow(root, j) }},
-		{StepUnknownEntities, func() error {
+	steps := []journal.Step{
+		{Name: StepMove, Run: func() error { flush = jsonio.DeferDirSyncs(); return stepMove(root, j) }},
+		{Name: StepState, Run: func() error { return stepState(root, j) }},
+		{Name: StepForeshadow, Run: func() error { return stepForeshadow(root, j) }},
+		{Name: StepUnknownEntities, Run: func() error {
 			if j.UnknownEntities == nil {
 				return nil
 			}
-			return appendAt(root, j.UnknownEntities.File, j.UnknownEntities.SizeBefore, []byte(j.UnknownEntities.Text))
+			return j.UnknownEntities.Replay(root)
 		}},
-		{StepChapterLog, func() error { return root.WriteJSON(layout.ChapterLog(j.Chapter), j.ChapterLog) }},
-		{StepMaintenance, func() error {
+		{Name: StepChapterLog, Run: func() error { return root.WriteJSON(layout.ChapterLog(j.Chapter), j.ChapterLog) }},
+		{Name: StepMaintenance, Run: func() error {
 			ev, _ := j.Eval.(map[string]any)
 			rep, warns := Maintenance(root, j.Chapter, ev, j.CommittedAt)
 			out.Maintenance = rep
 			out.Warnings = append(out.Warnings, warns...)
 			return nil
 		}},
-		{StepCheckpoint, func() error { return stepCheckpoint(root, j) }},
-		{StepCleanup, func() error { flush(); return stepCleanup(root, j) }},
+		{Name: StepCheckpoint, Run: func() error { return stepCheckpoint(root, j) }},
+		{Name: StepCleanup, Run: func() error { flush(); return stepCleanup(root, j) }},
 	}
-	if err := RunSteps(steps, crash, "commit_step", layout.CommitJournal(j.Chapter), "novel-commit --chapter "+strconv.Itoa(j.Chapter)); err != nil {
+	if err := j.tx().Run(root, j, fresh, env.Crash, steps); err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// tx is the commit's transaction: its journal, and the files whose temps
+// a killed run may have left (jsonio names them .NAME.tmp-*), so a
+// resumed commit leaves the same tree as an uninterrupted one.
+func (j *Journal) tx() journal.Tx {
+	temps := []string{layout.Eval(j.Chapter), layout.ChapterLog(j.Chapter),
+		layout.CurrentState, layout.Baseline, layout.GlobalForeshadow, layout.Checkpoint, layout.AIBlacklist, layout.StyleDrift}
+	if j.MemoryHistory != "" {
+		temps = append(temps, j.MemoryHistory)
+	}
+	return journal.Tx{File: layout.CommitJournal(j.Chapter), Key: "commit_step", Resume: "novel-commit --chapter " + strconv.Itoa(j.Chapter), Temps: temps}
 }
 
 func stepMove(root *project.Root, j *Journal) error {
@@ -164,7 +163,7 @@ func stepState(root *project.Root, j *Journal) error {
 		if cur, err = root.ReadFile(layout.CurrentState); err != nil {
 			return err
 		}
-		h = sha(cur)
+		h = journal.Fingerprint(cur)
 	}
 	var newState [][]byte
 	var oldState []byte
@@ -189,7 +188,7 @@ func stepState(root *project.Root, j *Journal) error {
 			if newState, _, err = doc.ApplyParts(ops, j.Chapter); err != nil {
 				return err
 			}
-			if shaParts(newState) != j.State.New {
+			if journal.FingerprintParts(newState) != j.State.New {
 				return changedErr(layout.CurrentState)
 			}
 		}
@@ -210,7 +209,7 @@ func stepState(root *project.Root, j *Journal) error {
 			return err
 		}
 	}
-	return appendAt(root, j.Changelog.File, j.Changelog.SizeBefore, []byte(j.Changelog.Text))
+	return j.Changelog.Replay(root)
 }
 
 func stepForeshadow(root *project.Root, j *Journal) error {
@@ -227,7 +226,7 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 			return err
 		}
 		if cur != nil {
-			h = sha(cur)
+			h = journal.Fingerprint(cur)
 		}
 	}
 	if h == fc.New {
@@ -252,7 +251,7 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 		if data, _, err = mergeForeshadow(root, gf, j.Volume, fsRaw, j.Chapter, j.StorylineID); err != nil {
 			return err
 		}
-		if sha(data) != fc.New {
+		if journal.Fingerprint(data) != fc.New {
 			return changedErr(layout.GlobalForeshadow)
 		}
 	}
@@ -260,16 +259,14 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 }
 
 func stepCheckpoint(root *project.Root, j *Journal) error {
-	cp, err := checkpoint.Load(root)
-	if err != nil {
-		return err
-	}
-	cp.LastCompleted = j.Chapter
-	cp.Stage = checkpoint.Committed
-	cp.Inflight = 0
-	cp.RevisionCount = 0
-	cp.State = j.TargetState
-	return cp.Save(root, j.CommittedAt)
+	return checkpoint.Edit(root, j.CommittedAt, func(cp *checkpoint.Checkpoint) (bool, error) {
+		cp.LastCompleted = j.Chapter
+		cp.Stage = checkpoint.Committed
+		cp.Inflight = 0
+		cp.RevisionCount = 0
+		cp.State = j.TargetState
+		return true, nil
+	})
 }
 
 // stepCleanup removes the chapter's staging files (products, packets,
@@ -312,31 +309,4 @@ func stepCleanup(root *project.Root, j *Journal) error {
 	}
 	jsonio.SyncDir(filepath.Dir(abs))
 	return nil
-}
-
-// removeTemps deletes temp files an interrupted atomic write left next to
-// the files this commit writes (jsonio names them .NAME.tmp-*), so a
-// resumed commit leaves the same tree as an uninterrupted one.
-func removeTemps(root *project.Root, j *Journal) {
-	targets := []string{layout.CommitJournal(j.Chapter), layout.Eval(j.Chapter), layout.ChapterLog(j.Chapter),
-		layout.CurrentState, layout.Baseline, layout.GlobalForeshadow, layout.Checkpoint, layout.AIBlacklist, layout.StyleDrift}
-	if j.MemoryHistory != "" {
-		targets = append(targets, j.MemoryHistory)
-	}
-	removeTempFiles(root, targets)
-}
-
-// removeTempFiles deletes the jsonio temp files (.NAME.tmp-*) left beside
-// each target by a write that was killed before its rename.
-func removeTempFiles(root *project.Root, targets []string) {
-	for _, rel := range targets {
-		abs, err := root.Abs(rel)
-		if err != nil {
-			continue
-		}
-		dir := filepath.Dir(abs)
-		for _, name := range jsonio.TempsOf(dir, filepath.Base(abs)) {
-			jsonio.RemoveTemp(dir, name)
-		}
-	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
@@ -145,12 +144,71 @@ func nullStr(s string) any {
 
 // Apply decides chapter c and performs the moves of SPEC §7.1, in order,
 // idempotently. A pause returns the result with an E_GATE_PAUSE error.
+// Everything is decided before the lock, so a refusal writes nothing;
+// the writes go through checkpoint.Update, which decides again from the
+// fresh checkpoint when another writer moved it meanwhile.
 func Apply(env Env, c int) (*Result, error) {
 	root := env.Root
-	cp, err := checkpoint.Load(root)
+	cp, snap, err := checkpoint.LoadSnapshot(root)
 	if err != nil {
 		return nil, err
 	}
+	p, err := planApply(env, cp, c)
+	if err != nil {
+		return nil, err
+	}
+	if p.done != nil {
+		return p.done, nil
+	}
+	if p.writesNeeded() {
+		w := checkpoint.Writer{Root: root, Getenv: env.Getenv, Chapter: c, StaleMinutes: env.Settings.LockStaleMinutes, Now: env.Now}
+		if _, err := checkpoint.Update(w, snap, func(fresh *checkpoint.Checkpoint, moved bool) (bool, error) {
+			if moved {
+				if p, err = planApply(env, fresh, c); err != nil || p.done != nil || !p.writesNeeded() {
+					return false, err
+				}
+			}
+			return p.write(env, fresh)
+		}); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case p.done != nil: // recorded by the writer that moved the checkpoint
+		return p.done, nil
+	case p.finish != nil:
+		return &p.finish.Result, nil
+	}
+	if p.pending != nil {
+		if p.pending.File == "" {
+			p.pending.File = layout.Revision(c)
+		}
+		return p.r, pauseErr(root, p.r, p.pending)
+	}
+	return p.r, nil
+}
+
+// applyPlan is what Apply decided from one reading of the checkpoint.
+type applyPlan struct {
+	c          int
+	done       *Result   // already recorded: nothing to do
+	finish     *GateFile // a revise interrupted after its first move
+	r          *Result
+	g          *GateFile // the gate file to write (unless unchanged)
+	unchanged  bool
+	pending    *revision.Status // a pause's revision (File empty: to write)
+	reportCopy []byte
+}
+
+func (p *applyPlan) writesNeeded() bool {
+	return p.finish != nil || !p.unchanged || p.reportCopy != nil || (p.pending != nil && p.pending.File == "") ||
+		p.r.Decision == Revise || p.r.Decision == Polish
+}
+
+// planApply checks the preconditions against cp and decides, writing
+// nothing.
+func planApply(env Env, cp *checkpoint.Checkpoint, c int) (*applyPlan, error) {
+	root := env.Root
 	if !cp.Writable() {
 		return nil, stateErr(cp)
 	}
@@ -165,7 +223,7 @@ func Apply(env Env, c int) (*Result, error) {
 		if g == nil {
 			return nil, err
 		}
-		return &g.Result, nil
+		return &applyPlan{done: &g.Result}, nil
 	}
 	if cp.Stage != checkpoint.Judged {
 		e := stageErr(cp, c, "第 "+strconv.Itoa(c)+" 章的阶段是 "+cp.Stage+"，门控需要 judged",
@@ -189,28 +247,21 @@ func Apply(env Env, c int) (*Result, error) {
 		// A revise interrupted after its first move: the recorded
 		// decision stands and the move is finished.
 		if g := interruptedRevise(root, cp, c, existing); g != nil && errs.Is(err, errs.MissingFile) {
-			release, lerr := lock.Guard(root, env.Getenv, c, env.Settings.LockStaleMinutes)
-			if lerr != nil {
-				return nil, lerr
-			}
-			defer release()
-			return finishRevise(env, cp, g)
+			return &applyPlan{c: c, finish: g, r: &g.Result}, nil
 		}
 		return nil, err
 	}
-	g := &GateFile{Result: *r, DecidedAt: env.Now}
-	unchanged := existing != nil && sameResult(&existing.Result, r)
-	if unchanged {
-		g = existing
+	p := &applyPlan{c: c, r: r, g: &GateFile{Result: *r, DecidedAt: env.Now}}
+	p.unchanged = existing != nil && sameResult(&existing.Result, r)
+	if p.unchanged {
+		p.g = existing
 	}
-	var pending *revision.Status
 	if IsPause(r.Decision) {
-		if pending, err = pauseRevision(root, r, c, env.Settings, env.Now); err != nil {
+		if p.pending, err = pauseRevision(root, r, c, env.Settings, env.Now); err != nil {
 			return nil, err
 		}
 	}
-	reportCopy, err := reportToCopy(root, r)
-	if err != nil {
+	if p.reportCopy, err = reportToCopy(root, r); err != nil {
 		return nil, err
 	}
 	if r.Decision == Revise {
@@ -221,45 +272,40 @@ func Apply(env Env, c int) (*Result, error) {
 			return nil, err
 		}
 	}
-	writesNeeded := !unchanged || reportCopy != nil || (pending != nil && pending.File == "") || r.Decision == Revise || r.Decision == Polish
-	if writesNeeded {
-		release, err := lock.Guard(root, env.Getenv, c, env.Settings.LockStaleMinutes)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		if reportCopy != nil {
-			if err := root.WriteFile(layout.LogicReview(c), reportCopy); err != nil {
-				return nil, err
-			}
-		}
-		if pending != nil && pending.File == "" {
-			if err := revision.Save(root, pending); err != nil {
-				return nil, err
-			}
-		}
-		if !unchanged {
-			if err := SaveGateFile(root, g); err != nil {
-				return nil, err
-			}
-		}
-		switch r.Decision {
-		case Revise:
-			return finishRevise(env, cp, g)
-		case Polish:
-			cp.Stage = checkpoint.Polishing
-			if err := cp.Save(root, env.Now); err != nil {
-				return nil, err
-			}
+	return p, nil
+}
+
+// write makes the plan's writes under the lock and edits cp; it reports
+// whether cp changed (checkpoint.Update then saves it).
+func (p *applyPlan) write(env Env, cp *checkpoint.Checkpoint) (bool, error) {
+	c := p.c
+	root := env.Root
+	if p.finish != nil {
+		return true, finishRevise(env, cp, p.finish)
+	}
+	if p.reportCopy != nil {
+		if err := root.WriteFile(layout.LogicReview(c), p.reportCopy); err != nil {
+			return false, err
 		}
 	}
-	if pending != nil {
-		if pending.File == "" {
-			pending.File = layout.Revision(c)
+	if p.pending != nil && p.pending.File == "" {
+		if err := revision.Save(root, p.pending); err != nil {
+			return false, err
 		}
-		return r, pauseErr(root, r, pending)
 	}
-	return r, nil
+	if !p.unchanged {
+		if err := SaveGateFile(root, p.g); err != nil {
+			return false, err
+		}
+	}
+	switch p.r.Decision {
+	case Revise:
+		return true, finishRevise(env, cp, p.g)
+	case Polish:
+		cp.Stage = checkpoint.Polishing
+		return true, nil
+	}
+	return false, nil
 }
 
 func sameResult(a, b *Result) bool {
@@ -447,16 +493,12 @@ func isProduct(rel string) bool {
 
 // finishRevise archives round K = revision_count and starts the revision:
 // stage revising, revision_count+1, CHAPTER_REWRITE.
-func finishRevise(env Env, cp *checkpoint.Checkpoint, g *GateFile) (*Result, error) {
-	c := g.Chapter
-	if _, err := ArchiveRound(env.Root, c, cp.RevisionCount); err != nil {
-		return nil, err
+func finishRevise(env Env, cp *checkpoint.Checkpoint, g *GateFile) error {
+	if _, err := ArchiveRound(env.Root, g.Chapter, cp.RevisionCount); err != nil {
+		return err
 	}
 	startRevision(cp)
-	if err := cp.Save(env.Root, env.Now); err != nil {
-		return nil, err
-	}
-	return &g.Result, nil
+	return nil
 }
 
 func startRevision(cp *checkpoint.Checkpoint) {

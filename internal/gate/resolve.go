@@ -10,7 +10,6 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
@@ -42,13 +41,49 @@ func step(c int, stage string) *string {
 	return &s
 }
 
-// Resolve settles chapter c's pending revision with action.
+// Resolve settles chapter c's pending revision with action. It checks
+// before the lock (a refusal writes nothing) and again, from the fresh
+// checkpoint, under it (checkpoint.Update) when another writer moved it.
 func Resolve(env Env, c int, action, note string) (*ResolveResult, error) {
-	root := env.Root
-	cp, err := checkpoint.Load(root)
+	cp, snap, err := checkpoint.LoadSnapshot(env.Root)
 	if err != nil {
 		return nil, err
 	}
+	in, err := checkResolve(env, cp, c, action)
+	if err != nil {
+		return nil, err
+	}
+	var res *ResolveResult
+	w := checkpoint.Writer{Root: env.Root, Getenv: env.Getenv, Chapter: c, StaleMinutes: env.Settings.LockStaleMinutes, Now: env.Now}
+	cp, err = checkpoint.Update(w, snap, func(fresh *checkpoint.Checkpoint, moved bool) (save bool, err error) {
+		if moved {
+			if in, err = checkResolve(env, fresh, c, action); err != nil {
+				return false, err
+			}
+		}
+		res, save, err = in.write(env, fresh, note)
+		return save, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Status, res.RevisionStatusFile, res.DecisionAt, res.Checkpoint = in.st.Status, in.st.File, in.st.DecisionAt, cp.Summarize()
+	return res, nil
+}
+
+// resolveIn is what checkResolve read and decided.
+type resolveIn struct {
+	c        int
+	action   string
+	st       *revision.Status
+	g        *GateFile
+	inflight bool
+	fixes    []eval.Fix
+}
+
+// checkResolve checks resolve's preconditions against cp, writing nothing.
+func checkResolve(env Env, cp *checkpoint.Checkpoint, c int, action string) (*resolveIn, error) {
+	root := env.Root
 	n := strconv.Itoa(c)
 	st, err := revision.Load(root, c)
 	if err != nil {
@@ -107,75 +142,66 @@ func Resolve(env Env, c int, action, note string) (*ResolveResult, error) {
 		}
 	}
 
-	release, err := lock.Guard(root, env.Getenv, c, env.Settings.LockStaleMinutes)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
+	return &resolveIn{c: c, action: action, st: st, g: g, inflight: inflight, fixes: fixes}, nil
+}
 
-	res := &ResolveResult{Chapter: c, Action: action, Files: []string{}}
+// write settles the revision under the lock and edits cp; save says
+// whether cp changed (checkpoint.Update then saves it).
+func (in *resolveIn) write(env Env, cp *checkpoint.Checkpoint, note string) (res *ResolveResult, save bool, err error) {
+	root, c, g := env.Root, in.c, in.g
+	res = &ResolveResult{Chapter: c, Action: in.action, Files: []string{}}
 	status := revision.StatusRejected
-	if action == ActAccept {
+	if in.action == ActAccept {
 		status = revision.StatusAccepted
 	}
-	st.Decide(status, note, env.Now)
-	if err := revision.Save(root, st); err != nil {
-		return nil, err
+	in.st.Decide(status, note, env.Now)
+	if err := revision.Save(root, in.st); err != nil {
+		return nil, false, err
 	}
-	switch action {
+	switch in.action {
 	case ActAccept:
-		if g != nil && inflight && g.Decision != Accepted {
+		if g != nil && in.inflight && g.Decision != Accepted {
 			g.OriginalDecision, g.Decision = g.Decision, Accepted
 			g.NextStep = nextStep(c, Accepted)
 			g.ResolvedAt, g.ResolveNote = env.Now, note
 			if err := SaveGateFile(root, g); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
-		if inflight {
+		if in.inflight {
 			res.NextStep = step(c, stepid.Commit)
 		}
 	case ActRevise:
 		if g != nil {
-			g.RequiredFixes = fixes
+			g.RequiredFixes = in.fixes
 			g.ResolvedAt, g.ResolveNote = env.Now, note
 			if err := SaveGateFile(root, g); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
 		if res.Files, err = ArchiveRound(root, c, cp.RevisionCount); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		startRevision(cp)
-		if err := cp.Save(root, env.Now); err != nil {
-			return nil, err
-		}
+		save = true
 		res.NextStep = step(c, stepid.Draft)
 	case ActRejudge:
 		if res.Files, err = removeJudgedProducts(root, c); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		cp.Stage = checkpoint.Drafting
-		if err := cp.Save(root, env.Now); err != nil {
-			return nil, err
-		}
+		save = true
 		res.NextStep = step(c, stepid.Summarize)
 	case ActRegen:
 		ab, err := abandon.Chapter(root, cp, c, env.Now)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		res.Files = ab.Moved
+		save = true
 		res.NextStep = step(c, stepid.Draft)
 	}
-	if err := root.Remove(layout.Blocked); err != nil {
-		return nil, err
-	}
-	if cp, err = checkpoint.Load(root); err != nil {
-		return nil, err
-	}
-	res.Status, res.RevisionStatusFile, res.DecisionAt, res.Checkpoint = st.Status, st.File, st.DecisionAt, cp.Summarize()
-	return res, nil
+	return res, save, root.Remove(layout.Blocked)
 }
 
 // revisionFixes: the report's high/medium fix instructions, else the

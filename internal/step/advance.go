@@ -7,7 +7,6 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
@@ -219,12 +218,9 @@ func checkBoundary(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step
 	return warnings, windows, nil
 }
 
-// Apply performs a legal, validated plan: the gate rewrite of polish
-// first, then the checkpoint (the caller holds the lock).
-func Apply(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, now string) error {
-	if !p.Changed {
-		return nil
-	}
+// apply performs a legal, validated plan: the gate rewrite of polish
+// first, then the edit of cp, which the caller saves (checkpoint.Update).
+func apply(root *project.Root, cp *checkpoint.Checkpoint, p *Plan) error {
 	if p.RewriteGate {
 		if err := markPolished(root, p.Step.Chapter); err != nil {
 			return err
@@ -232,7 +228,7 @@ func Apply(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, now string) e
 	}
 	cp.Inflight = p.Step.Chapter
 	cp.Stage = p.Stage
-	return cp.Save(root, now)
+	return nil
 }
 
 // AdvanceResult is the output of `novel-step advance`.
@@ -248,8 +244,9 @@ type AdvanceResult struct {
 // Advance runs the whole advance: legality, validation (products of st
 // and earlier stages, then the write boundary), and — only when the stage
 // changes — the lock, a re-check against the checkpoint as it is under
-// the lock, and the writes. Nothing is written on any refusal.
-func Advance(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings,
+// the lock, and the writes
+// (checkpoint.Update). Nothing is written on any refusal.
+func Advance(root *project.Root, cp *checkpoint.Checkpoint, first checkpoint.Snapshot, st stepid.Step, s settings.Settings,
 	getenv func(string) string, now func() string) (*AdvanceResult, error) {
 	p, err := Legal(root, cp, st)
 	if err != nil {
@@ -260,33 +257,35 @@ func Advance(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s se
 		return nil, err
 	}
 	if p.Changed {
-		release, err := lock.Guard(root, getenv, st.Chapter, s.LockStaleMinutes)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		fresh, err := checkpoint.Load(root)
-		if err != nil {
-			return nil, err
-		}
-		p2, err := Legal(root, fresh, st)
-		if err != nil {
-			return nil, err
-		}
-		if *p2 != *p {
-			// Someone moved the checkpoint meanwhile: judge again from it.
-			if warnings, windows, err = validateForAdvance(root, fresh, p2, s); err != nil {
-				return nil, err
+		w := checkpoint.Writer{Root: root, Getenv: getenv, Chapter: st.Chapter, StaleMinutes: s.LockStaleMinutes, Now: now()}
+		fresh, err := checkpoint.Update(w, first, func(fresh *checkpoint.Checkpoint, _ bool) (bool, error) {
+			p2, err := Legal(root, fresh, st)
+			if err != nil {
+				return false, err
 			}
-		}
-		cp, p = fresh, p2
-		if err := Apply(root, cp, p, now()); err != nil {
+			if *p2 != *p {
+				// Someone moved the checkpoint meanwhile: judge again from it.
+				if warnings, windows, err = validateForAdvance(root, fresh, p2, s); err != nil {
+					return false, err
+				}
+			}
+			p = p2
+			if !p.Changed {
+				return false, nil
+			}
+			return true, apply(root, fresh, p)
+		})
+		if err != nil {
 			return nil, err
 		}
+		cp = fresh
 		// The step is done: later writes are not its agent's. Failing to
 		// record that only leaves the window open, as before any advance.
-		for _, w := range windows {
-			if err := w.Close(root); err != nil {
+		for _, win := range windows {
+			if !p.Changed {
+				break // another writer advanced it meanwhile: its advance closed the window
+			}
+			if err := win.Close(root); err != nil {
 				warnings = append(warnings, "无法记录写入边界窗口的结束："+errs.Coerce(err).Message("zh")+
 					" / cannot record the end of the write-boundary window: "+errs.Coerce(err).Message("en"))
 			}

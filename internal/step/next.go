@@ -5,6 +5,8 @@
 package step
 
 import (
+	"strconv"
+
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/gate"
@@ -104,6 +106,11 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	if c, ok := journalChapter(root, cp); ok {
 		n := &Next{Step: stepid.Chapter(c, stepid.Commit).String(), Reason: ReasonResumeCommit, Chapter: c, Inflight: inflightView(cp)}
 		return n, nil
+	}
+	// The checkpoint must not lag the committed tree (SPEC §22): a step
+	// proposed from it would redo, and overwrite, committed chapters.
+	if err := committedAhead(root, cp); err != nil {
+		return nil, err
 	}
 	// Rule 1.
 	if !cp.Writable() {
@@ -283,4 +290,19 @@ func StateError(cp *checkpoint.Checkpoint, what string) *errs.Error {
 		e.Hint("运行 "+cmd, "run "+cmd)
 	}
 	return e
+}
+
+// committedAhead refuses a checkpoint whose last_completed_chapter is
+// below the highest chapter in chapters/ (a hand-edited checkpoint).
+func committedAhead(root *project.Root, cp *checkpoint.Checkpoint) error {
+	_, high, err := checkpoint.CommittedChapters(root)
+	if err != nil || high <= cp.LastCompleted {
+		return err
+	}
+	rel, h, last := layout.Chapter(high), strconv.Itoa(high), strconv.Itoa(cp.LastCompleted)
+	return errs.New(errs.Checkpoint, rel+" 已提交，但 "+layout.Checkpoint+" 的 last_completed_chapter 为 "+last,
+		rel+" is committed but "+layout.Checkpoint+" has last_completed_chapter "+last).
+		With("file", rel).With("highest_committed_chapter", high).With("last_completed_chapter", cp.LastCompleted).
+		Hint("若检查点被改回：把 last_completed_chapter 改为 "+h+"；要重做这些章节，先改为 "+h+" 再用 novel-commit rollback --to "+strconv.Itoa(cp.LastCompleted+1),
+			"if the checkpoint was edited back, set last_completed_chapter to "+h+"; to redo those chapters, set it to "+h+" and run novel-commit rollback --to "+strconv.Itoa(cp.LastCompleted+1))
 }

@@ -65,7 +65,7 @@ func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) 
 				TriggeredBy: p.TriggeredBy, Notes: p.RevisionNotes, CreatedAt: p.CreatedAt})
 		}
 	}
-	if v.Counts.CommittedChapters, err = committedChapters(root); err != nil {
+	if v.Counts.CommittedChapters, _, err = checkpoint.CommittedChapters(root); err != nil {
 		return nil, err
 	}
 	c := cp.NextChapter()
@@ -78,35 +78,6 @@ func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) 
 	}
 	v.Counts.StagingFiles = len(files)
 	return v, nil
-}
-
-// committedChapters counts chapters/chapter-NNN.md (one directory read).
-func committedChapters(root *project.Root) (int, error) {
-	ents, err := root.ReadDir("chapters")
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, e := range ents {
-		name := e.Name()
-		if e.Type().IsRegular() && strings.HasPrefix(name, "chapter-") && strings.HasSuffix(name, ".md") &&
-			isDigits(name[len("chapter-"):len(name)-len(".md")]) {
-			n++
-		}
-	}
-	return n, nil
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // Text is the compact terminal dashboard.

@@ -3,10 +3,11 @@ package volumeplan
 import (
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
-	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -14,7 +15,7 @@ import (
 
 // Step names of a volume commit, in order (plan[].name; NOVEL_CRASH_AT).
 const (
-	StepJournal    = "journal"
+	StepJournal    = journal.StepJournal
 	StepReplace    = "replace"
 	StepMove       = "move"
 	StepCheckpoint = "checkpoint"
@@ -40,20 +41,20 @@ type Result struct {
 // change, deleted last; every step is idempotent, so a resumed commit
 // runs them all again (SPEC §8.4 applied to §6.1).
 type Journal struct {
-	JournalVersion int               `json:"journal_version"`
-	Volume         int               `json:"volume"`
-	CommittedAt    string            `json:"committed_at"`
-	Plan           []commit.PlanStep `json:"plan"`
-	Replace        *commit.Move      `json:"replace"`
-	Moves          []commit.Move     `json:"moves"`
-	Output         Result            `json:"output"`
+	JournalVersion int                `json:"journal_version"`
+	Volume         int                `json:"volume"`
+	CommittedAt    string             `json:"committed_at"`
+	Plan           []journal.PlanStep `json:"plan"`
+	Replace        *journal.Move      `json:"replace"`
+	Moves          []journal.Move     `json:"moves"`
+	Output         Result             `json:"output"`
 }
 
 // DryRun is what --dry-run prints.
 type DryRun struct {
-	DryRun bool              `json:"dry_run"`
-	Resume bool              `json:"resume"`
-	Plan   []commit.PlanStep `json:"plan"`
+	DryRun bool               `json:"dry_run"`
+	Resume bool               `json:"resume"`
+	Plan   []journal.PlanStep `json:"plan"`
 	Result
 }
 
@@ -65,6 +66,9 @@ func Prepare(root *project.Root, v int, now string) (*Journal, error) {
 	}
 	p, err := Validate(root, cp, v)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkDestinations(root, p); err != nil {
 		return nil, err
 	}
 	j := &Journal{JournalVersion: 1, Volume: v, CommittedAt: now, Replace: p.Replace, Moves: p.Moves}
@@ -85,7 +89,7 @@ func Prepare(root *project.Root, v int, now string) (*Journal, error) {
 	if p.Replace != nil {
 		replaceW = []string{p.Replace.To}
 	}
-	j.Plan = []commit.PlanStep{
+	j.Plan = []journal.PlanStep{
 		{Name: StepJournal, Writes: []string{layout.VolumeJournal(v)}},
 		{Name: StepReplace, Writes: replaceW},
 		{Name: StepMove, Writes: out.Files},
@@ -95,6 +99,22 @@ func Prepare(root *project.Root, v int, now string) (*Journal, error) {
 	return j, nil
 }
 
+// checkDestinations refuses a plan file that would replace a different
+// committed one (SPEC §22). Files of a volume directory that is set
+// aside first (Replace) are not replaced, so only the others are checked.
+func checkDestinations(root *project.Root, p *Plan) error {
+	var dests []journal.Dest
+	for _, m := range p.Moves {
+		if p.Replace == nil || !strings.HasPrefix(m.To, p.Replace.From+"/") {
+			dests = append(dests, journal.Dest{File: m.To, From: m.From})
+		}
+	}
+	return journal.CheckDestinations(root, dests, func(file string) journal.WayOut {
+		return journal.WayOut{Zh: "把 " + file + " 移走后重新运行 novel-commit volume --volume " + layout.PadVol(p.Volume),
+			En: "move " + file + " aside and run novel-commit volume --volume " + layout.PadVol(p.Volume) + " again"}
+	})
+}
+
 // PendingJournal reports whether volume v has an unfinished commit.
 func PendingJournal(root *project.Root, v int) bool { return root.IsFile(layout.VolumeJournal(v)) }
 
@@ -102,7 +122,7 @@ func PendingJournal(root *project.Root, v int) bool { return root.IsFile(layout.
 func LoadJournal(root *project.Root, v int) (*Journal, error) {
 	rel := layout.VolumeJournal(v)
 	var j Journal
-	if err := commit.ReadJournal(root, rel, "卷提交日志", "volume commit journal", &j); err != nil {
+	if err := journal.Read(root, rel, "卷提交日志", "volume commit journal", &j); err != nil {
 		return nil, err
 	}
 	if j.Volume != v || len(j.Plan) == 0 {
@@ -119,32 +139,25 @@ func LoadJournal(root *project.Root, v int) (*Journal, error) {
 	return &j, nil
 }
 
-func derefMove(m *commit.Move) []commit.Move {
+func derefMove(m *journal.Move) []journal.Move {
 	if m == nil {
 		return nil
 	}
-	return []commit.Move{*m}
+	return []journal.Move{*m}
 }
 
-// Execute writes the journal (fresh commits) and runs every step; crash
-// is called after each step (the NOVEL_CRASH_AT test hook).
+// Execute writes the journal (fresh commits) and runs every step
+// (journal.Tx); crash is called after each step (the NOVEL_CRASH_AT test
+// hook).
 func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*Result, error) {
-	if crash == nil {
-		crash = func(string) {}
-	}
-	if fresh {
-		if err := root.WriteJSON(layout.VolumeJournal(j.Volume), j); err != nil {
-			return nil, err
-		}
-	}
-	crash(StepJournal)
-	steps := []commit.Step{
+	steps := []journal.Step{
 		{Name: StepReplace, Run: func() error { return stepReplace(root, j) }},
 		{Name: StepMove, Run: func() error { return stepMove(root, j) }},
 		{Name: StepCheckpoint, Run: func() error { return stepCheckpoint(root, j) }},
 		{Name: StepCleanup, Run: func() error { return stepCleanup(root, j) }},
 	}
-	if err := commit.RunSteps(steps, crash, "commit_step", layout.VolumeJournal(j.Volume), "novel-commit volume --volume "+layout.PadVol(j.Volume)); err != nil {
+	tx := journal.Tx{File: layout.VolumeJournal(j.Volume), Key: "commit_step", Resume: "novel-commit volume --volume " + layout.PadVol(j.Volume)}
+	if err := tx.Run(root, j, fresh, crash, steps); err != nil {
 		return nil, err
 	}
 	out := j.Output
@@ -193,18 +206,16 @@ func stepMove(root *project.Root, j *Journal) error {
 }
 
 func stepCheckpoint(root *project.Root, j *Journal) error {
-	cp, err := checkpoint.Load(root)
-	if err != nil {
-		return err
-	}
-	if cp.CurrentVolume == j.Volume && cp.State == checkpoint.Writing && cp.Inflight == 0 {
-		return nil // done by an earlier run
-	}
-	cp.CurrentVolume = j.Volume
-	cp.State = checkpoint.Writing
-	cp.Inflight = 0
-	cp.RevisionCount = 0
-	return cp.Save(root, j.CommittedAt)
+	return checkpoint.Edit(root, j.CommittedAt, func(cp *checkpoint.Checkpoint) (bool, error) {
+		if cp.CurrentVolume == j.Volume && cp.State == checkpoint.Writing && cp.Inflight == 0 {
+			return false, nil // done by an earlier run
+		}
+		cp.CurrentVolume = j.Volume
+		cp.State = checkpoint.Writing
+		cp.Inflight = 0
+		cp.RevisionCount = 0
+		return true, nil
+	})
 }
 
 // stepCleanup removes the volume packet and snapshot, the staged plan

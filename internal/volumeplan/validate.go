@@ -13,9 +13,9 @@ import (
 
 	"github.com/novelsuite/novel/internal/boundary"
 	"github.com/novelsuite/novel/internal/checkpoint"
-	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/outline"
@@ -49,10 +49,10 @@ type Plan struct {
 	Volume           int
 	Start, End       int
 	Chapters         []int
-	Moves            []commit.Move
+	Moves            []journal.Move
 	MissingContracts []int
 	// Replace sets aside an existing, non-empty volumes/vol-VV (nil: none).
-	Replace  *commit.Move
+	Replace  *journal.Move
 	Warnings []string
 }
 
@@ -171,10 +171,10 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 	p.Warnings = append(p.Warnings, warns...)
 
 	for _, name := range []string{OutlineFile, ScheduleFile, ForeshadowFile} {
-		p.Moves = append(p.Moves, commit.Move{From: Staged(v, name), To: Target(v, name)})
+		p.Moves = append(p.Moves, journal.Move{From: Staged(v, name), To: Target(v, name)})
 	}
 	for _, c := range contracts {
-		p.Moves = append(p.Moves, commit.Move{From: "staging/" + layout.Contract(v, c), To: layout.Contract(v, c)})
+		p.Moves = append(p.Moves, journal.Move{From: "staging/" + layout.Contract(v, c), To: layout.Contract(v, c)})
 	}
 	if err := p.replacement(root); err != nil {
 		return nil, err
@@ -422,7 +422,7 @@ func (p *Plan) replacement(root *project.Root) error {
 			return err
 		}
 		if !root.Exists(to) {
-			p.Replace = &commit.Move{From: dir, To: to}
+			p.Replace = &journal.Move{From: dir, To: to}
 			p.Warnings = append(p.Warnings, dir+" 已存在，原内容移到 "+to+" / "+dir+" already exists; its files move to "+to)
 			return nil
 		}

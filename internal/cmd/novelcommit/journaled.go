@@ -1,12 +1,11 @@
 package novelcommit
 
 import (
-	"os"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/cli"
-	"github.com/novelsuite/novel/internal/commit"
-	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 )
@@ -29,33 +28,22 @@ func setup(ctx *cli.Context) (*project.Root, settings.Settings, string, error) {
 	return root, s, clk.Stamp(), nil
 }
 
-// crashHook is the NOVEL_CRASH_AT test hook: die like kill -9 right after
-// the named journal step.
-func crashHook(ctx *cli.Context) func(string) {
-	return func(step string) {
-		if ctx.Getenv("NOVEL_CRASH_AT") == step {
-			os.Exit(137)
-		}
-	}
-}
-
 // journaled is one journaled command (chapter commit, rollback, volume
 // commit): an unfinished journal is resumed, otherwise a fresh one is
 // prepared (validated before the lock, so a refused run writes nothing).
 type journaled[J, O any] struct {
 	resume  bool
-	load    func() (J, error)                // the unfinished journal, when resume
-	prepare func() (J, error)                // a fresh journal
-	dryRun  func(J) (any, []commit.PlanStep) // the --dry-run document and its plan
-	chapter int                              // the chapter lock.Guard records (0: none)
-	stale   func(J) bool                     // a fresh journal must be prepared again under the lock
-	execute func(J, bool) (O, error)         // runs the journal; the bool says it is fresh
-	text    func(O) string                   // the --text line of the result
+	load    func() (J, error)                 // the unfinished journal, when resume
+	prepare func() (J, error)                 // a fresh journal
+	dryRun  func(J) (any, []journal.PlanStep) // the --dry-run document and its plan
+	chapter int                               // the chapter lock.Guard records (0: none)
+	read    func(J) checkpoint.Snapshot       // the checkpoint a fresh journal was prepared from (nil: prepare again under the lock)
+	execute func(J, bool) (O, error)          // runs the journal; the bool says it is fresh
+	text    func(O) string                    // the --text line of the result
 }
 
 // run loads or prepares the journal, prints the plan on --dry-run, or
-// takes the lock, prepares again if another writer moved on before the
-// lock was ours, executes and prints the result.
+// executes it inside checkpoint.Update and prints the result.
 func (r journaled[J, O]) run(ctx *cli.Context, root *project.Root, s settings.Settings, dry bool) error {
 	var j J
 	var err error
@@ -72,18 +60,25 @@ func (r journaled[J, O]) run(ctx *cli.Context, root *project.Root, s settings.Se
 		ctx.Result(doc, func() string { return planText(plan) })
 		return nil
 	}
-	release, err := lock.Guard(root, ctx.Getenv, r.chapter, s.LockStaleMinutes)
-	if err != nil {
-		return err
+	// The journal's steps write the checkpoint themselves (their
+	// checkpoint step), so Update only locks, re-reads and re-checks:
+	// a fresh journal is prepared again when another writer moved the
+	// checkpoint since; a resumed one skips the preconditions (SPEC §8.1).
+	var first checkpoint.Snapshot
+	if !r.resume && r.read != nil {
+		first = r.read(j)
 	}
-	defer release()
-	if !r.resume && r.stale(j) {
-		if j, err = r.prepare(); err != nil {
-			return err
+	var out O
+	w := checkpoint.Writer{Root: root, Getenv: ctx.Getenv, Chapter: r.chapter, StaleMinutes: s.LockStaleMinutes}
+	if _, err := checkpoint.Update(w, first, func(_ *checkpoint.Checkpoint, moved bool) (bool, error) {
+		if !r.resume && moved {
+			if j, err = r.prepare(); err != nil {
+				return false, err
+			}
 		}
-	}
-	out, err := r.execute(j, !r.resume)
-	if err != nil {
+		out, err = r.execute(j, !r.resume)
+		return false, err
+	}); err != nil {
 		return err
 	}
 	ctx.Result(out, func() string { return r.text(out) })
@@ -91,7 +86,7 @@ func (r journaled[J, O]) run(ctx *cli.Context, root *project.Root, s settings.Se
 }
 
 // planText is the --text line of a dry run: the step names in order.
-func planText(plan []commit.PlanStep) string {
+func planText(plan []journal.PlanStep) string {
 	names := make([]string, len(plan))
 	for i, p := range plan {
 		names[i] = p.Name

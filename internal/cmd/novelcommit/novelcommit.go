@@ -10,6 +10,7 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lock"
 )
@@ -38,7 +39,7 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	env := commit.Env{Root: root, Settings: s, Now: now, Crash: crashHook(ctx)}
+	env := commit.Env{Root: root, Settings: s, Now: now, Crash: journal.CrashHook(ctx.Getenv)}
 	if err := commit.PendingRollbackError(root); err != nil {
 		return err
 	}
@@ -56,11 +57,11 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 		resume:  resume,
 		load:    func() (*commit.Journal, error) { return commit.LoadJournal(root, c.Chapter) },
 		prepare: func() (*commit.Journal, error) { return commit.Prepare(env, c.Chapter) },
-		dryRun: func(j *commit.Journal) (any, []commit.PlanStep) {
+		dryRun: func(j *commit.Journal) (any, []journal.PlanStep) {
 			return commit.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Output: j.Output}, j.Plan
 		},
 		chapter: c.Chapter,
-		stale:   func(j *commit.Journal) bool { return j.Stale(root) },
+		read:    (*commit.Journal).Read,
 		execute: func(j *commit.Journal, fresh bool) (*commit.Output, error) { return commit.Execute(env, j, fresh) },
 		text: func(out *commit.Output) string {
 			return "第 " + strconv.Itoa(out.Chapter) + " 章已生成（" + strconv.Itoa(out.WordCount) + " 字），评分 " + score(out.OverallFinal) +

@@ -6,6 +6,7 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 )
 
@@ -19,7 +20,7 @@ func (r *rollbackCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	env := commit.Env{Root: root, Settings: s, Now: now, Crash: crashHook(ctx)}
+	env := commit.Env{Root: root, Settings: s, Now: now, Crash: journal.CrashHook(ctx.Getenv)}
 	resume := commit.PendingRollback(root)
 	return journaled[*commit.RollbackJournal, *commit.RollbackOutput]{
 		resume: resume,
@@ -33,11 +34,11 @@ func (r *rollbackCmd) Run(ctx *cli.Context) error {
 			return j, err
 		},
 		prepare: func() (*commit.RollbackJournal, error) { return commit.PrepareRollback(env, r.To) },
-		dryRun: func(j *commit.RollbackJournal) (any, []commit.PlanStep) {
+		dryRun: func(j *commit.RollbackJournal) (any, []journal.PlanStep) {
 			return commit.RollbackDryRun{DryRun: true, Resume: resume, Plan: j.Plan, RollbackOutput: j.Output}, j.Plan
 		},
 		chapter: r.To,
-		stale:   func(j *commit.RollbackJournal) bool { return j.Stale(root) },
+		read:    (*commit.RollbackJournal).Read,
 		execute: func(j *commit.RollbackJournal, fresh bool) (*commit.RollbackOutput, error) {
 			return commit.ExecuteRollback(env, j, fresh)
 		},

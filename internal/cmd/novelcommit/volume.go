@@ -3,6 +3,7 @@ package novelcommit
 import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/volumeplan"
 )
 
@@ -27,13 +28,12 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 		// Validated before the lock too, so a refused plan writes nothing
 		// (not even the lock's flock file).
 		prepare: func() (*volumeplan.Journal, error) { return volumeplan.Prepare(root, v, now) },
-		dryRun: func(j *volumeplan.Journal) (any, []commit.PlanStep) {
+		dryRun: func(j *volumeplan.Journal) (any, []journal.PlanStep) {
 			return volumeplan.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Result: j.Output}, j.Plan
 		},
-		// Always re-checked under the lock: another writer may have moved on.
-		stale: func(*volumeplan.Journal) bool { return true },
+		// No read: always prepared again under the lock.
 		execute: func(j *volumeplan.Journal, fresh bool) (*volumeplan.Result, error) {
-			return volumeplan.Execute(root, j, fresh, crashHook(ctx))
+			return volumeplan.Execute(root, j, fresh, journal.CrashHook(ctx.Getenv))
 		},
 		text: (*volumeplan.Result).Text,
 	}.run(ctx, root, s, c.DryRun)

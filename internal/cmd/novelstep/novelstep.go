@@ -13,7 +13,6 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/report"
@@ -44,6 +43,7 @@ func Main() int {
 type env struct {
 	root *project.Root
 	cp   *checkpoint.Checkpoint
+	snap checkpoint.Snapshot // the bytes cp was read from
 	s    settings.Settings
 }
 
@@ -52,7 +52,7 @@ func load(ctx *cli.Context) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp, err := checkpoint.Load(root)
+	cp, snap, err := checkpoint.LoadSnapshot(root)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func load(ctx *cli.Context) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &env{root: root, cp: cp, s: s}, nil
+	return &env{root: root, cp: cp, snap: snap, s: s}, nil
 }
 
 func now(ctx *cli.Context) (func() string, error) {
@@ -71,20 +71,17 @@ func now(ctx *cli.Context) (func() string, error) {
 	return clk.Stamp, nil
 }
 
-// guard takes the project lock for a checkpoint write and re-reads the
-// checkpoint under it.
-func guard(ctx *cli.Context, e *env, chapter int) (func(), error) {
-	release, err := lock.Guard(e.root, ctx.Getenv, chapter, e.s.LockStaleMinutes)
-	if err != nil {
-		return nil, err
+// update writes the checkpoint through checkpoint.Update: under the
+// lock, fn re-checks and edits the fresh copy, which becomes e.cp.
+func update(ctx *cli.Context, e *env, chapter int, now string, fn func(cp *checkpoint.Checkpoint) error) error {
+	w := checkpoint.Writer{Root: e.root, Getenv: ctx.Getenv, Chapter: chapter, StaleMinutes: e.s.LockStaleMinutes, Now: now}
+	cp, err := checkpoint.Update(w, e.snap, func(cp *checkpoint.Checkpoint, _ bool) (bool, error) {
+		return true, fn(cp)
+	})
+	if err == nil {
+		e.cp = cp
 	}
-	cp, err := checkpoint.Load(e.root)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	e.cp = cp
-	return release, nil
+	return err
 }
 
 func current(cp *checkpoint.Checkpoint) int {
@@ -126,7 +123,7 @@ func (c advanceCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := step.Advance(e.root, e.cp, st, e.s, ctx.Getenv, clk)
+	r, err := step.Advance(e.root, e.cp, e.snap, st, e.s, ctx.Getenv, clk)
 	if err != nil {
 		return err
 	}
@@ -228,16 +225,14 @@ func (c abandonCmd) Run(ctx *cli.Context) error {
 	if err := abandon.Check(e.root, e.cp, c.Chapter); err != nil {
 		return err
 	}
-	release, err := guard(ctx, e, c.Chapter)
-	if err != nil {
+	var r *abandon.Result
+	if err := update(ctx, e, c.Chapter, clk(), func(cp *checkpoint.Checkpoint) (err error) {
+		if err := abandon.Check(e.root, cp, c.Chapter); err != nil {
+			return err
+		}
+		r, err = abandon.Chapter(e.root, cp, c.Chapter, clk())
 		return err
-	}
-	defer release()
-	if err := abandon.Check(e.root, e.cp, c.Chapter); err != nil {
-		return err
-	}
-	r, err := abandon.Chapter(e.root, e.cp, c.Chapter, clk())
-	if err != nil {
+	}); err != nil {
 		return err
 	}
 	out := AbandonOutput{Result: r, Checkpoint: e.cp.Summarize()}
@@ -299,14 +294,11 @@ func (c failCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	release, err := guard(ctx, e, current(e.cp))
-	if err != nil {
-		return err
-	}
-	defer release()
-	step.Fail(e.cp, st, c.Error, clk())
-	e.cp.LastError.Code, e.cp.LastError.Hint, e.cp.LastError.Details = c.Code, c.Hint, details
-	if err := e.cp.Save(e.root, clk()); err != nil {
+	if err := update(ctx, e, current(e.cp), clk(), func(cp *checkpoint.Checkpoint) error {
+		step.Fail(cp, st, c.Error, clk())
+		cp.LastError.Code, cp.LastError.Hint, cp.LastError.Details = c.Code, c.Hint, details
+		return nil
+	}); err != nil {
 		return err
 	}
 	out := StateOutput{Checkpoint: e.cp.Summarize(), LastError: e.cp.LastError, NextCommand: "novel-step retry"}
@@ -331,15 +323,7 @@ func (retryCmd) Run(ctx *cli.Context) error {
 	if err := step.Retry(e.cp.Clone()); err != nil {
 		return err
 	}
-	release, err := guard(ctx, e, current(e.cp))
-	if err != nil {
-		return err
-	}
-	defer release()
-	if err := step.Retry(e.cp); err != nil {
-		return err
-	}
-	if err := e.cp.Save(e.root, clk()); err != nil {
+	if err := update(ctx, e, current(e.cp), clk(), step.Retry); err != nil {
 		return err
 	}
 	out := StateOutput{Checkpoint: e.cp.Summarize(), NextCommand: "novel-step next"}
@@ -365,15 +349,7 @@ func (c volumeCmd) Run(ctx *cli.Context) error {
 	if err := step.VolumeNext(e.cp.Clone()); err != nil {
 		return err
 	}
-	release, err := guard(ctx, e, 0)
-	if err != nil {
-		return err
-	}
-	defer release()
-	if err := step.VolumeNext(e.cp); err != nil {
-		return err
-	}
-	if err := e.cp.Save(e.root, clk()); err != nil {
+	if err := update(ctx, e, 0, clk(), step.VolumeNext); err != nil {
 		return err
 	}
 	cmd := "novel instructions volume:" + layout.PadVol(e.cp.CurrentVolume) + ":plan"

@@ -1,0 +1,7 @@
+// Package journal is the suite's journaled transaction (SPEC §8.4): a
+// journal file written before the first change and deleted last, a list
+// of idempotent steps run in order with the NOVEL_CRASH_AT test hook
+// after each, the content fingerprints that tell a step done from a step
+// still to do, and the refusal to overwrite committed files (SPEC §22).
+// Chapter commit, rollback and volume commit are built on it.
+package journal
