@@ -158,8 +158,9 @@ func CommittedChapters(root *project.Root) (count, highest int, err error) {
 		return 0, 0, errs.Newf(errs.IO, "无法读取 chapters/：%v", "cannot read chapters/: %v", err).With("file", "chapters")
 	}
 	for _, e := range ents {
-		num, ok := strings.CutPrefix(e.Name(), "chapter-")
-		if num, ok = strings.CutSuffix(num, ".md"); !ok || num == "" || strings.Trim(num, "0123456789") != "" || len(num) > 9 || !e.Type().IsRegular() {
+		num, prefixed := strings.CutPrefix(e.Name(), "chapter-")
+		num, suffixed := strings.CutSuffix(num, ".md")
+		if !prefixed || !suffixed || num == "" || strings.Trim(num, "0123456789") != "" || len(num) > 9 || !e.Type().IsRegular() {
 			continue
 		}
 		n, _ := strconv.Atoi(num)
