@@ -280,7 +280,7 @@ func (w *Window) checkDormant() []Issue {
 // Run runs every check and numbers the issues.
 func (w *Window) Run(now string) *Report {
 	r := &Report{SchemaVersion: 1, Scope: "sliding_window", ChapterRange: [2]int{w.From, w.To}, GeneratedAt: now,
-		Issues: []Issue{}, Stats: Stats{Chapters: w.To - w.From + 1, Characters: len(w.Characters),
+		Issues: []Issue{}, Stats: Stats{Chapters: len(w.Sentences), Characters: len(w.Characters),
 			Locations: len(w.Locations), Items: len(w.Items), ByType: map[string]int{}}}
 	for _, found := range [][]Issue{w.checkDead(), w.checkLocations(), w.checkItems(), w.checkTimeline(), w.checkDormant()} {
 		sort.SliceStable(found, func(i, j int) bool { return found[i].Evidence[0].Chapter < found[j].Evidence[0].Chapter })

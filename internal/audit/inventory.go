@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
@@ -99,7 +100,16 @@ func Inventory(root *project.Root, window int, now string) (*Inventories, error)
 	if err != nil {
 		return nil, err
 	}
-	to := cp.LastCompleted
+	if cp.LastCompleted < 1 {
+		return nil, errs.New(errs.State, "项目还没有已提交的章节", "the project has no committed chapter").WithExit(errs.ExitFailed)
+	}
+	return InventoryAt(root, cp.LastCompleted, max(cp.CurrentVolume, 1), window, now)
+}
+
+// InventoryAt builds the inventories of the window ending at chapter to,
+// against volume vol's plan and schedule (the commit calls it before its
+// checkpoint step, so it cannot ask the checkpoint).
+func InventoryAt(root *project.Root, to, vol, window int, now string) (*Inventories, error) {
 	w, err := Load(root, max(1, to-window+1), to)
 	if err != nil {
 		return nil, err
@@ -111,7 +121,6 @@ func Inventory(root *project.Root, window int, now string) (*Inventories, error)
 		Rhythm:  Rhythm{SchemaVersion: 1, ChapterRange: rng, GeneratedAt: now, Storylines: []LineRhythm{}, Warnings: []string{}},
 		Bridges: Bridges{SchemaVersion: 1, ChapterRange: rng, GeneratedAt: now, Broken: []Bridge{}},
 	}
-	vol := max(cp.CurrentVolume, 1)
 	if err := w.foreshadowInventory(root, vol, &inv.Foreshadow); err != nil {
 		return nil, err
 	}

@@ -78,6 +78,9 @@ func Load(root *project.Root, from, to int) (*Window, error) {
 	}
 	for c := from; c <= to; c++ {
 		rel := layout.Chapter(c)
+		if !root.Exists(rel) {
+			continue // a gap (a hand-arranged or plugin-era project): audit what is there
+		}
 		data, err := root.ReadFile(rel)
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
@@ -20,6 +21,19 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
 )
+
+// mergeBriefs adds the audit's periodic briefs to Prepare's (a copy: the
+// journal's output stays as Prepare planned it).
+func mergeBriefs(p map[string]any, briefs map[string]any) map[string]any {
+	out := make(map[string]any, len(p)+len(briefs))
+	for k, v := range p {
+		out[k] = v
+	}
+	for k, v := range briefs {
+		out[k] = v
+	}
+	return out
+}
 
 // Maintenance is the step-6 hook (SPEC §16); its errors become warnings.
 // A variable so tests can observe or replace it.
@@ -89,6 +103,9 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 			ev, _ := j.Eval.(map[string]any)
 			rep, warns := Maintenance(root, j.Chapter, ev, j.CommittedAt)
 			out.Maintenance = rep
+			out.Warnings = append(out.Warnings, warns...)
+			briefs, warns := audit.Periodic(root, j.Chapter, j.Volume, j.TargetState == checkpoint.VolReview, j.CommittedAt)
+			out.Periodic = mergeBriefs(out.Periodic, briefs)
 			out.Warnings = append(out.Warnings, warns...)
 			return nil
 		}},

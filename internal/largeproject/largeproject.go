@@ -129,6 +129,17 @@ func (g *gen) volumeRange(v int) (int, int) {
 
 func (g *gen) storylineOf(c int) string { return Storylines[(c/3)%3] }
 
+// followedOnLine reports whether a later committed chapter is on c's
+// storyline.
+func (g *gen) followedOnLine(c int) bool {
+	for k := c + 1; k <= g.o.Chapters; k++ {
+		if g.storylineOf(k) == g.storylineOf(c) {
+			return true
+		}
+	}
+	return false
+}
+
 var surnames = []rune("林苏陈赵周吴郑王冯沈韩杨朱秦许何吕施张孔曹严华金魏陶姜谢邹喻柏水窦章云潘葛")
 var given = []rune("枫晚晴远山青岚若雪明轩子墨清歌寒星落霞长风无忌天行月华紫烟玄霜逸尘凌云")
 
@@ -279,9 +290,13 @@ func (g *gen) committed() error {
 			return err
 		}
 		// novel-commit keeps each storyline memory it replaces under
-		// history/, so a real project has one of these per chapter.
-		if err := g.write(layout.MemoryHistory(g.storylineOf(c), c), []byte("# "+g.storylineOf(c)+" 线记忆\n\n- 第"+fmt.Sprint(c)+"章前的进展。\n")); err != nil {
-			return err
+		// history/: a real project has one per chapter that a later
+		// committed chapter on its storyline followed (never for a line's
+		// latest chapter, whose memory is still the live one).
+		if g.followedOnLine(c) {
+			if err := g.write(layout.MemoryHistory(g.storylineOf(c), c), []byte("# "+g.storylineOf(c)+" 线记忆\n\n- 第"+fmt.Sprint(c)+"章前的进展。\n")); err != nil {
+				return err
+			}
 		}
 		overall := 3.5 + float64(g.rng.IntN(15))/10
 		// Shaped like novel-commit's committed eval: the primary eval plus
@@ -516,7 +531,7 @@ func WriteReplay(dir string, o Options) error {
 
 // Version changes whenever the generator's output does, so cached
 // projects from an older generator are not reused.
-const Version = 3
+const Version = 4
 
 // Cached returns a directory holding the project for o (not idle),
 // generating it on first use under the system temp directory and reusing

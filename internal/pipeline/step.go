@@ -314,7 +314,8 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 	}
 	var failure *errs.Error
 	if exit == agent.ExitTransient {
-		failure = executorFailure(exit, stderrTail).With("transient_waits", waits)
+		failure = errs.Newf(errs.Agent, "执行器暂时失败（退出码 75），等待 %d 次后仍未恢复", "the executor failed transiently (exit 75) and had not recovered after %d waits", waits).
+			With("exit", exit).With("transient_waits", waits).With("cause", executorFailure(exit, stderrTail).Body("zh"))
 	} else if exit != 0 {
 		failure = executorFailure(exit, stderrTail)
 	} else if o, ok := pk.Output(agent.ViaStdout, nil); ok {
