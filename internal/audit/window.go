@@ -10,11 +10,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/novelsuite/novel/internal/cast"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -69,7 +69,7 @@ func isDead(v any) bool {
 func Load(root *project.Root, from, to int) (*Window, error) {
 	w := &Window{From: from, To: to, Sentences: map[int][]string{}, Storyline: map[int]string{},
 		StatusOps: map[string][]statusOp{}, BaselineDead: map[string]bool{}, Touched: map[int][]string{}}
-	chars, _, err := manifest.LoadCharacters(root)
+	chars, _, err := cast.Load(root)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"github.com/novelsuite/novel/internal/cast"
 	"sort"
 	"strings"
 
@@ -108,57 +108,10 @@ func text(v any) string {
 
 // ---- characters ----
 
-// Character is one characters/active/{slug}.json.
-type Character struct {
-	Slug        string
-	DisplayName string
-}
+// Character is one characters/active/{slug}.json (package cast).
+type Character = cast.Character
 
-// LoadCharacters lists characters/active/*.json sorted by slug (the entity
-// map's source, shared with novel-audit), with warnings for skipped files.
-func LoadCharacters(root *project.Root) ([]Character, []string, error) { return loadCharacters(root) }
-
-// loadCharacters lists characters/active/*.json sorted by slug. Files
-// whose name is not a slug cannot be referenced by ops and are skipped
-// with a warning.
-func loadCharacters(root *project.Root) ([]Character, []string, error) {
-	ents, err := root.ReadDir(layout.CharactersActive)
-	if err != nil {
-		return nil, nil, err
-	}
-	var chars []Character
-	var warns []string
-	for _, e := range ents {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
-			continue
-		}
-		slug := strings.TrimSuffix(name, ".json")
-		rel := layout.CharactersActive + "/" + name
-		if !project.IsSlug(slug) {
-			warns = append(warns, fmt.Sprintf("角色文件 %s 的文件名不是合法的 slug，已忽略 / character file %s: the name is not a slug; skipped", rel, rel))
-			continue
-		}
-		var c struct {
-			DisplayName any `json:"display_name"`
-		}
-		if err := root.ReadJSON(rel, &c); err != nil {
-			if errs.Is(err, errs.Schema) {
-				return nil, nil, schemaErr(rel, "必须是 JSON 对象", "must be a JSON object")
-			}
-			return nil, nil, err
-		}
-		dn, _ := c.DisplayName.(string)
-		dn = strings.TrimSpace(dn)
-		if dn == "" {
-			warns = append(warns, fmt.Sprintf("角色文件 %s 缺少 display_name，按 slug 处理 / character file %s has no display_name; using the slug", rel, rel))
-			dn = slug
-		}
-		chars = append(chars, Character{Slug: slug, DisplayName: dn})
-	}
-	sort.Slice(chars, func(i, j int) bool { return chars[i].Slug < chars[j].Slug })
-	return chars, warns, nil
-}
+func loadCharacters(root *project.Root) ([]Character, []string, error) { return cast.Load(root) }
 
 // entityMap renders {slug: display_name} in slug order.
 func entityMap(chars []Character) *OMap {

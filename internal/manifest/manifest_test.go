@@ -11,7 +11,7 @@ import (
 )
 
 func TestSelectCharactersFromContract(t *testing.T) {
-	chars := []Character{{"han-mo", "韩墨"}, {"lu-zhao", "陆照"}, {"lu-zhao-2", "陆照"}, {"zhou-bo", "周伯"}}
+	chars := []Character{{Slug: "han-mo", DisplayName: "韩墨"}, {Slug: "lu-zhao", DisplayName: "陆照"}, {Slug: "lu-zhao-2", DisplayName: "陆照"}, {Slug: "zhou-bo", DisplayName: "周伯"}}
 	slugs, warns := SelectCharacters(chars, []string{"周伯", "无名氏", "陆照", "周伯"}, nil)
 	if want := []string{"zhou-bo", "lu-zhao"}; !reflect.DeepEqual(slugs, want) {
 		t.Fatalf("slugs = %v, want %v", slugs, want)
@@ -37,7 +37,7 @@ func TestSelectCharactersByRecency(t *testing.T) {
 		t.Fatalf("slugs = %v, warns %v", slugs, warns)
 	}
 	// Ties on the same chapter break by slug.
-	slugs, _ = SelectCharacters([]Character{{"b", "乙"}, {"a", "甲"}, {"c", "丙"}}, nil, []SummaryText{{Chapter: 3, Text: "丙乙"}})
+	slugs, _ = SelectCharacters([]Character{{Slug: "b", DisplayName: "乙"}, {Slug: "a", DisplayName: "甲"}, {Slug: "c", DisplayName: "丙"}}, nil, []SummaryText{{Chapter: 3, Text: "丙乙"}})
 	if want := []string{"b", "c", "a"}; !reflect.DeepEqual(slugs, want) {
 		t.Fatalf("tie order = %v, want %v", slugs, want)
 	}

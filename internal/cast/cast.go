@@ -1,0 +1,63 @@
+// Package cast reads the project's active characters (characters/active/
+// {slug}.json): the entity map of packets and the known names of the
+// continuity audit.
+package cast
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// Character is one characters/active/{slug}.json.
+type Character struct {
+	Slug        string
+	DisplayName string
+}
+
+// Load lists characters/active/*.json sorted by slug. Files
+// whose name is not a slug cannot be referenced by ops and are skipped
+// with a warning.
+func Load(root *project.Root) ([]Character, []string, error) {
+	ents, err := root.ReadDir(layout.CharactersActive)
+	if err != nil {
+		return nil, nil, err
+	}
+	var chars []Character
+	var warns []string
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		slug := strings.TrimSuffix(name, ".json")
+		rel := layout.CharactersActive + "/" + name
+		if !project.IsSlug(slug) {
+			warns = append(warns, fmt.Sprintf("角色文件 %s 的文件名不是合法的 slug，已忽略 / character file %s: the name is not a slug; skipped", rel, rel))
+			continue
+		}
+		var c struct {
+			DisplayName any `json:"display_name"`
+		}
+		if err := root.ReadJSON(rel, &c); err != nil {
+			if errs.Is(err, errs.Schema) {
+				return nil, nil, errs.New(errs.Schema, rel+" 必须是 JSON 对象", rel+" must be a JSON object").With("file", rel).
+					Hint("按 SPEC §2 的格式修正该文件后重试", "fix the file to the documented format (SPEC §2) and retry")
+			}
+			return nil, nil, err
+		}
+		dn, _ := c.DisplayName.(string)
+		dn = strings.TrimSpace(dn)
+		if dn == "" {
+			warns = append(warns, fmt.Sprintf("角色文件 %s 缺少 display_name，按 slug 处理 / character file %s has no display_name; using the slug", rel, rel))
+			dn = slug
+		}
+		chars = append(chars, Character{Slug: slug, DisplayName: dn})
+	}
+	sort.Slice(chars, func(i, j int) bool { return chars[i].Slug < chars[j].Slug })
+	return chars, warns, nil
+}
