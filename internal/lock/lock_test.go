@@ -143,11 +143,13 @@ func TestStaleRules(t *testing.T) {
 		{"future timestamps ignored, old dir", `{"pid":1,"host":"elsewhere","started":"` + future + `","heartbeat":"` + future + `"}`, 3 * time.Hour, true, ReasonExpired},
 		{"future timestamps ignored, fresh dir", `{"pid":1,"host":"elsewhere","started":"` + future + `","heartbeat":"` + future + `"}`, 0, false, ReasonFresh},
 		{"corrupt info fresh dir", `{"pid":`, 0, false, ReasonFresh},
-		{"corrupt info old dir", `not json`, 31 * time.Minute, true, ReasonExpired},
-		{"empty info old dir", ``, 31 * time.Minute, true, ReasonExpired},
+		{"corrupt info old dir", `not json`, 31 * time.Minute, true, ReasonIncomplete},
+		{"empty info 11 s", ``, 11 * time.Second, true, ReasonIncomplete},
 		{"plain mkdir fresh", "-", 0, false, ReasonFresh},
-		{"plain mkdir 29 minutes", "-", 29 * time.Minute, false, ReasonFresh},
-		{"plain mkdir old", "-", 40 * time.Minute, true, ReasonExpired},
+		{"plain mkdir 9 s", "-", 9 * time.Second, false, ReasonFresh},
+		{"plain mkdir 11 s", "-", 11 * time.Second, true, ReasonIncomplete},
+		{"plain mkdir 29 minutes", "-", 29 * time.Minute, true, ReasonIncomplete},
+		{"plain mkdir, mtime an hour ahead", "-", -time.Hour, true, ReasonIncomplete},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 		os.Exit(helperAcquire())
 	case "run":
 		os.Exit(helperRun())
+	case "acquire-pause":
+		os.Exit(helperAcquirePause())
 	}
 	os.Exit(99)
 }
@@ -56,6 +58,22 @@ func helperAcquire() int {
 		return e.Exit
 	}
 	return 97
+}
+
+// helperAcquirePause acquires for itself and, between the lock's mkdir
+// and its info write, announces LOCK_TEST_READY and pauses, so the test
+// can signal it inside that window.
+func helperAcquirePause() int {
+	r := helperRoot()
+	testHookAfterMkdir = func() {
+		os.WriteFile(os.Getenv("LOCK_TEST_READY"), nil, 0o644)
+		time.Sleep(500 * time.Millisecond)
+	}
+	if _, err := Acquire(r, Options{PID: os.Getpid()}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return errs.Coerce(err).Exit
+	}
+	return 0
 }
 
 func helperRun() int {
@@ -290,5 +308,66 @@ func TestRunNestedUnderMatchingToken(t *testing.T) {
 	}
 	if Token(r) != a.Token {
 		t.Fatal("nested run released the outer lock")
+	}
+}
+
+// startAcquirePause starts helperAcquirePause and waits until it is inside
+// the mkdir → info.json window.
+func startAcquirePause(t *testing.T, root string) *exec.Cmd {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	c := exec.Command(os.Args[0])
+	c.Env = append(os.Environ(), "LOCK_TEST_HELPER=acquire-pause", "LOCK_TEST_ROOT="+root, "LOCK_TEST_READY="+ready)
+	c.Stderr = os.Stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, ready)
+	return c
+}
+
+// Ctrl-C inside acquire (field trial B2: 1 of 15 random SIGINTs left an
+// info-less lock for 30 minutes) leaves no lock at all: the signal is held
+// until info.json is written, the lock is removed again and the process
+// dies of the signal.
+func TestAcquireInterruptedLeavesNoLock(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		r := newRoot(t)
+		c := startAcquirePause(t, r.Dir)
+		c.Process.Signal(sig)
+		err := c.Wait()
+		ws, _ := c.ProcessState.Sys().(syscall.WaitStatus)
+		if !ws.Signaled() || ws.Signal() != sig {
+			t.Fatalf("%v inside acquire: exit %v, want death by the signal", sig, err)
+		}
+		lockGone(t, r.Dir)
+		if _, err := Acquire(r, Options{PID: os.Getpid()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// SIGKILL inside acquire leaves an info-less lock; with the flock free it
+// is held only while it is younger than 10 s, then stale (incomplete) —
+// never lock_stale_minutes.
+func TestAcquireKilledLeavesShortLivedLock(t *testing.T) {
+	r := newRoot(t)
+	c := startAcquirePause(t, r.Dir)
+	c.Process.Kill()
+	c.Wait()
+	st, err := Inspect(r, Options{StaleMinutes: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Exists || st.Stale || st.Holder.Info != InfoMissing {
+		t.Fatalf("right after the kill: %+v", st)
+	}
+	setDirAge(t, r, 11*time.Second)
+	a, err := Acquire(r, Options{PID: os.Getpid(), StaleMinutes: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.BrokeStale == nil || a.BrokeStale.Reason != ReasonIncomplete {
+		t.Fatalf("broke_stale %+v", a.BrokeStale)
 	}
 }
