@@ -20,6 +20,9 @@ import (
 // The test binary doubles as the competing processes: with
 // LOCK_TEST_HELPER set it runs one lock operation and exits.
 func TestMain(m *testing.M) {
+	if code, ok := KeeperMain(); ok {
+		os.Exit(code)
+	}
 	switch os.Getenv("LOCK_TEST_HELPER") {
 	case "":
 		os.Exit(m.Run())
@@ -370,4 +373,76 @@ func TestAcquireKilledLeavesShortLivedLock(t *testing.T) {
 	if a.BrokeStale == nil || a.BrokeStale.Reason != ReasonIncomplete {
 		t.Fatalf("broke_stale %+v", a.BrokeStale)
 	}
+}
+
+// SIGKILL of `novel-lock run` alone (what `kill -9 -PGID` of the user's
+// group does, since the command has a group of its own): the command's whole
+// tree dies with it, so no orphan goes on working without the lock (field
+// trial B1: the inner make kept calling the agent and committing).
+func TestRunKilledTakesTheCommandTreeWithIt(t *testing.T) {
+	root := t.TempDir()
+	// make → recipe shell → agent: a grandchild that would survive its parent.
+	c, _ := startRun(t, root, "/bin/sh", "-c", `/bin/sh -c 'echo $$ > inner.tmp && mv inner.tmp inner && exec sleep 60'; echo survived > survived`)
+	waitFile(t, filepath.Join(root, "inner"))
+	data, _ := os.ReadFile(filepath.Join(root, "inner"))
+	inner, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	c.Process.Kill()
+	c.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for liveness(inner, 0) == alive && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if liveness(inner, 0) == alive {
+		syscall.Kill(inner, syscall.SIGKILL)
+		t.Fatal("the command's tree outlived the killed run by 5 s")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(root, "survived")); err == nil {
+		t.Fatal("the command's shell went on after run was killed")
+	}
+	// The lock is left with a dead holder: stale, broken by the next acquire.
+	st, err := Inspect(mustRoot(t, root), Options{})
+	if err != nil || !st.Stale {
+		t.Fatalf("lock after the kill: %+v %v", st, err)
+	}
+}
+
+// killTree (a command that shares the terminal's group) stops and kills a
+// process and all its descendants.
+func TestKillTree(t *testing.T) {
+	dir := t.TempDir()
+	c := exec.Command("/bin/sh", "-c", `sleep 60 & echo $! > a; /bin/sh -c 'echo $$ > b.tmp; mv b.tmp b; exec sleep 60'`)
+	c.Dir = dir
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, filepath.Join(dir, "b"))
+	waitFile(t, filepath.Join(dir, "a"))
+	var pids []int
+	for _, f := range []string{"a", "b"} {
+		data, _ := os.ReadFile(filepath.Join(dir, f))
+		n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		pids = append(pids, n)
+	}
+	killTree(c.Process.Pid)
+	defer c.Wait()
+	defer c.Process.Kill()
+	for _, p := range pids {
+		for i := 0; i < 500 && liveness(p, 0) == alive; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if liveness(p, 0) == alive {
+			syscall.Kill(p, syscall.SIGKILL)
+			t.Fatalf("descendant %d survived killTree", p)
+		}
+	}
+}
+
+func mustRoot(t *testing.T, dir string) *project.Root {
+	t.Helper()
+	r, err := project.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
