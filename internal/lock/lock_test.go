@@ -266,9 +266,9 @@ func TestGuardRefusesTokenOfDeadHolder(t *testing.T) {
 	host := Hostname()
 	now := stamp(time.Now())
 	cases := map[string]string{
-		"dead pid":    `{"pid":` + strconv.Itoa(deadPIDValue(t)) + `,"host":"` + host + `","started":"` + now + `","token":"tok"}`,
-		"reused pid":  `{"pid":` + strconv.Itoa(os.Getpid()) + `,"pid_start":1,"host":"` + host + `","started":"` + now + `","token":"tok"}`,
-		"zombie":      "",
+		"dead pid":   `{"pid":` + strconv.Itoa(deadPIDValue(t)) + `,"host":"` + host + `","started":"` + now + `","token":"tok"}`,
+		"reused pid": `{"pid":` + strconv.Itoa(os.Getpid()) + `,"pid_start":1,"host":"` + host + `","started":"` + now + `","token":"tok"}`,
+		"zombie":     "",
 	}
 	z := exec.Command("/bin/sh", "-c", "exit 0")
 	if err := z.Start(); err != nil {
