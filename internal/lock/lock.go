@@ -293,7 +293,7 @@ func brokenFrom(st *Status) *Broken {
 // held from before the mkdir until info.json is written, so an info-less
 // lock directory reads as "acquire in progress" only while someone is
 // really acquiring (SPEC §4); SIGINT/SIGTERM/SIGHUP in that window are
-// held back and then undo the lock (undoOnSignal).
+// held back and then undo the lock (holdSignals, reraise).
 func Acquire(root *project.Root, o Options) (*Acquired, error) {
 	if o.PID <= 0 {
 		return nil, errs.Newf(errs.Usage, "锁持有者 pid %d 无效", "invalid holder pid %d", o.PID)
