@@ -82,7 +82,11 @@ func helperAcquirePause() int {
 func helperRun() int {
 	r := helperRoot()
 	argv := strings.Split(os.Getenv("LOCK_TEST_ARGV"), "\x1f")
-	st, err := RunLocked(r, argv, RunOptions{Getenv: os.Getenv, Env: os.Environ(), Stdin: nil, Stdout: os.Stdout, Stderr: os.Stderr})
+	var stdin io.Reader
+	if os.Getenv("LOCK_TEST_STDIN") != "" {
+		stdin = os.Stdin // a terminal: the command stays in our group
+	}
+	st, err := RunLocked(r, argv, RunOptions{Getenv: os.Getenv, Env: os.Environ(), Stdin: stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return errs.Coerce(err).Exit
