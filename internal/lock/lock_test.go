@@ -146,7 +146,7 @@ func TestStaleRules(t *testing.T) {
 		{"corrupt info old dir", `not json`, 31 * time.Minute, true, ReasonIncomplete},
 		{"empty info 11 s", ``, 11 * time.Second, true, ReasonIncomplete},
 		{"plain mkdir fresh", "-", 0, false, ReasonFresh},
-		{"plain mkdir 9 s", "-", 9 * time.Second, false, ReasonFresh},
+		{"plain mkdir 5 s", "-", 5 * time.Second, false, ReasonFresh},
 		{"plain mkdir 11 s", "-", 11 * time.Second, true, ReasonIncomplete},
 		{"plain mkdir 29 minutes", "-", 29 * time.Minute, true, ReasonIncomplete},
 		{"plain mkdir, mtime an hour ahead", "-", -time.Hour, true, ReasonIncomplete},

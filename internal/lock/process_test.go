@@ -70,7 +70,13 @@ func helperAcquirePause() int {
 	r := helperRoot()
 	testHookAfterMkdir = func() {
 		os.WriteFile(os.Getenv("LOCK_TEST_READY"), nil, 0o644)
-		time.Sleep(500 * time.Millisecond)
+		// Stay in the window until the test has sent its signal.
+		for i := 0; i < 1000; i++ {
+			if _, err := os.Stat(os.Getenv("LOCK_TEST_READY") + ".sent"); err == nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 	if _, err := Acquire(r, Options{PID: os.Getpid()}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -318,9 +324,9 @@ func TestRunNestedUnderMatchingToken(t *testing.T) {
 	}
 }
 
-// startAcquirePause starts helperAcquirePause and waits until it is inside
-// the mkdir → info.json window.
-func startAcquirePause(t *testing.T, root string) *exec.Cmd {
+// signalInWindow starts helperAcquirePause, waits until it is inside the
+// mkdir → info.json window, sends sig and lets it go on.
+func signalInWindow(t *testing.T, root string, sig os.Signal) *exec.Cmd {
 	t.Helper()
 	ready := filepath.Join(t.TempDir(), "ready")
 	c := exec.Command(os.Args[0])
@@ -330,6 +336,12 @@ func startAcquirePause(t *testing.T, root string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	waitFile(t, ready)
+	if err := c.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ready+".sent", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return c
 }
 
@@ -340,8 +352,7 @@ func startAcquirePause(t *testing.T, root string) *exec.Cmd {
 func TestAcquireInterruptedLeavesNoLock(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		r := newRoot(t)
-		c := startAcquirePause(t, r.Dir)
-		c.Process.Signal(sig)
+		c := signalInWindow(t, r.Dir, sig)
 		err := c.Wait()
 		ws, _ := c.ProcessState.Sys().(syscall.WaitStatus)
 		if !ws.Signaled() || ws.Signal() != sig {
@@ -359,8 +370,7 @@ func TestAcquireInterruptedLeavesNoLock(t *testing.T) {
 // never lock_stale_minutes.
 func TestAcquireKilledLeavesShortLivedLock(t *testing.T) {
 	r := newRoot(t)
-	c := startAcquirePause(t, r.Dir)
-	c.Process.Kill()
+	c := signalInWindow(t, r.Dir, os.Kill)
 	c.Wait()
 	st, err := Inspect(r, Options{StaleMinutes: 30})
 	if err != nil {
