@@ -37,7 +37,17 @@ const (
 	ReasonExpired  = "expired"   // age beyond the limit
 	ReasonNoTime   = "no_time"   // every timestamp is unusable (future or missing)
 	ReasonNotOwner = "not_owner" // used in details only
+	// No valid info.json, the flock free and the directory 10 s old (or a
+	// dead writer's temp info inside): an acquire that never finished.
+	ReasonIncomplete = "incomplete"
+	// No valid info.json while .novel.lock.flock is held: an acquire (or a
+	// release, break or heartbeat) is in progress.
+	ReasonAcquiring = "acquiring"
 )
+
+// testHookAfterMkdir, when set by a test, runs between the lock's mkdir
+// and its info write.
+var testHookAfterMkdir func()
 
 // Holder describes who holds the lock. The token is never shown: it is
 // the owner's proof for release and heartbeat.
@@ -123,10 +133,12 @@ func Inspect(root *project.Root, o Options) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	return inspect(p, o)
+	return inspect(p, o, false)
 }
 
-func inspect(p paths, o Options) (*Status, error) {
+// inspect observes the lock. flockMine says the caller holds
+// .novel.lock.flock itself (then no acquire of anyone else is in progress).
+func inspect(p paths, o Options, flockMine bool) (*Status, error) {
 	st := &Status{StaleMinutes: o.limit(), Reason: ReasonNoLock}
 	fi, err := os.Stat(p.dir)
 	if err != nil {
@@ -194,6 +206,11 @@ func inspect(p paths, o Options) (*Status, error) {
 		st.AgeSeconds = &age
 	}
 
+	if info.State != InfoOK {
+		st.Reason = incompleteReason(p, host, fi.ModTime(), now, flockMine)
+		st.Stale = st.Reason == ReasonIncomplete
+		return st, nil
+	}
 	if h.ThisHost && info.PID > 0 {
 		st.Reason = liveness(info.PID, info.PIDStart)
 		st.Stale = st.Reason != alive
@@ -242,8 +259,8 @@ func heldErr(st *Status) *errs.Error {
 	hint := "等待持有者结束；若确认它已不在运行，用 novel-lock break --force 强制解除"
 	hintEn := "wait for the holder to finish; if you are sure it is gone, run novel-lock break --force"
 	if st.Holder != nil && st.Holder.Info != InfoOK {
-		hint = fmt.Sprintf("锁目录没有有效的 info.json（可能是 shell 的 mkdir 或正在获取）；它在 %d 分钟无更新后过期，或确认无人使用后运行 novel-lock break --force", st.StaleMinutes)
-		hintEn = fmt.Sprintf("the lock directory has no valid info.json (a shell mkdir or an acquire in progress); it expires after %d minutes without change, or run novel-lock break --force once you are sure nobody uses it", st.StaleMinutes)
+		hint = "锁目录还没有有效的 info.json（正在获取，或 shell 刚 mkdir）；若没有进程在获取，它在创建 10 秒后视为废弃，几秒后重试即可"
+		hintEn = "the lock directory has no valid info.json yet (an acquire in progress, or a shell's mkdir); when nobody is acquiring it counts as abandoned 10 s after it was made, so retry in a few seconds"
 	}
 	return e.Hint(hint, hintEn).
 		With("lock", layout.LockDir).With("holder", st.Holder).With("age_seconds", st.AgeSeconds).
@@ -272,7 +289,11 @@ func brokenFrom(st *Status) *Broken {
 }
 
 // Acquire takes the lock for o.PID. A live holder → E_LOCK_HELD (exit 4);
-// a stale lock is broken (under the flock) and re-taken.
+// a stale lock is broken and re-taken. The flock on .novel.lock.flock is
+// held from before the mkdir until info.json is written, so an info-less
+// lock directory reads as "acquire in progress" only while someone is
+// really acquiring (SPEC §4); SIGINT/SIGTERM/SIGHUP in that window are
+// held back and then undo the lock (holdSignals, reraise).
 func Acquire(root *project.Root, o Options) (*Acquired, error) {
 	if o.PID <= 0 {
 		return nil, errs.Newf(errs.Usage, "锁持有者 pid %d 无效", "invalid holder pid %d", o.PID)
@@ -281,61 +302,63 @@ func Acquire(root *project.Root, o Options) (*Acquired, error) {
 	if err != nil {
 		return nil, err
 	}
-	for attempt := 0; attempt < 5; attempt++ {
+	// Refuse a live holder before touching the flock file, so a refusal
+	// writes nothing at all.
+	if pre, err := inspect(p, o, false); err != nil {
+		return nil, err
+	} else if pre.Exists && !pre.Stale {
+		return nil, heldErr(pre)
+	}
+	var res *Acquired
+	var interrupted os.Signal
+	err = withFlock(p, func() error {
+		cur, err := inspect(p, o, true)
+		if err != nil {
+			return err
+		}
+		var broke *Broken
+		if cur.Exists {
+			if !cur.Stale {
+				return heldErr(cur)
+			}
+			if err := removeDir(p); err != nil {
+				return err
+			}
+			broke = brokenFrom(cur)
+		}
+		sig := holdSignals()
 		won, err := tryMkdir(p)
-		if err != nil {
-			return nil, err
-		}
-		if won {
-			return writeInfo(p, o, nil)
-		}
-		st, err := inspect(p, o)
-		if err != nil {
-			return nil, err
-		}
-		if !st.Exists {
-			continue // released between our mkdir and the look
-		}
-		if !st.Stale {
-			return nil, heldErr(st)
-		}
-		var res *Acquired
-		err = withFlock(p, func() error {
-			cur, err := inspect(p, o)
+		if err != nil || !won {
+			sig.stop()
 			if err != nil {
 				return err
 			}
-			if cur.Exists {
-				if !cur.Stale {
-					return heldErr(cur)
-				}
-				if err := removeDir(p); err != nil {
-					return err
-				}
-			}
-			won, err := tryMkdir(p)
-			if err != nil || !won {
+			// A shell's plain mkdir (which takes no flock) got in first.
+			cur, err = inspect(p, o, true)
+			if err != nil {
 				return err
 			}
-			var broke *Broken
-			if cur.Exists {
-				broke = brokenFrom(cur)
-			}
-			res, err = writeInfo(p, o, broke)
-			return err
-		})
-		if err != nil {
-			return nil, err
+			return heldErr(cur)
 		}
-		if res != nil {
-			return res, nil
+		if testHookAfterMkdir != nil {
+			testHookAfterMkdir()
 		}
+		res, err = writeInfo(p, o, broke)
+		if interrupted = sig.stop(); interrupted != nil && err == nil {
+			// Leave no lock behind; the process then dies of the signal.
+			res = nil
+			return removeDir(p)
+		}
+		return err
+	})
+	if interrupted != nil {
+		reraise(interrupted)
+		return nil, errs.Newf(errs.IO, "获取项目锁时被信号 %v 中断", "interrupted by %v while acquiring the project lock", interrupted)
 	}
-	st, err := inspect(p, o)
 	if err != nil {
 		return nil, err
 	}
-	return nil, heldErr(st)
+	return res, nil
 }
 
 func tryMkdir(p paths) (bool, error) {
@@ -410,7 +433,7 @@ func Release(root *project.Root, token string, force bool) (*ReleaseResult, erro
 	}
 	// Refuse a non-owner before touching the flock file, so a refused
 	// release writes nothing at all.
-	if pre, err := inspect(p, Options{}); err != nil {
+	if pre, err := inspect(p, Options{}, false); err != nil {
 		return nil, err
 	} else if !pre.Exists {
 		return &ReleaseResult{Reason: ReasonNoLock}, nil
@@ -419,7 +442,7 @@ func Release(root *project.Root, token string, force bool) (*ReleaseResult, erro
 	}
 	var res *ReleaseResult
 	err = withFlock(p, func() error {
-		st, err := inspect(p, Options{})
+		st, err := inspect(p, Options{}, true)
 		if err != nil {
 			return err
 		}
@@ -465,7 +488,7 @@ func Heartbeat(root *project.Root, token string, o Options) (*HeartbeatResult, e
 		return nil, err
 	}
 	// Refuse before withFlock creates .novel.lock.flock: a refusal writes nothing.
-	if pre, err := inspect(p, o); err != nil {
+	if pre, err := inspect(p, o, false); err != nil {
 		return nil, err
 	} else if !pre.Exists {
 		return nil, noLockErr()
@@ -474,7 +497,7 @@ func Heartbeat(root *project.Root, token string, o Options) (*HeartbeatResult, e
 	}
 	var res *HeartbeatResult
 	err = withFlock(p, func() error {
-		st, err := inspect(p, o)
+		st, err := inspect(p, o, true)
 		if err != nil {
 			return err
 		}
@@ -510,7 +533,7 @@ func Break(root *project.Root, force bool, o Options) (*ReleaseResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pre, err := inspect(p, o); err != nil {
+	if pre, err := inspect(p, o, false); err != nil {
 		return nil, err
 	} else if !pre.Exists {
 		return &ReleaseResult{Reason: ReasonNoLock}, nil
@@ -519,7 +542,7 @@ func Break(root *project.Root, force bool, o Options) (*ReleaseResult, error) {
 	}
 	var res *ReleaseResult
 	err = withFlock(p, func() error {
-		st, err := inspect(p, o)
+		st, err := inspect(p, o, true)
 		if err != nil {
 			return err
 		}

@@ -143,11 +143,13 @@ func TestStaleRules(t *testing.T) {
 		{"future timestamps ignored, old dir", `{"pid":1,"host":"elsewhere","started":"` + future + `","heartbeat":"` + future + `"}`, 3 * time.Hour, true, ReasonExpired},
 		{"future timestamps ignored, fresh dir", `{"pid":1,"host":"elsewhere","started":"` + future + `","heartbeat":"` + future + `"}`, 0, false, ReasonFresh},
 		{"corrupt info fresh dir", `{"pid":`, 0, false, ReasonFresh},
-		{"corrupt info old dir", `not json`, 31 * time.Minute, true, ReasonExpired},
-		{"empty info old dir", ``, 31 * time.Minute, true, ReasonExpired},
+		{"corrupt info old dir", `not json`, 31 * time.Minute, true, ReasonIncomplete},
+		{"empty info 11 s", ``, 11 * time.Second, true, ReasonIncomplete},
 		{"plain mkdir fresh", "-", 0, false, ReasonFresh},
-		{"plain mkdir 29 minutes", "-", 29 * time.Minute, false, ReasonFresh},
-		{"plain mkdir old", "-", 40 * time.Minute, true, ReasonExpired},
+		{"plain mkdir 5 s", "-", 5 * time.Second, false, ReasonFresh},
+		{"plain mkdir 11 s", "-", 11 * time.Second, true, ReasonIncomplete},
+		{"plain mkdir 29 minutes", "-", 29 * time.Minute, true, ReasonIncomplete},
+		{"plain mkdir, mtime an hour ahead", "-", -time.Hour, true, ReasonIncomplete},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -256,3 +258,45 @@ func TestInfoFieldOrder(t *testing.T) {
 }
 
 func jsonDecode(data []byte, v any) error { return jsonio.Decode(data, "info.json", v) }
+
+// A tool handed NOVEL_LOCK_TOKEN checks that the holder recorded with that
+// token is alive (pid + pid_start): the orphan of a killed `novel-lock run`
+// must not go on writing (field trial B1; SPEC §4).
+func TestGuardRefusesTokenOfDeadHolder(t *testing.T) {
+	host := Hostname()
+	now := stamp(time.Now())
+	cases := map[string]string{
+		"dead pid":   `{"pid":` + strconv.Itoa(deadPIDValue(t)) + `,"host":"` + host + `","started":"` + now + `","token":"tok"}`,
+		"reused pid": `{"pid":` + strconv.Itoa(os.Getpid()) + `,"pid_start":1,"host":"` + host + `","started":"` + now + `","token":"tok"}`,
+		"zombie":     "",
+	}
+	z := exec.Command("/bin/sh", "-c", "exit 0")
+	if err := z.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer z.Wait()
+	for i := 0; i < 500 && liveness(z.Process.Pid, 0) != zombie; i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cases["zombie"] = `{"pid":` + strconv.Itoa(z.Process.Pid) + `,"host":"` + host + `","started":"` + now + `","token":"tok"}`
+	for name, info := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := newRoot(t)
+			writeInfoFile(t, r, info)
+			before, _ := os.ReadFile(filepath.Join(r.Dir, ".novel.lock", "info.json"))
+			release, err := Guard(r, func(k string) string { return map[string]string{TokenEnv: "tok"}[k] }, 0, 30)
+			wantCode(t, err, errs.LockNotOwner, errs.ExitBusy)
+			release()
+			after, _ := os.ReadFile(filepath.Join(r.Dir, ".novel.lock", "info.json"))
+			if string(before) != string(after) {
+				t.Fatal("the refused guard changed the lock")
+			}
+		})
+	}
+	// Another host's holder cannot be checked here: its token is trusted.
+	r := newRoot(t)
+	writeInfoFile(t, r, `{"pid":1,"host":"elsewhere","started":"`+now+`","token":"tok"}`)
+	if _, err := Guard(r, func(k string) string { return map[string]string{TokenEnv: "tok"}[k] }, 0, 30); err != nil {
+		t.Fatal(err)
+	}
+}

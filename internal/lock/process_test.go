@@ -20,6 +20,9 @@ import (
 // The test binary doubles as the competing processes: with
 // LOCK_TEST_HELPER set it runs one lock operation and exits.
 func TestMain(m *testing.M) {
+	if code, ok := KeeperMain(); ok {
+		os.Exit(code)
+	}
 	switch os.Getenv("LOCK_TEST_HELPER") {
 	case "":
 		os.Exit(m.Run())
@@ -27,6 +30,8 @@ func TestMain(m *testing.M) {
 		os.Exit(helperAcquire())
 	case "run":
 		os.Exit(helperRun())
+	case "acquire-pause":
+		os.Exit(helperAcquirePause())
 	}
 	os.Exit(99)
 }
@@ -58,10 +63,36 @@ func helperAcquire() int {
 	return 97
 }
 
+// helperAcquirePause acquires for itself and, between the lock's mkdir
+// and its info write, announces LOCK_TEST_READY and pauses, so the test
+// can signal it inside that window.
+func helperAcquirePause() int {
+	r := helperRoot()
+	testHookAfterMkdir = func() {
+		os.WriteFile(os.Getenv("LOCK_TEST_READY"), nil, 0o644)
+		// Stay in the window until the test has sent its signal.
+		for i := 0; i < 1000; i++ {
+			if _, err := os.Stat(os.Getenv("LOCK_TEST_READY") + ".sent"); err == nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if _, err := Acquire(r, Options{PID: os.Getpid()}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return errs.Coerce(err).Exit
+	}
+	return 0
+}
+
 func helperRun() int {
 	r := helperRoot()
 	argv := strings.Split(os.Getenv("LOCK_TEST_ARGV"), "\x1f")
-	st, err := RunLocked(r, argv, RunOptions{Getenv: os.Getenv, Env: os.Environ(), Stdin: nil, Stdout: os.Stdout, Stderr: os.Stderr})
+	var stdin io.Reader
+	if os.Getenv("LOCK_TEST_STDIN") != "" {
+		stdin = os.Stdin // a terminal: the command stays in our group
+	}
+	st, err := RunLocked(r, argv, RunOptions{Getenv: os.Getenv, Env: os.Environ(), Stdin: stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return errs.Coerce(err).Exit
@@ -291,4 +322,141 @@ func TestRunNestedUnderMatchingToken(t *testing.T) {
 	if Token(r) != a.Token {
 		t.Fatal("nested run released the outer lock")
 	}
+}
+
+// signalInWindow starts helperAcquirePause, waits until it is inside the
+// mkdir → info.json window, sends sig and lets it go on.
+func signalInWindow(t *testing.T, root string, sig os.Signal) *exec.Cmd {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	c := exec.Command(os.Args[0])
+	c.Env = append(os.Environ(), "LOCK_TEST_HELPER=acquire-pause", "LOCK_TEST_ROOT="+root, "LOCK_TEST_READY="+ready)
+	c.Stderr = os.Stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, ready)
+	if err := c.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ready+".sent", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Ctrl-C inside acquire (field trial B2: 1 of 15 random SIGINTs left an
+// info-less lock for 30 minutes) leaves no lock at all: the signal is held
+// until info.json is written, the lock is removed again and the process
+// dies of the signal.
+func TestAcquireInterruptedLeavesNoLock(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		r := newRoot(t)
+		c := signalInWindow(t, r.Dir, sig)
+		err := c.Wait()
+		ws, _ := c.ProcessState.Sys().(syscall.WaitStatus)
+		if !ws.Signaled() || ws.Signal() != sig {
+			t.Fatalf("%v inside acquire: exit %v, want death by the signal", sig, err)
+		}
+		lockGone(t, r.Dir)
+		if _, err := Acquire(r, Options{PID: os.Getpid()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// SIGKILL inside acquire leaves an info-less lock; with the flock free it
+// is held only while it is younger than 10 s, then stale (incomplete) —
+// never lock_stale_minutes.
+func TestAcquireKilledLeavesShortLivedLock(t *testing.T) {
+	r := newRoot(t)
+	c := signalInWindow(t, r.Dir, os.Kill)
+	c.Wait()
+	st, err := Inspect(r, Options{StaleMinutes: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Exists || st.Stale || st.Holder.Info != InfoMissing {
+		t.Fatalf("right after the kill: %+v", st)
+	}
+	setDirAge(t, r, 11*time.Second)
+	a, err := Acquire(r, Options{PID: os.Getpid(), StaleMinutes: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.BrokeStale == nil || a.BrokeStale.Reason != ReasonIncomplete {
+		t.Fatalf("broke_stale %+v", a.BrokeStale)
+	}
+}
+
+// SIGKILL of `novel-lock run` alone (what `kill -9 -PGID` of the user's
+// group does, since the command has a group of its own): the command's whole
+// tree dies with it, so no orphan goes on working without the lock (field
+// trial B1: the inner make kept calling the agent and committing).
+func TestRunKilledTakesTheCommandTreeWithIt(t *testing.T) {
+	root := t.TempDir()
+	// make → recipe shell → agent: a grandchild that would survive its parent.
+	c, _ := startRun(t, root, "/bin/sh", "-c", `/bin/sh -c 'echo $$ > inner.tmp && mv inner.tmp inner && exec sleep 60'; echo survived > survived`)
+	waitFile(t, filepath.Join(root, "inner"))
+	data, _ := os.ReadFile(filepath.Join(root, "inner"))
+	inner, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	c.Process.Kill()
+	c.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for liveness(inner, 0) == alive && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if liveness(inner, 0) == alive {
+		syscall.Kill(inner, syscall.SIGKILL)
+		t.Fatal("the command's tree outlived the killed run by 5 s")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(root, "survived")); err == nil {
+		t.Fatal("the command's shell went on after run was killed")
+	}
+	// The lock is left with a dead holder: stale, broken by the next acquire.
+	st, err := Inspect(mustRoot(t, root), Options{})
+	if err != nil || !st.Stale {
+		t.Fatalf("lock after the kill: %+v %v", st, err)
+	}
+}
+
+// killTree (a command that shares the terminal's group) stops and kills a
+// process and all its descendants.
+func TestKillTree(t *testing.T) {
+	dir := t.TempDir()
+	c := exec.Command("/bin/sh", "-c", `sleep 60 & echo $! > a; /bin/sh -c 'echo $$ > b.tmp; mv b.tmp b; exec sleep 60'`)
+	c.Dir = dir
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, filepath.Join(dir, "b"))
+	waitFile(t, filepath.Join(dir, "a"))
+	var pids []int
+	for _, f := range []string{"a", "b"} {
+		data, _ := os.ReadFile(filepath.Join(dir, f))
+		n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		pids = append(pids, n)
+	}
+	killTree(c.Process.Pid)
+	defer c.Wait()
+	defer c.Process.Kill()
+	for _, p := range pids {
+		for i := 0; i < 500 && liveness(p, 0) == alive; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if liveness(p, 0) == alive {
+			syscall.Kill(p, syscall.SIGKILL)
+			t.Fatalf("descendant %d survived killTree", p)
+		}
+	}
+}
+
+func mustRoot(t *testing.T, dir string) *project.Root {
+	t.Helper()
+	r, err := project.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -76,9 +77,12 @@ func RunLocked(root *project.Root, argv []string, o RunOptions) (int, error) {
 	nested := false
 	token := ""
 	if o.Getenv != nil {
-		if tok := o.Getenv(TokenEnv); tok != "" && Token(root) == tok {
-			nested, token = true, tok
+		tok := o.Getenv(TokenEnv)
+		held, err := HeldBy(root, tok)
+		if err != nil {
+			return 0, err
 		}
+		nested, token = held, tok
 	}
 	if !nested {
 		a, err := Acquire(root, Options{PID: os.Getpid(), Chapter: o.Chapter, StaleMinutes: o.StaleMinutes})
@@ -101,9 +105,18 @@ func RunLocked(root *project.Root, argv []string, o RunOptions) (int, error) {
 	// agent). With a terminal it stays in the foreground group so it can
 	// read the terminal; Ctrl-C then reaches it directly.
 	group := !isTerminal(o.Stdin)
+	mode := keepTree
 	if group {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		mode = keepGroup
+		// PDEATHSIG fires when the forking thread dies, so the fork
+		// happens on a thread this goroutine keeps until the command ends.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	}
+	// The command and everything it starts die with this process.
+	keep := startKeeper(mode, o.Env, o.Stderr)
+	defer keep.done()
 	if err := cmd.Start(); err != nil {
 		status := 126
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
@@ -112,6 +125,7 @@ func RunLocked(root *project.Root, argv []string, o RunOptions) (int, error) {
 		return 0, errs.Newf(errs.Usage, "无法运行命令 %s：%v", "cannot run command %s: %v", argv[0], err).
 			With("command", argv).Hint("检查命令名和 PATH", "check the command name and PATH").WithExit(status)
 	}
+	keep.watch(cmd.Process.Pid)
 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,6 +36,23 @@ func TestDefaultsAndOverrides(t *testing.T) {
 	}
 }
 
+// lock_stale_minutes is bounded by a week: a huge value once overflowed the
+// age comparison and made every lock stale at once (field trial C4).
+func TestLockStaleMinutesRange(t *testing.T) {
+	for _, n := range []int{1, 30, 10080} {
+		s, err := load(t, fmt.Sprintf(`{"lock_stale_minutes":%d}`, n), nil)
+		if err != nil || s.LockStaleMinutes != n {
+			t.Errorf("%d: %+v %v", n, s, err)
+		}
+	}
+	_, err := load(t, `{"lock_stale_minutes":525600000}`, nil)
+	e := errs.As(err)
+	if e == nil || e.Code != errs.Config || e.Details["source"] != "settings.json" || e.Details["key"] != "lock_stale_minutes" ||
+		e.En != "invalid setting lock_stale_minutes (from settings.json): must be an integer 1..10080 (minutes, at most a week)" {
+		t.Fatalf("got %#v", e)
+	}
+}
+
 func TestInvalid(t *testing.T) {
 	cases := []struct {
 		file string
@@ -48,6 +66,10 @@ func TestInvalid(t *testing.T) {
 		{`{"gate_thresholds":{"pass":3.0,"polish":3.5}}`, nil, "gate_thresholds"},
 		{`{"gate_thresholds":{"revise":"x"}}`, nil, "gate_thresholds.revise"},
 		{`{"max_revisions":-1}`, nil, "max_revisions"},
+		{`{"lock_stale_minutes":0}`, nil, "lock_stale_minutes"},
+		{`{"lock_stale_minutes":10081}`, nil, "lock_stale_minutes"},
+		{`{"lock_stale_minutes":525600000}`, nil, "lock_stale_minutes"},
+		{`{"lock_stale_minutes":1e20}`, nil, "lock_stale_minutes"},
 		{`{"language":"fr"}`, nil, "language"},
 		{``, map[string]string{"NOVEL_LOGIC_REVIEW_POLICY": "BLOCKING"}, "NOVEL_LOGIC_REVIEW_POLICY"},
 		{``, map[string]string{"NOVEL_LOGIC_REVIEW_MIN_SCORE": "80.5"}, "NOVEL_LOGIC_REVIEW_MIN_SCORE"},

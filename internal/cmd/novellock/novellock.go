@@ -203,6 +203,10 @@ func (c *runCmd) Run(ctx *cli.Context) error {
 // Main runs novel-lock. `run` exits with its command's status, which the
 // shared runner cannot express, so it is picked up here.
 func Main() int {
+	// `run` starts this binary as the keeper of its command (lock.KeeperMain).
+	if code, ok := lock.KeeperMain(); ok {
+		return code
+	}
 	g := &grammar{}
 	code := cli.Main("novel-lock", "novel-lock: the project lock .novel.lock/ (SPEC §4). Lock ages use the real clock; NOVEL_NOW does not apply.", g)
 	if code == 0 && g.Run.ran {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/stepid"
 )
@@ -49,7 +50,17 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	if c.WriteManifest {
-		if err := manifest.Write(root, p, st, role); err != nil {
+		// The packet and snapshot are what an in-flight step's boundary
+		// check compares against, so they are written under the lock
+		// (SPEC §22): the pipeline's token is accepted, a live other
+		// holder is E_LOCK_HELD.
+		release, err := lock.Guard(root, ctx.Getenv, st.Chapter, set.LockStaleMinutes)
+		if err != nil {
+			return err
+		}
+		err = manifest.Write(root, p, st, role)
+		release()
+		if err != nil {
 			return err
 		}
 	}
