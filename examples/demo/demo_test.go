@@ -28,6 +28,7 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/textmeasure"
 	"github.com/novelsuite/novel/internal/volume"
 )
 
@@ -440,7 +441,7 @@ func chapterText(t *testing.T, path string, draft bool, blacklist []string) stri
 	if !strings.HasPrefix(text, "# 第") {
 		t.Errorf("%s: should open with the chapter heading", path)
 	}
-	if n := products.WordCount(text); n < minWords || n > maxWords {
+	if n := textmeasure.WordCount(text); n < minWords || n > maxWords {
 		t.Errorf("%s: %d 字, want %d–%d", path, n, minWords, maxWords)
 	}
 	if !draft {

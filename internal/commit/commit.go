@@ -23,6 +23,7 @@ import (
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/stepid"
+	"github.com/novelsuite/novel/internal/textmeasure"
 	"github.com/novelsuite/novel/internal/volume"
 )
 
@@ -305,7 +306,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.WordCount = products.WordCount(text)
+	out.WordCount = textmeasure.WordCount(text)
 	g, err := gate.LoadGateFile(root, c)
 	if err != nil {
 		return nil, err

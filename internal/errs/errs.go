@@ -31,12 +31,13 @@ const (
 	WriteBoundary   = "E_WRITE_BOUNDARY"
 	Agent           = "E_AGENT"
 	IO              = "E_IO"
+	Lint            = "E_LINT" // a chapter fails an error-severity lint (SPEC §20)
 )
 
 // Codes lists every code in the order documented in --help.
 var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
 	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
-	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO}
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint}
 
 // Exit codes (SPEC §1).
 const (

@@ -6,8 +6,10 @@ import (
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // Agent modes (SPEC §6).
@@ -306,7 +308,13 @@ func (b *builder) judge() error {
 		if bl != nil {
 			words = bl.Words
 		}
-		b.in.Set("blacklist_lint", Lint(words, text, products.WordCount(text)))
+		b.in.Set("blacklist_lint", textmeasure.CountBlacklist(words, text, textmeasure.WordCount(text)))
+		// The judge reads the deterministic findings instead of guessing them.
+		cfg, err := lint.NewConfig(b.root, b.set, words)
+		if err != nil {
+			return err
+		}
+		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text}, cfg))
 	} else {
 		b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
 	}

@@ -6,10 +6,12 @@ package settings
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/platform"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -35,7 +37,18 @@ type Settings struct {
 	MaxRevisions        int        `json:"max_revisions"`
 	GateThresholds      Thresholds `json:"gate_thresholds"`
 	LockStaleMinutes    int        `json:"lock_stale_minutes"`
+	// Lints (SPEC §20): Platform "" means the project chose none (general
+	// limits, short chapters only warned); WordsPerChapter 0 means none.
+	Platform        string `json:"platform"`
+	WordsPerChapter int    `json:"words_per_chapter"`
+	QuoteStyle      string `json:"quote_style"`
 }
+
+// Dialogue quote styles (settings.json quote_style).
+const (
+	QuoteCorner = "corner" // 「」
+	QuoteCurly  = "curly"  // “”
+)
 
 // Defaults returns the documented defaults.
 func Defaults() Settings {
@@ -46,6 +59,7 @@ func Defaults() Settings {
 		MaxRevisions:        2,
 		GateThresholds:      Thresholds{Pass: 4.0, Polish: 3.5, Revise: 3.0, Review: 2.0},
 		LockStaleMinutes:    30,
+		QuoteStyle:          QuoteCorner,
 	}
 }
 
@@ -149,6 +163,9 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 		}
 		s.LockStaleMinutes = n
 	}
+	if err := s.applyLint(raw, src); err != nil {
+		return err
+	}
 	if v, ok := raw["gate_thresholds"]; ok && v != nil {
 		m, isObj := v.(map[string]any)
 		if !isObj {
@@ -177,3 +194,39 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 	}
 	return nil
 }
+
+// applyLint reads the lint settings: platform, words_per_chapter,
+// quote_style (SPEC §20).
+func (s *Settings) applyLint(raw map[string]any, src string) error {
+	if v, ok := raw["platform"]; ok && v != nil {
+		str, _ := v.(string)
+		if _, known := platform.Builtin(str); !known {
+			names := strings.Join(platform.Names(), "、")
+			return cfgErr("platform", src, "必须是 "+names+" 之一", "must be one of "+strings.Join(platform.Names(), ", "), v)
+		}
+		s.Platform = str
+	}
+	if v, ok := raw["words_per_chapter"]; ok && v != nil {
+		n, isInt := jsonio.Int(v)
+		if !isInt || n < MinWordsPerChapter || n > MaxWordsPerChapter {
+			return cfgErr("words_per_chapter", src, fmt.Sprintf("必须是 %d..%d 的整数", MinWordsPerChapter, MaxWordsPerChapter),
+				fmt.Sprintf("must be an integer %d..%d", MinWordsPerChapter, MaxWordsPerChapter), v)
+		}
+		s.WordsPerChapter = n
+	}
+	if v, ok := raw["quote_style"]; ok && v != nil {
+		str, _ := v.(string)
+		if str != QuoteCorner && str != QuoteCurly {
+			return cfgErr("quote_style", src, "必须是 corner（「」）或 curly（“”）", "must be corner (「」) or curly (“”)", v)
+		}
+		s.QuoteStyle = str
+	}
+	return nil
+}
+
+// Bounds of words_per_chapter: below a few hundred 字 a chapter is not a
+// web-novel chapter, above 20,000 it is a volume.
+const (
+	MinWordsPerChapter = 500
+	MaxWordsPerChapter = 20000
+)
