@@ -23,4 +23,3 @@ func TestParseBlacklist(t *testing.T) {
 		t.Fatal("words must be a list")
 	}
 }
-

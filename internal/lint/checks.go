@@ -312,7 +312,9 @@ func (d *doc) blacklist() Check {
 	return c
 }
 
-func firstNHits(h []textmeasure.BlacklistHit, n int) []textmeasure.BlacklistHit { return h[:min(n, len(h))] }
+func firstNHits(h []textmeasure.BlacklistHit, n int) []textmeasure.BlacklistHit {
+	return h[:min(n, len(h))]
+}
 
 func (d *doc) paragraphs() Check {
 	c := Check{ID: Paragraphs, Severity: Info}
