@@ -21,6 +21,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/novelcommit"
 	"github.com/novelsuite/novel/internal/cmd/novelforeshadow"
 	"github.com/novelsuite/novel/internal/cmd/novelgate"
+	"github.com/novelsuite/novel/internal/cmd/novellint"
 	"github.com/novelsuite/novel/internal/cmd/novellock"
 	"github.com/novelsuite/novel/internal/cmd/novelmanifest"
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
@@ -42,6 +43,7 @@ var Commands = map[string]func(){
 	"novel-foreshadow": func() { os.Exit(novelforeshadow.Main()) },
 	"novel-agent":      func() { os.Exit(novelagent.Main()) },
 	"novel-report":     func() { os.Exit(novelreport.Main()) },
+	"novel-lint":       func() { os.Exit(novellint.Main()) },
 	// Test-only: a scripted OpenAI-compatible server on loopback.
 	"fake-llm": func() { os.Exit(llmfake.Main()) },
 }

@@ -328,8 +328,11 @@ func (d *doc) paragraphs() Check {
 		}
 	}
 	c.Count = len(hits)
-	c.Detail = d.msg(itoa(c.Count)+" 段超过 "+itoa(Thresholds.ParagraphMaxWords)+" 字（最长 "+itoa(longest)+" 字，手机上难读）",
-		itoa(c.Count)+" paragraphs over "+itoa(Thresholds.ParagraphMaxWords)+" words (longest "+itoa(longest)+"; hard to read on a phone)")
+	c.Detail = d.msg(itoa(c.Count)+" 段超过 "+itoa(Thresholds.ParagraphMaxWords)+" 字（最长 "+itoa(longest)+" 字）",
+		itoa(c.Count)+" paragraphs over "+itoa(Thresholds.ParagraphMaxWords)+" words (longest "+itoa(longest)+")")
+	if c.Count > 0 {
+		c.Detail += d.msg("，手机上难读，拆成短段", "; hard to read on a phone, split them")
+	}
 	c.Evidence = evidence(hits)
 	return c
 }

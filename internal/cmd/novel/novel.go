@@ -32,6 +32,7 @@ var Tools = [][2]string{
 	{"novel-foreshadow", "query / list / stats: foreshadowing"},
 	{"novel-agent", "run an executor backend (replay, openai, command) on a packet"},
 	{"novel-report", "render the project's health report (html, md, json)"},
+	{"novel-lint", "lint a chapter: platform word counts, heading, model artefacts, leaks, style (§20)"},
 }
 
 // Main runs the front door with the process's arguments.
