@@ -88,19 +88,19 @@ func (d *doc) artifacts() Check {
 		t := strings.TrimSpace(l.Text)
 		for _, ix := range thinkRE.FindAllStringIndex(l.Text, -1) {
 			tags++
-			hits = append(hits, hit{l, ix[0]})
+			hits = append(hits, hit{line: l, at: ix[0]})
 		}
 		switch {
 		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
 			// A fenced block counts once, at its opening fence.
 			if !inFence {
 				fences++
-				hits = append(hits, hit{l, strings.Index(l.Text, t[:3])})
+				hits = append(hits, hit{line: l, at: strings.Index(l.Text, t[:3])})
 			}
 			inFence = !inFence
 		case !inFence && strings.HasPrefix(t, `{"hints"`):
 			hintsLines++
-			hits = append(hits, hit{l, strings.Index(l.Text, "{")})
+			hits = append(hits, hit{line: l, at: strings.Index(l.Text, "{")})
 		}
 	}
 	for _, h := range findAll(d.lines, chatPhrases) {
@@ -140,7 +140,7 @@ func (d *doc) metaLeak() Check {
 	var found []string
 	for _, l := range d.body {
 		for _, ix := range metaRE.FindAllStringIndex(l.Text, -1) {
-			hits = append(hits, hit{l, ix[0]})
+			hits = append(hits, hit{line: l, at: ix[0]})
 			if w := l.Text[ix[0]:ix[1]]; !contains(found, w) {
 				found = append(found, w)
 			}
@@ -210,7 +210,7 @@ func runs(lines []textmeasure.Line, r rune, minLen int) []hit {
 				continue
 			}
 			if n >= minLen {
-				out = append(out, hit{l, start})
+				out = append(out, hit{line: l, at: start})
 			}
 			n = 0
 		}
@@ -247,7 +247,7 @@ func (d *doc) aiPatterns() Check {
 	for _, l := range d.body {
 		for _, s := range textmeasure.Sentences(l.Text) {
 			if i := strings.Index(s, "不是"); i >= 0 && strings.Contains(s[i:], "而是") {
-				frames = append(frames, hit{l, strings.Index(l.Text, s) + i})
+				frames = append(frames, hit{line: l, at: strings.Index(l.Text, s) + i})
 			}
 		}
 		narr = append(narr, textmeasure.Line{N: l.N, Text: textmeasure.Narration(l.Text, &depth)})
@@ -324,7 +324,7 @@ func (d *doc) paragraphs() Check {
 		n := textmeasure.LineWords(l.Text)
 		longest = max(longest, n)
 		if n > Thresholds.ParagraphMaxWords {
-			hits = append(hits, hit{l, len(l.Text) - len(strings.TrimLeft(l.Text, " \t　"))})
+			hits = append(hits, hit{line: l, at: len(l.Text) - len(strings.TrimLeft(l.Text, " \t　"))})
 		}
 	}
 	c.Count = len(hits)

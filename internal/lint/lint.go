@@ -157,10 +157,11 @@ func (d *doc) msg(zh, en string) string {
 	return zh
 }
 
-// hit is one finding: the line index in d.lines/d.body and a byte offset.
+// hit is one finding: its line and byte span in that line (end 0 when
+// the span does not matter).
 type hit struct {
-	line textmeasure.Line
-	at   int
+	line    textmeasure.Line
+	at, end int
 }
 
 // evidence keeps the first hit of each line, at most EvidenceMax lines.
@@ -215,12 +216,19 @@ func findAll(lines []textmeasure.Line, needles []string) []hit {
 				if i < 0 {
 					break
 				}
-				hs = append(hs, hit{l, from + i})
+				hs = append(hs, hit{l, from + i, from + i + len(n)})
 				from += i + len(n)
 			}
 		}
 		sortHits(hs)
-		out = append(out, hs...)
+		// Overlapping needles ("好的，以下是" and "以下是第") find one thing.
+		end := -1
+		for _, h := range hs {
+			if h.at >= end {
+				out = append(out, h)
+				end = h.end
+			}
+		}
 	}
 	return out
 }
