@@ -21,7 +21,8 @@ func (r *Report) Refusal(step string) error {
 	for i, c := range fired {
 		idsEn[i] = c.ID + " (" + c.Detail + ")"
 	}
-	cmd := "novel-lint --chapter " + itoa(r.Chapter) + " --file " + r.File + " --stage " + r.Stage
+	// Validation lints the staging chapter, novel-lint's default file.
+	cmd := "novel-lint --chapter " + itoa(r.Chapter) + " --stage " + r.Stage
 	return errs.New(errs.Lint, r.File+" 未通过 lint："+strings.Join(ids, "；"), r.File+" fails the lint checks: "+strings.Join(idsEn, "; ")).
 		With("file", r.File).With("stage", r.Stage).With("word_count", r.WordCount).With("checks", fired).
 		Hint("按证据行修正正文后重新运行 "+step+"（"+cmd+" 查看完整报告）",
