@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/largeproject"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // genVersion is bumped whenever the generator's output changes, so a
@@ -502,7 +503,7 @@ func printTable(w io.Writer, rep Report) {
 	fmt.Fprintf(w, "peak RSS limit %d MiB per call; cpu = user+system time (less sensitive to a busy machine than wall time)\n", memLimitMiB)
 }
 
-// lintChapter is a chapter of about words 字 that keeps every check busy:
+// lintChapter is a chapter of at least words 字 that keeps every check busy:
 // dialogue and narration, similes, connectors, dashes, a few long
 // paragraphs.
 func lintChapter(c, words int) []byte {
@@ -515,7 +516,7 @@ func lintChapter(c, words int) []byte {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# 第%d章 下山\n\n", c)
-	for i := 0; b.Len() < words*3; i++ {
+	for i := 0; textmeasure.WordCount(b.String()) < words; i++ {
 		b.WriteString(lines[i%len(lines)])
 		b.WriteString("\n\n")
 	}
