@@ -130,7 +130,7 @@ func sortByLine(hs []hit) {
 // LS-001, C-xxx-1), field names (snake_case, foreshadow…, storyline…)
 // and project paths. \b is ASCII-only, so a Chinese character next to
 // an id is a boundary.
-var metaRE = regexp.MustCompile(`\b(?:(?:W|F|LS)-[0-9]{3}|C-[A-Za-z0-9]+-[0-9]+)\b` +
+var metaRE = regexp.MustCompile(`\b(?:(?:W|F|LS)-[0-9]{3}|C-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*-[0-9]+)\b` +
 	`|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|(?i:\bforeshadow[a-z]*|\bstoryline[a-z_]*)` +
 	`|\b(?:staging|chapters|summaries|volumes|storylines|state|evaluations)/|\.jsonl?\b|\.md\b`)
 
