@@ -90,7 +90,7 @@ func TestParagraphAndHeadingBoundaries(t *testing.T) {
 
 func TestMetaLeakNeedsBoundaries(t *testing.T) {
 	for text, want := range map[string]int{
-		"他看见W-001。":          1,
+		"他看见W-001。":           1,
 		"编号XW-0012不是规则。":      0,
 		"C-lin-feng-1 出现了":    1,
 		"路径 volumes/vol-01 里": 1,
