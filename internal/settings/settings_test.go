@@ -49,6 +49,12 @@ func TestInvalid(t *testing.T) {
 		{`{"gate_thresholds":{"revise":"x"}}`, nil, "gate_thresholds.revise"},
 		{`{"max_revisions":-1}`, nil, "max_revisions"},
 		{`{"language":"fr"}`, nil, "language"},
+		{`{"platform":"douyin"}`, nil, "platform"},
+		{`{"platform":"Fanqie"}`, nil, "platform"},
+		{`{"words_per_chapter":499}`, nil, "words_per_chapter"},
+		{`{"words_per_chapter":3000.5}`, nil, "words_per_chapter"},
+		{`{"words_per_chapter":"3000"}`, nil, "words_per_chapter"},
+		{`{"quote_style":"「」"}`, nil, "quote_style"},
 		{``, map[string]string{"NOVEL_LOGIC_REVIEW_POLICY": "BLOCKING"}, "NOVEL_LOGIC_REVIEW_POLICY"},
 		{``, map[string]string{"NOVEL_LOGIC_REVIEW_MIN_SCORE": "80.5"}, "NOVEL_LOGIC_REVIEW_MIN_SCORE"},
 		{``, map[string]string{"NOVEL_LOGIC_REVIEW_MIN_SCORE": "150"}, "NOVEL_LOGIC_REVIEW_MIN_SCORE"},
@@ -99,4 +105,15 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+func TestLintSettings(t *testing.T) {
+	s, err := load(t, "", nil)
+	if err != nil || s.Platform != "" || s.WordsPerChapter != 0 || s.QuoteStyle != QuoteCorner {
+		t.Fatalf("defaults: %+v %v", s, err)
+	}
+	s, err = load(t, `{"platform":"jinjiang","words_per_chapter":4000,"quote_style":"curly"}`, nil)
+	if err != nil || s.Platform != "jinjiang" || s.WordsPerChapter != 4000 || s.QuoteStyle != QuoteCurly {
+		t.Fatalf("%+v %v", s, err)
+	}
 }
