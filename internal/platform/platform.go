@@ -109,7 +109,7 @@ func Load(root *project.Root, name string, wordsPerChapter int) (Profile, error)
 	if v, ok := raw["words_target"]; ok && string(v) != "null" {
 		a, b, ok := jsonio.IntRange(v)
 		if !ok {
-			return p, cfgErr("words_target", "必须是 [a,b]，1 ≤ a ≤ b", "must be [a,b] with 1 ≤ a ≤ b", string(v))
+			return p, cfgErr("words_target", "必须是 [a,b]，1 ≤ a ≤ b", "must be [a,b] with 1 <= a <= b", string(v))
 		}
 		p.WordsTarget = [2]int{a, b}
 	}

@@ -217,7 +217,7 @@ func (s *Settings) applyLint(raw map[string]any, src string) error {
 	if v, ok := raw["quote_style"]; ok && v != nil {
 		str, _ := v.(string)
 		if str != QuoteCorner && str != QuoteCurly {
-			return cfgErr("quote_style", src, "必须是 corner（「」）或 curly（“”）", "must be corner (「」) or curly (“”)", v)
+			return cfgErr("quote_style", src, "必须是 corner（「」）或 curly（“”）", "must be corner (corner brackets) or curly (curly quotes)", v)
 		}
 		s.QuoteStyle = str
 	}
