@@ -7,6 +7,7 @@ import (
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lint"
+	"github.com/novelsuite/novel/internal/platform"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/textmeasure"
@@ -102,6 +103,20 @@ func (b *builder) styleInline(blacklistPath bool) error {
 	return nil
 }
 
+// platformInline gives the writer and the refiner the word-count profile
+// the lint holds their text to (SPEC §20), once the project chose a
+// platform; without one, short chapters are only warned about.
+func (b *builder) platformInline() error {
+	p, err := platform.Load(b.root, b.set.Platform, b.set.WordsPerChapter)
+	if err != nil {
+		return err
+	}
+	if p.Chosen {
+		b.in.Set("platform_profile", p)
+	}
+	return nil
+}
+
 // writer is chapter-writer: draft mode, or revision mode while the chapter
 // is being revised (it then reads the archived round r{K-1}).
 func (b *builder) writer() error {
@@ -126,6 +141,9 @@ func (b *builder) writer() error {
 		return err
 	}
 	if err := b.styleInline(false); err != nil {
+		return err
+	}
+	if err := b.platformInline(); err != nil {
 		return err
 	}
 	b.pathIf("project_brief", layout.Brief)
@@ -250,6 +268,9 @@ func (b *builder) refiner() error {
 		b.warn("待润色的正文 %s 尚不存在", "the chapter to refine, %s, does not exist yet", chapter)
 	}
 	if err := b.styleInline(true); err != nil {
+		return err
+	}
+	if err := b.platformInline(); err != nil {
 		return err
 	}
 	if mode == ModePolish {
