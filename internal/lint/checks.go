@@ -2,6 +2,7 @@ package lint
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -119,11 +120,12 @@ func (d *doc) artifacts() Check {
 }
 
 func sortByLine(hs []hit) {
-	for i := 1; i < len(hs); i++ {
-		for j := i; j > 0 && (hs[j].line.N < hs[j-1].line.N || hs[j].line.N == hs[j-1].line.N && hs[j].at < hs[j-1].at); j-- {
-			hs[j], hs[j-1] = hs[j-1], hs[j]
+	sort.SliceStable(hs, func(i, j int) bool {
+		if hs[i].line.N != hs[j].line.N {
+			return hs[i].line.N < hs[j].line.N
 		}
-	}
+		return hs[i].at < hs[j].at
+	})
 }
 
 // metaRE finds the suite's bookkeeping in prose: ids (W-001, F-003,

@@ -7,6 +7,7 @@
 package lint
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -234,11 +235,7 @@ func findAll(lines []textmeasure.Line, needles []string) []hit {
 }
 
 func sortHits(hs []hit) {
-	for i := 1; i < len(hs); i++ {
-		for j := i; j > 0 && hs[j].at < hs[j-1].at; j-- {
-			hs[j], hs[j-1] = hs[j-1], hs[j]
-		}
-	}
+	sort.SliceStable(hs, func(i, j int) bool { return hs[i].at < hs[j].at })
 }
 
 // over reports whether n per 1000 words exceeds limit (n·1000 > limit·words).
