@@ -104,7 +104,9 @@ func (d *doc) artifacts() Check {
 			hits = append(hits, hit{line: l, at: strings.Index(l.Text, "{")})
 		}
 	}
-	for _, h := range findAll(d.lines, chatPhrases) {
+	// A character may say "好的，以下是…"; an assistant's chat line is
+	// never inside quotes.
+	for _, h := range d.inNarration(d.lines, chatPhrases) {
 		chat++
 		hits = append(hits, h)
 	}
@@ -244,22 +246,15 @@ func (d *doc) dashes() Check {
 func (d *doc) aiPatterns() Check {
 	c := Check{ID: AIPatterns, Severity: Warning}
 	var frames []hit
-	var narr []textmeasure.Line
-	depth := 0
 	for _, l := range d.body {
 		for _, s := range textmeasure.Sentences(l.Text) {
 			if i := strings.Index(s, "不是"); i >= 0 && strings.Contains(s[i:], "而是") {
 				frames = append(frames, hit{line: l, at: strings.Index(l.Text, s) + i})
 			}
 		}
-		narr = append(narr, textmeasure.Line{N: l.N, Text: textmeasure.Narration(l.Text, &depth)})
 	}
 	sim := findAll(d.body, similes)
-	conn := findAll(narr, connectors)
-	// Evidence shows the original line, not the blanked narration.
-	for i := range conn {
-		conn[i].line = lineN(d.body, conn[i].line.N)
-	}
+	conn := d.inNarration(d.body, connectors)
 	emo := findAll(d.body, emotionTags)
 	var hits []hit
 	fire := func(hs []hit, over bool) {
@@ -281,13 +276,22 @@ func (d *doc) aiPatterns() Check {
 	return c
 }
 
-func lineN(lines []textmeasure.Line, n int) textmeasure.Line {
-	for _, l := range lines {
-		if l.N == n {
-			return l
-		}
+// inNarration finds the needles outside dialogue (「」 and “” blanked,
+// an open quote carrying over to the next line); the hits point at the
+// original lines for the evidence.
+func (d *doc) inNarration(lines []textmeasure.Line, needles []string) []hit {
+	depth := 0
+	narr := make([]textmeasure.Line, len(lines))
+	byN := make(map[int]textmeasure.Line, len(lines))
+	for i, l := range lines {
+		narr[i] = textmeasure.Line{N: l.N, Text: textmeasure.Narration(l.Text, &depth)}
+		byN[l.N] = l
 	}
-	return textmeasure.Line{N: n}
+	hs := findAll(narr, needles)
+	for i := range hs {
+		hs[i].line = byN[hs[i].line.N]
+	}
+	return hs
 }
 
 func (d *doc) blacklist() Check {

@@ -148,3 +148,12 @@ func FuzzRun(f *testing.F) {
 		}
 	})
 }
+
+func TestChatPhrasesInDialogueAreProse(t *testing.T) {
+	if n := count(t, chapter("「好的，以下是我的条件。」他说。", 100), ModelArtifacts); n != 0 {
+		t.Fatalf("a character's line counted as a chat artefact: %d", n)
+	}
+	if n := count(t, chapter("好的，以下是本章正文。", 100), ModelArtifacts); n != 1 {
+		t.Fatalf("a chat line in narration: %d", n)
+	}
+}
