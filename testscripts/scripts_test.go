@@ -26,6 +26,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/novelgate"
 	"github.com/novelsuite/novel/internal/cmd/novelimport"
 	"github.com/novelsuite/novel/internal/cmd/novelinit"
+	"github.com/novelsuite/novel/internal/cmd/novellint"
 	"github.com/novelsuite/novel/internal/cmd/novellock"
 	"github.com/novelsuite/novel/internal/cmd/novelmanifest"
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
@@ -52,6 +53,7 @@ var Commands = map[string]func(){
 	"novel-import":     func() { os.Exit(novelimport.Main()) },
 	"novel-init":       func() { os.Exit(novelinit.Main()) },
 	"novel-audit":      func() { os.Exit(novelaudit.Main()) },
+	"novel-lint":       func() { os.Exit(novellint.Main()) },
 	// Test-only: a scripted OpenAI-compatible server on loopback.
 	"fake-llm": func() { os.Exit(llmfake.Main()) },
 }

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -23,11 +24,13 @@ import (
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/textmeasure"
 	"github.com/novelsuite/novel/internal/volume"
 )
 
@@ -422,6 +425,7 @@ var hintsRE = regexp.MustCompile("(?s)\n```json\n(.*)\n```\n$")
 func chapterText(t *testing.T, path string, draft bool, blacklist []string) string {
 	t.Helper()
 	text := string(readFile(t, path))
+	lintRecording(t, path, text, draft)
 	if m := hintsRE.FindStringSubmatchIndex(text); m != nil {
 		if !draft {
 			t.Errorf("%s: a refined/polished chapter must not carry the hints block", path)
@@ -440,7 +444,7 @@ func chapterText(t *testing.T, path string, draft bool, blacklist []string) stri
 	if !strings.HasPrefix(text, "# 第") {
 		t.Errorf("%s: should open with the chapter heading", path)
 	}
-	if n := products.WordCount(text); n < minWords || n > maxWords {
+	if n := textmeasure.WordCount(text); n < minWords || n > maxWords {
 		t.Errorf("%s: %d 字, want %d–%d", path, n, minWords, maxWords)
 	}
 	if !draft {
@@ -735,4 +739,32 @@ func loadEval(t *testing.T, path string, c int) *eval.Eval {
 		}
 	}
 	return e
+}
+
+// lintRecording requires a recorded chapter version to pass the error
+// checks of novel-lint (SPEC §20) at its stage, with the demo project's
+// own settings: the pipeline's validation would refuse it otherwise.
+func lintRecording(t *testing.T, path, text string, draft bool) {
+	t.Helper()
+	r := root(t)
+	s, err := settings.Load(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := lint.LoadConfig(r, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(path)), "chapter-"))
+	if err != nil {
+		t.Fatalf("%s: no chapter number in the directory name", path)
+	}
+	stage := lint.StageRefine
+	if draft {
+		stage = lint.StageDraft
+	}
+	rep := lint.Run(lint.Input{Chapter: c, File: path, Stage: stage, Text: text}, cfg)
+	for _, ch := range rep.Fired(lint.Error) {
+		t.Errorf("%s: lint error %s: %s %v", path, ch.ID, ch.Detail, ch.Evidence)
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/stepid"
+	"github.com/novelsuite/novel/internal/textmeasure"
 	"github.com/novelsuite/novel/internal/volume"
 )
 
@@ -295,7 +296,7 @@ func prepareProducts(root *project.Root, j *Journal) error {
 	if err != nil {
 		return err
 	}
-	out.WordCount = products.WordCount(text)
+	out.WordCount = textmeasure.WordCount(text)
 	g, err := gate.LoadGateFile(root, c)
 	if err != nil {
 		return err

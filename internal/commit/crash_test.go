@@ -39,7 +39,7 @@ var fixture = map[string]string{
 	"storylines/main-arc/memory.md":            "旧记忆\n",
 	"ai-blacklist.json":                        `{"version":"1.0.0","words":["不禁"],"whitelist":[]}`,
 	"logs/unknown-entities.jsonl":              `{"chapter":0,"name":"甲","context":"x"}` + "\n",
-	"staging/chapters/chapter-001.md":          "# 第 1 章 灯\n\n灯亮了，仿佛有人。\n",
+	"staging/chapters/chapter-001.md":          "# 第1章 灯\n\n灯亮了，仿佛有人。\n",
 	"staging/summaries/chapter-001-summary.md": "灯亮。\n",
 	"staging/state/chapter-001-delta.json": `{"chapter":1,"base_state_version":4,"storyline_id":"main-arc","ops":[
 		{"op":"inc","path":"characters.lu-zhao.hp","value":2},

@@ -93,7 +93,7 @@ func chapterInputs(k int) map[string]string {
 		eval = `{"chapter":2,"overall":4.3,"recommendation":"pass","anti_ai":{"blacklist_update_suggestions":[{"phrase":"仿佛","count_in_chapter":3,"confidence":"high","examples":["仿佛有人"]}]}}`
 	}
 	in := map[string]string{
-		"staging/chapters/chapter-" + n + ".md":          fmt.Sprintf("# 第 %d 章\n\n灯亮了，仿佛有人。第%d章的正文。\n", k, k),
+		"staging/chapters/chapter-" + n + ".md":          fmt.Sprintf("# 第%d章\n\n灯亮了，仿佛有人。第%d章的正文。\n", k, k),
 		"staging/summaries/chapter-" + n + "-summary.md": fmt.Sprintf("第%d章摘要。\n", k),
 		"staging/state/chapter-" + n + "-delta.json": fmt.Sprintf(`{"chapter":%d,"base_state_version":%d,"storyline_id":%q,"ops":[%s],"unknown_entities":%s}`,
 			k, k-1, s, strings.Join(ops, ","), unknown),

@@ -32,13 +32,14 @@ const (
 	WriteBoundary   = "E_WRITE_BOUNDARY"
 	Agent           = "E_AGENT"
 	IO              = "E_IO"
+	Lint            = "E_LINT" // a chapter fails an error-severity lint (SPEC §20)
 	Conflict        = "E_CONFLICT"
 )
 
 // Codes lists every code in the order documented in --help.
 var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
 	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
-	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Conflict}
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict}
 
 // Exit codes (SPEC §1).
 const (

@@ -13,6 +13,7 @@ import (
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
@@ -54,6 +55,9 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 			return nil, rerun(err, c, "judge", " --role secondary")
 		}
 	}
+	if in.Lint, err = stagingLint(root, s, c); err != nil {
+		return nil, err
+	}
 	rel := layout.StagingLogicReview(c)
 	if s.LogicReviewPolicy == settings.PolicyBlocking || root.Exists(rel) {
 		if in.Review, err = products.LogicReviewReport(root, c); err != nil {
@@ -61,6 +65,15 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 		}
 	}
 	return Decide(in), nil
+}
+
+// stagingLint lints the text the commit would publish; a chapter not in
+// staging (nothing to commit yet) is not linted.
+func stagingLint(root *project.Root, s settings.Settings, c int) (*lint.Report, error) {
+	if !root.Exists(layout.StagingChapter(c)) {
+		return nil, nil
+	}
+	return products.LintChapter(root, s, c, stepid.Refine)
 }
 
 func rerun(err error, c int, stage, extra string) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
 )
@@ -83,6 +84,7 @@ type Result struct {
 	LogicReview                *LogicSummary    `json:"logic_review"`
 	BlockedBy                  string           `json:"blocked_by,omitempty"`
 	Scoring                    *Scoring         `json:"scoring,omitempty"`
+	Lint                       *LintBlock       `json:"lint,omitempty"`
 	Config                     Config           `json:"config"`
 	NextStep                   *string          `json:"next_step"`
 }
@@ -127,6 +129,14 @@ func scoring(in Input) (primary float64, secondary float64, rec *Scoring) {
 	return primary, secondary, rec
 }
 
+// LintBlock says why a chapter could not pass: the text to be committed
+// still has errors no judge score outweighs (SPEC §20).
+type LintBlock struct {
+	File      string   `json:"file"`
+	WordCount int      `json:"word_count"`
+	Errors    []string `json:"errors"`
+}
+
 // IsPause reports whether the decision needs a person (review, rewrite).
 func IsPause(decision string) bool { return decision == Review || decision == Rewrite }
 
@@ -139,6 +149,7 @@ type Input struct {
 	Review        *eval.LogicReview // nil when there is no report
 	Settings      settings.Settings
 	RevisionCount int
+	Lint          *lint.Report // the staging chapter's lint; nil when not linted
 }
 
 // Decide computes the gate result. It is pure: same input, same result.
@@ -188,10 +199,14 @@ func Decide(in Input) *Result {
 	if r.HasHighConfidenceViolation {
 		d = Revise
 	}
+	lintFixes := lintBlock(r, in, s.Language)
+	if r.Lint != nil && (d == Pass || d == Polish) {
+		d = Revise
+	}
 	if d == Revise && in.RevisionCount >= s.MaxRevisions {
 		// At the cap a revise becomes a forced pass when the chapter is
 		// acceptable, else a person decides.
-		if !r.HasHighConfidenceViolation && r.OverallFinal >= t.Revise {
+		if !r.HasHighConfidenceViolation && r.Lint == nil && r.OverallFinal >= t.Revise {
 			d, r.ForcePassed = Pass, true
 		} else {
 			d = Review
@@ -214,7 +229,7 @@ func Decide(in Input) *Result {
 			r.FailedDimensions = append(r.FailedDimensions, dim)
 		}
 	}
-	r.RequiredFixes = requiredFixes(used, r.Violations.High)
+	r.RequiredFixes = append(lintFixes, requiredFixes(used, r.Violations.High)...)
 	r.NextStep = nextStep(in.Chapter, d)
 	return r
 }
@@ -281,4 +296,25 @@ func nextStep(c int, decision string) *string {
 	}
 	s := "chapter:" + layout.Pad(c) + ":" + stage
 	return &s
+}
+
+// lintBlock records the gate-blocking lint errors of the staging chapter
+// (length, model_artifacts) and returns the fixes they call for.
+func lintBlock(r *Result, in Input, lang string) []eval.Fix {
+	if in.Lint == nil {
+		return []eval.Fix{}
+	}
+	fired := in.Lint.Fired(lint.Error, lint.GateBlocking...)
+	if len(fired) == 0 {
+		return []eval.Fix{}
+	}
+	r.Lint = &LintBlock{File: in.Lint.File, WordCount: in.Lint.WordCount, Errors: []string{}}
+	for _, c := range fired {
+		r.Lint.Errors = append(r.Lint.Errors, c.ID)
+	}
+	fixes := []eval.Fix{}
+	for _, f := range in.Lint.Fixes(lang, lint.GateBlocking...) {
+		fixes = append(fixes, eval.Fix{Target: f[0], Instruction: f[1]})
+	}
+	return fixes
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // Options size the project.
@@ -315,7 +315,7 @@ func (g *gen) committed() error {
 		if err := g.writeJSON(layout.Crossref(c), map[string]any{"chapter": c, "storyline_id": g.storylineOf(c), "conflicts": []any{}}); err != nil {
 			return err
 		}
-		lg := chapterLog{Chapter: c, StorylineID: g.storylineOf(c), WordCount: products.WordCount(body), GateDecision: "pass",
+		lg := chapterLog{Chapter: c, StorylineID: g.storylineOf(c), WordCount: textmeasure.WordCount(body), GateDecision: "pass",
 			OverallFinal: overall, Judges: judges, Stages: []any{}, CommittedAt: nowStamp}
 		if err := g.writeJSON(layout.ChapterLog(c), lg); err != nil {
 			return err

@@ -20,6 +20,7 @@ const (
 	Brief            = "brief.md"
 	StyleProfile     = "style-profile.json"
 	AIBlacklist      = "ai-blacklist.json"
+	PlatformProfile  = "platform-profile.json"
 	StyleDrift       = "style-drift.json"
 	WorldRules       = "world/rules.json"
 	CharactersActive = "characters/active"

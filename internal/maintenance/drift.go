@@ -3,12 +3,11 @@ package maintenance
 import (
 	"fmt"
 	"math"
-	"strings"
-	"unicode"
 
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // Drift thresholds (relative deviation from the style profile).
@@ -34,54 +33,6 @@ type DriftReport struct {
 	Metrics *Metrics `json:"metrics,omitempty"`
 }
 
-// Measure computes the metrics of a text. Characters are non-whitespace
-// runes outside Markdown heading lines; a sentence ends at 。！？… or a
-// line end; dialogue is text inside 「」 or “”.
-func Measure(text string) (chars, sentences, dialogue int) {
-	inSentence := false
-	depth := 0
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		for _, r := range line {
-			if unicode.IsSpace(r) {
-				continue
-			}
-			switch r {
-			case '「', '“':
-				depth++
-				chars++
-				continue
-			case '」', '”':
-				if depth > 0 {
-					depth--
-				}
-				chars++
-				continue
-			}
-			chars++
-			if depth > 0 {
-				dialogue++
-			}
-			switch r {
-			case '。', '！', '？', '…', '!', '?':
-				if inSentence {
-					sentences++
-				}
-				inSentence = false
-			default:
-				inSentence = true
-			}
-		}
-		if inSentence {
-			sentences++
-			inSentence = false
-		}
-	}
-	return chars, sentences, dialogue
-}
-
 // WindowMetrics measures the committed chapters lo..hi (missing ones are
 // skipped). ok is false when no text was found.
 func WindowMetrics(root *project.Root, lo, hi int) (Metrics, []int, bool, error) {
@@ -95,8 +46,9 @@ func WindowMetrics(root *project.Root, lo, hi int) (Metrics, []int, bool, error)
 		if err != nil {
 			return Metrics{}, nil, false, err
 		}
-		ch, s, d := Measure(string(data))
-		chars, sentences, dialogue = chars+ch, sentences+s, dialogue+d
+		// The same measures as the lint and the word count (SPEC §16, §20).
+		st := textmeasure.Measure(string(data))
+		chars, sentences, dialogue = chars+st.Words, sentences+st.Sentences, dialogue+st.Dialogue
 		window = append(window, c)
 	}
 	if chars == 0 || sentences == 0 {

@@ -95,16 +95,6 @@ func TestBlacklistCapAndWhitelistObject(t *testing.T) {
 	}
 }
 
-func TestMeasureHandCount(t *testing.T) {
-	text := "# 第一章\n\n林枫抬头。「你来了？」他问。\n风很大\n"
-	chars, sentences, dialogue := Measure(text)
-	// 林枫抬头。=5, 「你来了？」=6, 他问。=3, 风很大=3 → 17 chars;
-	// sentences: 林枫抬头。/你来了？/」他问。/风很大 → 4; dialogue: 你来了？ = 4.
-	if chars != 17 || sentences != 4 || dialogue != 4 {
-		t.Fatalf("chars=%d sentences=%d dialogue=%d", chars, sentences, dialogue)
-	}
-}
-
 func chapterFiles(from, to int, body string) map[string]string {
 	m := map[string]string{}
 	for c := from; c <= to; c++ {

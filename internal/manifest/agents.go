@@ -7,8 +7,11 @@ import (
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lint"
+	"github.com/novelsuite/novel/internal/platform"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // Agent modes (SPEC §6).
@@ -101,6 +104,20 @@ func (b *builder) styleInline(blacklistPath bool) error {
 	return nil
 }
 
+// platformInline gives the writer and the refiner the word-count profile
+// the lint holds their text to (SPEC §20), once the project chose a
+// platform; without one, short chapters are only warned about.
+func (b *builder) platformInline() error {
+	p, err := platform.Load(b.root, b.set.Platform, b.set.WordsPerChapter)
+	if err != nil {
+		return err
+	}
+	if p.Chosen {
+		b.in.Set("platform_profile", p)
+	}
+	return nil
+}
+
 // writer is chapter-writer: draft mode, or revision mode while the chapter
 // is being revised (it then reads the archived round r{K-1}).
 func (b *builder) writer() error {
@@ -125,6 +142,9 @@ func (b *builder) writer() error {
 		return err
 	}
 	if err := b.styleInline(false); err != nil {
+		return err
+	}
+	if err := b.platformInline(); err != nil {
 		return err
 	}
 	b.pathIf("project_brief", layout.Brief)
@@ -251,6 +271,9 @@ func (b *builder) refiner() error {
 	if err := b.styleInline(true); err != nil {
 		return err
 	}
+	if err := b.platformInline(); err != nil {
+		return err
+	}
 	if mode == ModePolish {
 		g, err := gate.LoadGateFile(b.root, b.c)
 		if err != nil {
@@ -310,7 +333,13 @@ func (b *builder) judge() error {
 		if bl != nil {
 			words = bl.Words
 		}
-		b.in.Set("blacklist_lint", Lint(words, text, products.WordCount(text)))
+		b.in.Set("blacklist_lint", textmeasure.CountBlacklist(words, text, textmeasure.WordCount(text)))
+		// The judge reads the deterministic findings instead of guessing them.
+		cfg, err := lint.NewConfig(b.root, b.set, words)
+		if err != nil {
+			return err
+		}
+		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text}, cfg))
 	} else {
 		b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
 	}

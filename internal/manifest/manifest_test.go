@@ -43,21 +43,6 @@ func TestSelectCharactersByRecency(t *testing.T) {
 	}
 }
 
-func TestLintCountsByHand(t *testing.T) {
-	text := "他不禁一愣，仿佛看见了什么。空气仿佛凝固，他不禁后退。仿佛"
-	l := Lint([]string{"不禁", "仿佛", "空气仿佛凝固", "映入眼帘"}, text, 30)
-	want := BlacklistLint{TotalHits: 6, HitsPerKChar: 200, Hits: []LintHit{{"仿佛", 3}, {"不禁", 2}, {"空气仿佛凝固", 1}}}
-	if !reflect.DeepEqual(l, want) {
-		t.Fatalf("lint = %+v", l)
-	}
-	if l := Lint(nil, "", 0); l.TotalHits != 0 || l.Hits == nil || l.HitsPerKChar != 0 {
-		t.Fatalf("empty lint = %+v", l)
-	}
-	if l := Lint([]string{"甲"}, "甲甲甲", 7); l.HitsPerKChar != 428.571 {
-		t.Fatalf("rounding: %v", l.HitsPerKChar)
-	}
-}
-
 func TestDraftHints(t *testing.T) {
 	cases := []struct {
 		draft      string
@@ -82,23 +67,6 @@ func TestDraftHints(t *testing.T) {
 		if got != c.hints || found != c.found || bad != c.bad {
 			t.Errorf("%q: got %s %v %v, want %s %v %v", c.draft, got, found, bad, c.hints, c.found, c.bad)
 		}
-	}
-}
-
-func TestParseBlacklist(t *testing.T) {
-	var obj map[string]any
-	if err := jsonio.Decode([]byte(`{"words":["甲"," 乙 ","丙","甲","",{"word":"丁"}],"whitelist":{"words":["乙"]},"exemptions":{"words":["丙"]}}`), "x", &obj); err != nil {
-		t.Fatal(err)
-	}
-	b, err := parseBlacklist(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"甲", "丁"}; !reflect.DeepEqual(b.Words, want) {
-		t.Fatalf("words = %v", b.Words)
-	}
-	if _, err := parseBlacklist(map[string]any{"words": "甲"}); err == nil {
-		t.Fatal("words must be a list")
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
@@ -109,7 +110,7 @@ type builder struct {
 	sched     *volume.Schedule
 	chars     []Character
 	charsDone bool
-	bl        *Blacklist
+	bl        *lint.Blacklist
 	blDone    bool
 }
 
@@ -273,9 +274,9 @@ func (b *builder) characters() ([]Character, error) {
 	return chars, nil
 }
 
-func (b *builder) blacklist() (*Blacklist, error) {
+func (b *builder) blacklist() (*lint.Blacklist, error) {
 	if !b.blDone {
-		bl, err := loadBlacklist(b.root)
+		bl, err := lint.LoadBlacklist(b.root)
 		if err != nil {
 			return nil, err
 		}

@@ -9,20 +9,20 @@ import (
 	"embed"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"text/template"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/platform"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 //go:embed starter
 var starter embed.FS
-
-// Platforms are the platform profiles a project can choose (§20).
-var Platforms = map[string]string{"fanqie": "番茄小说", "qidian": "起点中文网", "jinjiang": "晋江文学城", "general": "通用"}
 
 // Options are novel init's flags; empty strings and zeros are "not given".
 type Options struct {
@@ -39,10 +39,11 @@ const todo = "（待补充）"
 // Validate checks the options before anything is written.
 func (o *Options) Validate() error {
 	if o.Platform == "" {
-		o.Platform = "general"
+		o.Platform = platform.General
 	}
-	if _, ok := Platforms[o.Platform]; !ok {
-		return errs.Newf(errs.Usage, "--platform 必须是 fanqie、qidian、jinjiang 或 general，实际为 %q", "--platform must be fanqie, qidian, jinjiang or general, got %q", o.Platform)
+	if _, ok := platform.Builtin(o.Platform); !ok {
+		return errs.Newf(errs.Usage, "--platform 必须是 %s 之一，实际为 %q", "--platform must be one of %s, got %q",
+			strings.Join(platform.Names(), ", "), o.Platform)
 	}
 	if o.Language == "" {
 		o.Language = "zh"
@@ -53,8 +54,8 @@ func (o *Options) Validate() error {
 	if o.ChaptersPerVolume < 0 || o.ChaptersPerVolume > 1000 {
 		return errs.New(errs.Usage, "--chapters-per-volume 必须是 1..1000", "--chapters-per-volume must be 1..1000")
 	}
-	if o.WordsPerChapter < 0 || (o.WordsPerChapter > 0 && (o.WordsPerChapter < 500 || o.WordsPerChapter > 20000)) {
-		return errs.New(errs.Usage, "--words-per-chapter 必须是 500..20000", "--words-per-chapter must be 500..20000")
+	if o.WordsPerChapter < 0 || (o.WordsPerChapter > 0 && (o.WordsPerChapter < settings.MinWordsPerChapter || o.WordsPerChapter > settings.MaxWordsPerChapter)) {
+		return errs.Newf(errs.Usage, "--words-per-chapter 必须是 %d..%d", "--words-per-chapter must be %d..%d", settings.MinWordsPerChapter, settings.MaxWordsPerChapter)
 	}
 	return nil
 }
@@ -154,7 +155,7 @@ func renderBrief(o Options) ([]byte, error) {
 		title = "未命名"
 	}
 	var b bytes.Buffer
-	err = t.Execute(&b, map[string]string{"Title": title, "Genre": or(o.Genre), "PlatformName": Platforms[o.Platform] + "（" + o.Platform + "）",
+	err = t.Execute(&b, map[string]string{"Title": title, "Genre": or(o.Genre), "PlatformName": platform.Label(o.Platform) + "（" + o.Platform + "）",
 		"Premise": or(o.Premise), "Protagonist": or(o.Protagonist), "Conflict": or(o.Conflict),
 		"ChaptersPerVolume": num(o.ChaptersPerVolume), "WordsPerChapter": num(o.WordsPerChapter)})
 	return b.Bytes(), err

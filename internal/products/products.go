@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"unicode"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -56,25 +55,6 @@ func nonEmptyText(root *project.Root, rel string) (string, error) {
 		return "", schemaErr(rel, "为空（去除空白后没有内容）", "is empty (nothing but whitespace)")
 	}
 	return text, nil
-}
-
-// WordCount counts the non-whitespace characters of a chapter, leaving out
-// the '#' markers that open Markdown heading lines (the Chinese convention
-// of counting 字 rather than words).
-func WordCount(text string) int {
-	n := 0
-	for line := range strings.SplitSeq(text, "\n") {
-		t := strings.TrimLeftFunc(line, unicode.IsSpace)
-		if strings.HasPrefix(t, "#") {
-			t = strings.TrimLeft(t, "#")
-		}
-		for _, r := range t {
-			if !unicode.IsSpace(r) && r != '\uFEFF' {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // CheckChapter validates staging/chapters/chapter-NNN.md: present,

@@ -9,26 +9,6 @@ import (
 	"github.com/novelsuite/novel/internal/testkit"
 )
 
-func TestWordCount(t *testing.T) {
-	cases := []struct {
-		text string
-		want int
-	}{
-		{"", 0},
-		{"# 第一章 雨夜\n\n林枫推开门。", 5 + 6},
-		{"  ## 标题\n正文　内容\t\n", 2 + 4},
-		{"a # b", 3},    // '#' inside a line counts
-		{"####\n", 0},   // a bare heading marker
-		{"\uFEFF你好", 2}, // a BOM is not a character
-		{"“走吧。”他说。", 8}, // punctuation counts
-	}
-	for _, c := range cases {
-		if got := WordCount(c.text); got != c.want {
-			t.Errorf("WordCount(%q) = %d, want %d", c.text, got, c.want)
-		}
-	}
-}
-
 func TestOwnName(t *testing.T) {
 	for name, want := range map[string]bool{
 		"chapter-048.md":              true,

@@ -49,7 +49,7 @@ func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step,
 	var err error
 	switch st.Stage {
 	case stepid.Draft, stepid.Refine, stepid.Polish:
-		err = CheckChapter(root, c)
+		err = CheckChapterLinted(root, s, c, st.Stage)
 	case stepid.Summarize:
 		err = checkSummarize(root, cp, c)
 	case stepid.Judge:

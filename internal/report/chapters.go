@@ -15,6 +15,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // collectChapters reads every committed chapter's eval and log once. The
@@ -172,7 +173,7 @@ func readChapter(root *project.Root, c int) (Chapter, []string, error) {
 			if err != nil {
 				return ch, nil, err
 			}
-			ch.WordCount = products.WordCount(text)
+			ch.WordCount = textmeasure.WordCount(text)
 		} else {
 			missing = append(missing, "text")
 		}

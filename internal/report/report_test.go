@@ -189,7 +189,7 @@ func TestHeadlineOfMatchesCollect(t *testing.T) {
 	if string(a) != string(b) || h.Text() != r.Headline.Text() {
 		t.Errorf("HeadlineOf = %s\nCollect   = %s", a, b)
 	}
-	if h.ChaptersCommitted != 5 || h.TotalWords != 3245 || h.PendingRevisions != 1 {
+	if h.ChaptersCommitted != 5 || h.TotalWords != 3239 || h.PendingRevisions != 1 {
 		t.Errorf("unexpected headline %+v", h)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/platform"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -44,6 +45,11 @@ type Settings struct {
 	// JudgeWeights are the rubric weights (settings.json judge.weights), in
 	// eval.Rubric order.
 	JudgeWeights [len(eval.Rubric)]float64 `json:"judge_weights"`
+	// Lints (SPEC §20): Platform "" means the project chose none (general
+	// limits, short chapters only warned); WordsPerChapter 0 means none.
+	Platform        string `json:"platform"`
+	WordsPerChapter int    `json:"words_per_chapter"`
+	QuoteStyle      string `json:"quote_style"`
 }
 
 // Weights returns the judge weights by dimension name.
@@ -55,6 +61,12 @@ func (s Settings) Weights() map[string]float64 {
 	return w
 }
 
+// Dialogue quote styles (settings.json quote_style).
+const (
+	QuoteCorner = "corner" // 「」
+	QuoteCurly  = "curly"  // “”
+)
+
 // Defaults returns the documented defaults.
 func Defaults() Settings {
 	return Settings{
@@ -65,6 +77,7 @@ func Defaults() Settings {
 		GateThresholds:      Thresholds{Pass: 4.0, Polish: 3.5, Revise: 3.0, Review: 2.0},
 		LockStaleMinutes:    30,
 		JudgeWeights:        defaultWeights(),
+		QuoteStyle:          QuoteCorner,
 	}
 }
 
@@ -192,6 +205,9 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 			*f.dst = str
 		}
 	}
+	if err := s.applyLint(raw, src); err != nil {
+		return err
+	}
 	if v, ok := raw["gate_thresholds"]; ok && v != nil {
 		m, isObj := v.(map[string]any)
 		if !isObj {
@@ -285,3 +301,39 @@ func rubricNames() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// applyLint reads the lint settings: platform, words_per_chapter,
+// quote_style (SPEC §20).
+func (s *Settings) applyLint(raw map[string]any, src string) error {
+	if v, ok := raw["platform"]; ok && v != nil {
+		str, _ := v.(string)
+		if _, known := platform.Builtin(str); !known {
+			names := strings.Join(platform.Names(), "、")
+			return cfgErr("platform", src, "必须是 "+names+" 之一", "must be one of "+strings.Join(platform.Names(), ", "), v)
+		}
+		s.Platform = str
+	}
+	if v, ok := raw["words_per_chapter"]; ok && v != nil {
+		n, isInt := jsonio.Int(v)
+		if !isInt || n < MinWordsPerChapter || n > MaxWordsPerChapter {
+			return cfgErr("words_per_chapter", src, fmt.Sprintf("必须是 %d..%d 的整数", MinWordsPerChapter, MaxWordsPerChapter),
+				fmt.Sprintf("must be an integer %d..%d", MinWordsPerChapter, MaxWordsPerChapter), v)
+		}
+		s.WordsPerChapter = n
+	}
+	if v, ok := raw["quote_style"]; ok && v != nil {
+		str, _ := v.(string)
+		if str != QuoteCorner && str != QuoteCurly {
+			return cfgErr("quote_style", src, "必须是 corner（「」）或 curly（“”）", "must be corner (corner brackets) or curly (curly quotes)", v)
+		}
+		s.QuoteStyle = str
+	}
+	return nil
+}
+
+// Bounds of words_per_chapter: below a few hundred 字 a chapter is not a
+// web-novel chapter, above 20,000 it is a volume.
+const (
+	MinWordsPerChapter = 500
+	MaxWordsPerChapter = 20000
+)

@@ -71,6 +71,12 @@ func TestInvalid(t *testing.T) {
 		{`{"lock_stale_minutes":525600000}`, nil, "lock_stale_minutes"},
 		{`{"lock_stale_minutes":1e20}`, nil, "lock_stale_minutes"},
 		{`{"language":"fr"}`, nil, "language"},
+		{`{"platform":"douyin"}`, nil, "platform"},
+		{`{"platform":"Fanqie"}`, nil, "platform"},
+		{`{"words_per_chapter":499}`, nil, "words_per_chapter"},
+		{`{"words_per_chapter":3000.5}`, nil, "words_per_chapter"},
+		{`{"words_per_chapter":"3000"}`, nil, "words_per_chapter"},
+		{`{"quote_style":"「」"}`, nil, "quote_style"},
 		{``, map[string]string{"NOVEL_LOGIC_REVIEW_POLICY": "BLOCKING"}, "NOVEL_LOGIC_REVIEW_POLICY"},
 		{``, map[string]string{"NOVEL_LOGIC_REVIEW_MIN_SCORE": "80.5"}, "NOVEL_LOGIC_REVIEW_MIN_SCORE"},
 		{``, map[string]string{"NOVEL_LOGIC_REVIEW_MIN_SCORE": "150"}, "NOVEL_LOGIC_REVIEW_MIN_SCORE"},
@@ -172,5 +178,16 @@ func TestLLMDefaultsAndEnv(t *testing.T) {
 	_, err = LoadLLM(root, func(k string) string { return env[k] })
 	if e := errs.As(err); e == nil || e.Code != errs.Config || e.Details["key"] != "NOVEL_LLM_IDLE_TIMEOUT" {
 		t.Fatal(err)
+	}
+}
+
+func TestLintSettings(t *testing.T) {
+	s, err := load(t, "", nil)
+	if err != nil || s.Platform != "" || s.WordsPerChapter != 0 || s.QuoteStyle != QuoteCorner {
+		t.Fatalf("defaults: %+v %v", s, err)
+	}
+	s, err = load(t, `{"platform":"jinjiang","words_per_chapter":4000,"quote_style":"curly"}`, nil)
+	if err != nil || s.Platform != "jinjiang" || s.WordsPerChapter != 4000 || s.QuoteStyle != QuoteCurly {
+		t.Fatalf("%+v %v", s, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // probe looks at one chapter's staging products, each at most once.
@@ -35,7 +36,9 @@ func newProbe(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 
 func (p *probe) chapter() bool {
 	if p.chapterOK == nil {
-		ok := products.CheckChapter(p.root, p.c) == nil
+		// Lint errors make a draft invalid too: next then proposes the
+		// draft again rather than a step whose validation refuses it.
+		ok := products.CheckChapterLinted(p.root, p.s, p.c, stepid.Draft) == nil
 		p.chapterOK = &ok
 	}
 	return *p.chapterOK

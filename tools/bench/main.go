@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/largeproject"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // genVersion is bumped whenever the generator's output changes, so a
@@ -164,6 +165,11 @@ func run(c *config) error {
 	inflight := strconv.Itoa(big.Inflight())
 	step := "chapter:" + pad(big.Inflight())
 
+	lintFile := filepath.Join(c.dir, "lint-chapter.md")
+	if err := os.WriteFile(lintFile, lintChapter(big.Inflight(), 5000), 0o644); err != nil {
+		return err
+	}
+
 	benches := []bench{
 		{name: "novel-step --help (process start)", argv: []string{"novel-step", "--help"}},
 		{name: "novel-step next", target: 10, argv: []string{"novel-step", "next"}},
@@ -174,6 +180,7 @@ func run(c *config) error {
 		{name: "novel-manifest packet " + step + ":judge", target: 30, argv: []string{"novel-manifest", "packet", step + ":judge"}},
 		{name: "novel-step validate " + step + ":draft (write boundary)", target: 60, argv: []string{"novel-step", "validate", step + ":draft"}},
 		{name: "novel-audit continuity (window 10)", target: 60, argv: []string{"novel-audit", "continuity"}},
+		{name: "novel-lint --chapter " + inflight + " (5,000 字)", target: 15, argv: []string{"novel-lint", "--chapter", inflight, "--file", lintFile, "--stage", "refine"}},
 		c.commitBench("novel-commit --chapter "+inflight, big, filepath.Join(c.dir, key(big), "gated")),
 		{name: "pipeline.mk chapter (replay, draft→commit)", target: 1000,
 			prepare: copier(idle, filepath.Join(c.dir, "run")),
@@ -495,4 +502,24 @@ func printTable(w io.Writer, rep Report) {
 		fmt.Fprintf(w, "\ncommit growth %d → %d chapters: %.2f× (target ≤ 1.5×) %s\n", rep.RatioBase, rep.Chapters, *rep.CommitRatio, verdict)
 	}
 	fmt.Fprintf(w, "peak RSS limit %d MiB per call; cpu = user+system time (less sensitive to a busy machine than wall time)\n", memLimitMiB)
+}
+
+// lintChapter is a chapter of at least words 字 that keeps every check busy:
+// dialogue and narration, similes, connectors, dashes, a few long
+// paragraphs.
+func lintChapter(c, words int) []byte {
+	lines := []string{
+		"陆照提着灯走下石阶，山风从松林里灌进来，灯火晃了晃，又稳住了。",
+		"「你真要下山？」秦守一没有抬头，手里的灯芯剪得极慢。",
+		"「鲸脂撑不过三夜。」陆照把油壶放在案上——壶底只剩薄薄一层。",
+		"然而殿里的灯仿佛听懂了什么，一盏接一盏地暗下去，又一盏接一盏地亮起来……",
+		"他不是怕黑，而是怕那盏灯在他走后熄灭。因此他在灯册上补了一行小字，写完又看了很久，直到天边泛白，直到山下的钟声一下一下地传上来，直到他终于确定自己必须走这一趟，哪怕戒律堂的人会在半路上等他，哪怕周伯留下的那半块守灯令根本照不出任何东西，哪怕这一路上每一个人都在劝他回头。",
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# 第%d章 下山\n\n", c)
+	for i := 0; textmeasure.WordCount(b.String()) < words; i++ {
+		b.WriteString(lines[i%len(lines)])
+		b.WriteString("\n\n")
+	}
+	return []byte(b.String())
 }

@@ -36,6 +36,7 @@ var Tools = [][2]string{
 	{"novel-import", "import an existing manuscript (UTF-8 or GB18030/GBK) as chapter files"},
 	{"novel-export", "export the committed chapters as a book (txt, md, epub)"},
 	{"novel-audit", "continuity: sliding-window consistency audit of the committed chapters"},
+	{"novel-lint", "lint a chapter: platform word counts, heading, model artefacts, leaks, style (§20)"},
 }
 
 // Main runs the front door with the process's arguments.

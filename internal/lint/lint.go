@@ -1,0 +1,252 @@
+// Package lint runs the deterministic chapter checks of SPEC §20: the
+// platform's word-count limits, the chapter heading, model artefacts,
+// bookkeeping leaks, quote style, dashes, AI-prose patterns, blacklist
+// density and paragraph length. It reports; the callers decide: step
+// validation refuses error checks (E_LINT), the judge packet carries the
+// report, the gate refuses to pass length and model_artifacts errors.
+package lint
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/novelsuite/novel/internal/platform"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/textmeasure"
+)
+
+// Evidence is one line a check found something on.
+type Evidence struct {
+	Line    int    `json:"line"`
+	Excerpt string `json:"excerpt"`
+}
+
+// Check is one check's result: it fired when Count > 0.
+type Check struct {
+	ID       string     `json:"id"`
+	Severity string     `json:"severity"`
+	Count    int        `json:"count"`
+	Detail   string     `json:"detail"`
+	Evidence []Evidence `json:"evidence"`
+}
+
+// Summary counts the checks that fired, by severity.
+type Summary struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+}
+
+// Report is novel-lint's output (SPEC §20).
+type Report struct {
+	Chapter   int              `json:"chapter"`
+	File      string           `json:"file"`
+	Stage     string           `json:"stage"`
+	Platform  platform.Profile `json:"platform"`
+	WordCount int              `json:"word_count"`
+	Checks    []Check          `json:"checks"`
+	Summary   Summary          `json:"summary"`
+}
+
+// Config is what the checks need from the project.
+type Config struct {
+	Profile    platform.Profile
+	QuoteStyle string
+	Blacklist  []string
+	Lang       string
+}
+
+// LoadConfig reads the project's platform profile and effective blacklist.
+func LoadConfig(root *project.Root, s settings.Settings) (Config, error) {
+	bl, err := LoadBlacklist(root)
+	if err != nil {
+		return Config{}, err
+	}
+	var words []string
+	if bl != nil {
+		words = bl.Words
+	}
+	return NewConfig(root, s, words)
+}
+
+// NewConfig is LoadConfig with the effective blacklist already read.
+func NewConfig(root *project.Root, s settings.Settings, blacklist []string) (Config, error) {
+	p, err := platform.Load(root, s.Platform, s.WordsPerChapter)
+	return Config{Profile: p, QuoteStyle: s.QuoteStyle, Blacklist: blacklist, Lang: s.Language}, err
+}
+
+// Input is one chapter text to lint.
+type Input struct {
+	Chapter int
+	File    string
+	Stage   string
+	Text    string
+}
+
+// doc is the text prepared once for every check.
+type doc struct {
+	in      Input
+	cfg     Config
+	lines   []textmeasure.Line // the whole file (a draft's hints block cut)
+	heading int                // index in lines, -1 when none
+	body    []textmeasure.Line // lines without the heading
+	words   int
+}
+
+// Run lints one chapter text. It is pure: same input, same report.
+func Run(in Input, cfg Config) *Report {
+	text := in.Text
+	if in.Stage == StageDraft {
+		// The writer's hints for the Summarizer are part of a draft.
+		text, _, _ = textmeasure.SplitHints(text)
+	}
+	d := &doc{in: in, cfg: cfg}
+	d.lines, d.heading = textmeasure.Split(text)
+	d.body = textmeasure.Body(text)
+	d.words = textmeasure.WordCount(in.Text)
+	r := &Report{Chapter: in.Chapter, File: in.File, Stage: in.Stage, Platform: cfg.Profile, WordCount: d.words}
+	for _, f := range []func() Check{d.length, d.headingCheck, d.artifacts, d.metaLeak, d.quotes, d.dashes, d.aiPatterns, d.blacklist, d.paragraphs} {
+		c := f()
+		if c.Evidence == nil {
+			c.Evidence = []Evidence{}
+		}
+		r.Checks = append(r.Checks, c)
+		if c.Count > 0 {
+			switch c.Severity {
+			case Error:
+				r.Summary.Errors++
+			case Warning:
+				r.Summary.Warnings++
+			}
+		}
+	}
+	return r
+}
+
+// Fired returns the checks of severity sev that fired, restricted to ids
+// when ids is not empty.
+func (r *Report) Fired(sev string, ids ...string) []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.Count == 0 || c.Severity != sev {
+			continue
+		}
+		if len(ids) > 0 && !contains(ids, c.ID) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// msg picks the project's language.
+func (d *doc) msg(zh, en string) string {
+	if d.cfg.Lang == "en" {
+		return en
+	}
+	return zh
+}
+
+// hit is one finding: its line and byte span in that line (end 0 when
+// the span does not matter).
+type hit struct {
+	line    textmeasure.Line
+	at, end int
+}
+
+// evidence keeps the first hit of each line, at most EvidenceMax lines.
+func evidence(hits []hit) []Evidence {
+	out := []Evidence{}
+	last := -1
+	for _, h := range hits {
+		if h.line.N == last {
+			continue
+		}
+		if len(out) == Thresholds.EvidenceMax {
+			break
+		}
+		last = h.line.N
+		out = append(out, Evidence{Line: h.line.N, Excerpt: excerpt(h.line.Text, h.at)})
+	}
+	return out
+}
+
+// excerpt is the text around byte offset at, trimmed, with … where cut.
+func excerpt(line string, at int) string {
+	at = min(max(at, 0), len(line))
+	start := at
+	for i := 0; i < Thresholds.ExcerptBefore && start > 0; i++ {
+		_, n := utf8.DecodeLastRuneInString(line[:start])
+		start -= n
+	}
+	end := at
+	for i := 0; i < Thresholds.ExcerptAfter && end < len(line); i++ {
+		_, n := utf8.DecodeRuneInString(line[end:])
+		end += n
+	}
+	s := strings.TrimSpace(line[start:end])
+	if start > 0 && strings.TrimSpace(line[:start]) != "" {
+		s = "…" + s
+	}
+	if end < len(line) && strings.TrimSpace(line[end:]) != "" {
+		s += "…"
+	}
+	return s
+}
+
+// findAll returns every non-overlapping occurrence of each needle in the
+// given lines, in line order.
+func findAll(lines []textmeasure.Line, needles []string) []hit {
+	var out []hit
+	for _, l := range lines {
+		var hs []hit
+		for _, n := range needles {
+			for from := 0; ; {
+				i := strings.Index(l.Text[from:], n)
+				if i < 0 {
+					break
+				}
+				hs = append(hs, hit{l, from + i, from + i + len(n)})
+				from += i + len(n)
+			}
+		}
+		sortHits(hs)
+		// Overlapping needles ("好的，以下是" and "以下是第") find one thing.
+		end := -1
+		for _, h := range hs {
+			if h.at >= end {
+				out = append(out, h)
+				end = h.end
+			}
+		}
+	}
+	return out
+}
+
+func sortHits(hs []hit) {
+	sort.SliceStable(hs, func(i, j int) bool { return hs[i].at < hs[j].at })
+}
+
+// over reports whether n per 1000 words exceeds limit (n·1000 > limit·words).
+func (d *doc) over(n, limit int) bool { return n*1000 > limit*d.words }
+
+// perK formats n per 1000 words with one decimal.
+func (d *doc) perK(n int) string {
+	if d.words == 0 {
+		return "∞"
+	}
+	return strconv.FormatFloat(textmeasure.Round(float64(n)*1000/float64(d.words), 1), 'f', 1, 64)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,83 @@
+package lint
+
+// Check ids, in report order (SPEC §20).
+const (
+	Length         = "length"
+	Heading        = "heading"
+	ModelArtifacts = "model_artifacts"
+	MetaLeak       = "meta_leak"
+	Quotes         = "quotes"
+	Dashes         = "dashes"
+	AIPatterns     = "ai_patterns"
+	BlacklistCheck = "blacklist"
+	Paragraphs     = "paragraphs"
+)
+
+// Severities.
+const (
+	Error   = "error"
+	Warning = "warning"
+	Info    = "info"
+)
+
+// Stages a chapter text is linted at. Only a draft may end with the
+// writer's hints block; a refined, polished or committed text still
+// carrying one has a leftover.
+const (
+	StageDraft     = "draft"
+	StageRefine    = "refine"
+	StagePolish    = "polish"
+	StageCommitted = "committed"
+)
+
+// GateBlocking are the checks whose error keeps a chapter from passing the
+// gate: no judge score makes a too-short chapter or a model's leftovers
+// publishable.
+var GateBlocking = []string{Length, ModelArtifacts}
+
+// Thresholds is the one table of lint limits (SPEC §20). Rates are per
+// 1000 words of the chapter's word count; a check fires when the measure
+// is strictly above its limit.
+var Thresholds = struct {
+	HeadingTitleMax     int // runes of the title after 第N章
+	DashesPerK          int // —— runs
+	EllipsesPerK        int // …… runs
+	NotButPerChapter    int // 不是…而是… frames
+	SimilesPerK         int // 仿佛/宛如/犹如/好似
+	ConnectorsPerK      int // 然而/因此/与此同时/不仅如此 in narration
+	EmotionPerChapter   int // 他/她感到…, 心中涌起一股…
+	BlacklistPerK       int // effective blacklist hits
+	ParagraphMaxWords   int // one paragraph on a phone screen
+	EvidenceMax         int // evidence lines kept per check
+	ExcerptBefore       int // runes of context before a hit
+	ExcerptAfter        int // runes of context after a hit's start
+	BlacklistWordsShown int // words named in the blacklist detail
+}{
+	HeadingTitleMax:     30,
+	DashesPerK:          1,
+	EllipsesPerK:        2,
+	NotButPerChapter:    1,
+	SimilesPerK:         3,
+	ConnectorsPerK:      2,
+	EmotionPerChapter:   2,
+	BlacklistPerK:       3,
+	ParagraphMaxWords:   200,
+	EvidenceMax:         5,
+	ExcerptBefore:       12,
+	ExcerptAfter:        24,
+	BlacklistWordsShown: 5,
+}
+
+// Word lists the checks look for.
+var (
+	// chatPhrases are an assistant talking to its user, not a narrator.
+	chatPhrases = []string{
+		"好的，以下是", "好的,以下是", "好的！以下是", "以下是本章", "以下是第", "以下是修改后", "以下是润色后", "以下是改写后",
+		"希望对你有帮助", "希望对您有帮助", "希望这个版本", "如需调整", "如果需要修改", "如果你需要",
+		"作为一个AI", "作为一个 AI", "作为AI", "作为 AI", "作为一个人工智能", "作为人工智能",
+		"（字数", "(字数", "【字数", "字数统计",
+	}
+	similes     = []string{"仿佛", "宛如", "犹如", "好似"}
+	connectors  = []string{"然而", "因此", "与此同时", "不仅如此"}
+	emotionTags = []string{"他感到", "她感到", "心中涌起一股", "心头涌起一股", "心底涌起一股"}
+)

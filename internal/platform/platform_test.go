@@ -1,0 +1,44 @@
+package platform
+
+import (
+	"testing"
+
+	"github.com/novelsuite/novel/internal/testkit"
+)
+
+func TestBuiltinTable(t *testing.T) {
+	want := map[string]Profile{
+		Fanqie:   {Name: Fanqie, WordsMin: 2000, WordsTarget: [2]int{3000, 3500}, WordsMax: 4000},
+		Qidian:   {Name: Qidian, WordsMin: 2500, WordsTarget: [2]int{3000, 4000}, WordsMax: 6000},
+		Jinjiang: {Name: Jinjiang, WordsMin: 3000, WordsTarget: [2]int{3000, 5000}, WordsMax: 6000},
+		General:  {Name: General, WordsMin: 2000, WordsTarget: [2]int{2500, 3500}, WordsMax: 5000},
+	}
+	if len(Names()) != len(want) {
+		t.Fatalf("names %v", Names())
+	}
+	for _, n := range Names() {
+		if p, ok := Builtin(n); !ok || p != want[n] {
+			t.Errorf("%s: %+v", n, p)
+		}
+	}
+	if _, ok := Builtin("Fanqie"); ok {
+		t.Error("names are case-sensitive")
+	}
+}
+
+func TestLoadOrder(t *testing.T) {
+	r := testkit.Project(t, nil)
+	p, err := Load(r, "", 0)
+	if err != nil || p.Chosen || p.Name != General {
+		t.Fatalf("%+v %v", p, err)
+	}
+	// ±15 % rounds half away from zero: 2345 → 1993.25 / 2696.75.
+	if p, _ = Load(r, Qidian, 2345); p.WordsTarget != [2]int{1993, 2697} || !p.Chosen {
+		t.Fatalf("%+v", p)
+	}
+	// the file's own fields win over words_per_chapter
+	r = testkit.Project(t, map[string]string{"platform-profile.json": `{"words_target":[100,200],"words_max":null}`})
+	if p, err = Load(r, Fanqie, 3000); err != nil || p.WordsTarget != [2]int{100, 200} || p.WordsMax != 4000 || !p.Chosen {
+		t.Fatalf("%+v %v", p, err)
+	}
+}

@@ -1,0 +1,48 @@
+package products
+
+import (
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lint"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// lintStage is the lint stage of a chapter-writing step's text.
+func lintStage(stage string) string {
+	switch stage {
+	case stepid.Refine:
+		return lint.StageRefine
+	case stepid.Polish:
+		return lint.StagePolish
+	}
+	return lint.StageDraft
+}
+
+// LintChapter lints the staging chapter as the product of stage (draft,
+// refine or polish). The blacklist is not read: only error checks decide
+// validation, and none of them uses it.
+func LintChapter(root *project.Root, s settings.Settings, c int, stage string) (*lint.Report, error) {
+	rel := layout.StagingChapter(c)
+	text, err := nonEmptyText(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := lint.NewConfig(root, s, nil)
+	if err != nil {
+		return nil, err
+	}
+	return lint.Run(lint.Input{Chapter: c, File: rel, Stage: lintStage(stage), Text: text}, cfg), nil
+}
+
+// CheckChapterLinted is CheckChapter plus the error-severity lints of
+// SPEC §20: a chapter that is too short for the project's platform, has
+// a wrong heading, model artefacts or bookkeeping leaks is E_LINT, so
+// the executor's re-ask and the pipeline's retry fix it.
+func CheckChapterLinted(root *project.Root, s settings.Settings, c int, stage string) error {
+	r, err := LintChapter(root, s, c, stage)
+	if err != nil {
+		return err
+	}
+	return r.Refusal(stepid.Chapter(c, stage).String())
+}
