@@ -47,3 +47,19 @@ func Write(root *project.Root, r *Report) error {
 	}
 	return root.WriteJSON(layout.ContinuityLatest, r)
 }
+
+// LatestPaths are the reports rewritten in place by each audit: the
+// continuity report's latest copy and the three inventories.
+var LatestPaths = []string{layout.ContinuityLatest, ForeshadowInventoryPath, RhythmPath, BridgesPath}
+
+// WindowEnd is the last chapter of the window a report at rel covers
+// (its chapter_range), 0 when the file is missing or unreadable.
+func WindowEnd(root *project.Root, rel string) int {
+	var r struct {
+		ChapterRange []int `json:"chapter_range"`
+	}
+	if !root.Exists(rel) || root.ReadJSON(rel, &r) != nil || len(r.ChapterRange) != 2 {
+		return 0
+	}
+	return r.ChapterRange[1]
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
@@ -227,6 +228,20 @@ func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]s
 			if root.Exists(rel) {
 				j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
 			}
+		}
+	}
+
+	// Audit reports of windows ending at a rolled-back chapter go with that
+	// chapter, and so do the "latest" copies written then (SPEC §21): they
+	// describe text that is no longer committed.
+	for k := c; k <= last; k++ {
+		if rel := audit.ReportPath(k); root.Exists(rel) {
+			j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
+		}
+	}
+	for _, rel := range audit.LatestPaths {
+		if end := audit.WindowEnd(root, rel); end >= c && end <= last {
+			j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[end] + "/" + rel})
 		}
 	}
 

@@ -231,8 +231,10 @@ func TestRollbackRecommitSequence(t *testing.T) {
 		t.Fatalf("rollback: exit %d\n%s", code, out)
 	}
 	// 8 chapters × (chapter, summary, eval, crossref, log) + memories: one
-	// per chapter (history or current) + each storyline's restored memory.
-	if got := strings.TrimSpace(out); got != `[3,[3,4,5,6,7,8,9,10],2,50,[]]` {
+	// per chapter (history or current) + each storyline's restored memory
+	// + the audit reports of chapters 5 and 10, latest.json and the three
+	// inventories of chapter 10.
+	if got := strings.TrimSpace(out); got != `[3,[3,4,5,6,7,8,9,10],2,56,[]]` {
 		t.Fatalf("rollback output = %s", got)
 	}
 	if code, out := novel(bin, dir, nil, "rebuild", "--check"); code != 0 {
