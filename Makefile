@@ -75,7 +75,8 @@ fuzz:
 fuzz-seeds:
 	$(GO) run ./tools/fuzzseeds
 
-## test-long: the long reliability variants (≥ 50 SIGKILL trials of the pipeline, more concurrent
-##            runs and lock loops, the bad-input matrix); see docs/RELIABILITY.md
+## test-long: the long reliability variants (≥ 50 SIGKILL trials of the pipeline, kills inside lock
+##            acquisition, group SIGKILLs of a slow pipeline, more concurrent runs and lock loops,
+##            the bad-input matrix); see docs/RELIABILITY.md
 test-long: build
-	NOVEL_LONG_TESTS=1 $(GO) test -count=1 -timeout 90m -v -run 'TestKillPipeline|TestConcurrent|TestBadInputMatrix' ./reliability
+	NOVEL_LONG_TESTS=1 $(GO) test -count=1 -timeout 90m -v -run 'TestKillPipeline|TestKillInsideLockAcquire|TestGroupKillPipeline|TestConcurrent|TestBadInputMatrix' ./reliability
