@@ -108,6 +108,24 @@ func (c *Context) Settings() (settings.Settings, error) {
 	return settings.Load(root, c.Getenv)
 }
 
+// Open resolves what most commands start with: the project root, its
+// settings and the clock's timestamp for the writes.
+func (c *Context) Open() (*project.Root, settings.Settings, string, error) {
+	root, err := c.Root()
+	if err != nil {
+		return nil, settings.Defaults(), "", err
+	}
+	s, err := c.Settings()
+	if err != nil {
+		return nil, s, "", err
+	}
+	clk, err := c.Clock()
+	if err != nil {
+		return nil, s, "", err
+	}
+	return root, s, clk.Stamp(), nil
+}
+
 // Result records the command's result; text renders --text (nil falls
 // back to JSON).
 func (c *Context) Result(v any, text func() string) {

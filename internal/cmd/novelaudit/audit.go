@@ -7,6 +7,7 @@ import (
 	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/project"
 )
 
 type grammar struct {
@@ -31,39 +32,20 @@ func (c *inventoryCmd) Run(ctx *cli.Context) error {
 	if c.Window < 1 || c.Window > 200 {
 		return cli.UsageError("--window 必须是 1..200", "--window must be 1..200")
 	}
-	root, err := ctx.Root()
-	if err != nil {
-		return err
-	}
-	s, err := ctx.Settings()
-	if err != nil {
-		return err
-	}
-	clk, err := ctx.Clock()
-	if err != nil {
-		return err
-	}
-	inv, err := audit.Inventory(root, c.Window, clk.Stamp())
-	if err != nil {
-		return err
-	}
-	release, err := lock.Guard(root, ctx.Getenv, 0, s.LockStaleMinutes)
-	if err != nil {
-		return err
-	}
-	defer release()
-	if err := audit.WriteInventories(root, inv); err != nil {
-		return err
-	}
-	res := inventoryResult{Foreshadowing: inv.Foreshadow, Rhythm: inv.Rhythm, Bridges: inv.Bridges,
-		Files: []string{audit.ForeshadowInventoryPath, audit.RhythmPath, audit.BridgesPath}}
-	ctx.Result(res, func() string {
-		f := inv.Foreshadow
-		return "伏笔盘点：未按计划埋下 " + strconv.Itoa(len(f.PlannedNotPlanted)) + "，逾期 " + strconv.Itoa(len(f.Overdue)) +
-			"，休眠 " + strconv.Itoa(len(f.Dormant)) + "，本窗口回收 " + strconv.Itoa(len(f.ResolvedInWindow)) +
-			"；断开的过渡 " + strconv.Itoa(len(inv.Bridges.Broken)) + "；节奏提醒 " + strconv.Itoa(len(inv.Rhythm.Warnings))
+	return compute(ctx, func(root *project.Root, now string) (any, func() error, func() string, error) {
+		inv, err := audit.Inventory(root, c.Window, now)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		res := inventoryResult{Foreshadowing: inv.Foreshadow, Rhythm: inv.Rhythm, Bridges: inv.Bridges,
+			Files: []string{audit.ForeshadowInventoryPath, audit.RhythmPath, audit.BridgesPath}}
+		return res, func() error { return audit.WriteInventories(root, inv) }, func() string {
+			f := inv.Foreshadow
+			return "伏笔盘点：未按计划埋下 " + strconv.Itoa(len(f.PlannedNotPlanted)) + "，逾期 " + strconv.Itoa(len(f.Overdue)) +
+				"，休眠 " + strconv.Itoa(len(f.Dormant)) + "，本窗口回收 " + strconv.Itoa(len(f.ResolvedInWindow)) +
+				"；断开的过渡 " + strconv.Itoa(len(inv.Bridges.Broken)) + "；节奏提醒 " + strconv.Itoa(len(inv.Rhythm.Warnings))
+		}, nil
 	})
-	return nil
 }
 
 type continuityCmd struct {
@@ -75,19 +57,28 @@ func (c *continuityCmd) Run(ctx *cli.Context) error {
 	if c.Window < 1 || c.Window > 200 {
 		return cli.UsageError("--window 必须是 1..200", "--window must be 1..200")
 	}
-	root, err := ctx.Root()
+	return compute(ctx, func(root *project.Root, now string) (any, func() error, func() string, error) {
+		r, err := audit.Continuity(root, c.To, c.Window, now)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return r, func() error { return audit.Write(root, r) }, func() string {
+			return "连续性检查 第 " + strconv.Itoa(r.ChapterRange[0]) + "–" + strconv.Itoa(r.ChapterRange[1]) + " 章：高 " +
+				strconv.Itoa(r.Stats.High) + "，中 " + strconv.Itoa(r.Stats.Medium) + "，低 " + strconv.Itoa(r.Stats.Low) +
+				"（" + audit.ReportPath(r.ChapterRange[1]) + "）"
+		}, nil
+	})
+}
+
+// compute runs an audit (read-only), then writes its files under the
+// project lock (the pipeline's token or a brief lock of its own) and
+// prints the result.
+func compute(ctx *cli.Context, run func(root *project.Root, now string) (result any, write func() error, text func() string, err error)) error {
+	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}
-	s, err := ctx.Settings()
-	if err != nil {
-		return err
-	}
-	clk, err := ctx.Clock()
-	if err != nil {
-		return err
-	}
-	r, err := audit.Continuity(root, c.To, c.Window, clk.Stamp())
+	res, write, text, err := run(root, now)
 	if err != nil {
 		return err
 	}
@@ -96,14 +87,10 @@ func (c *continuityCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	defer release()
-	if err := audit.Write(root, r); err != nil {
+	if err := write(); err != nil {
 		return err
 	}
-	ctx.Result(r, func() string {
-		return "连续性检查 第 " + strconv.Itoa(r.ChapterRange[0]) + "–" + strconv.Itoa(r.ChapterRange[1]) + " 章：高 " +
-			strconv.Itoa(r.Stats.High) + "，中 " + strconv.Itoa(r.Stats.Medium) + "，低 " + strconv.Itoa(r.Stats.Low) +
-			"（" + audit.ReportPath(r.ChapterRange[1]) + "）"
-	})
+	ctx.Result(res, text)
 	return nil
 }
 

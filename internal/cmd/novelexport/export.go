@@ -36,11 +36,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	if c.Out == "" && ctx.Globals.JQ != "" {
 		return cli.UsageError("--jq 只适用于 --out 之后打印的 JSON 结果", "--jq applies to the JSON result printed with --out")
 	}
-	root, err := ctx.Root()
-	if err != nil {
-		return err
-	}
-	s, err := ctx.Settings()
+	root, s, _, err := ctx.Open()
 	if err != nil {
 		return err
 	}

@@ -38,15 +38,7 @@ type result struct {
 }
 
 func (c *grammar) Run(ctx *cli.Context) error {
-	root, err := ctx.Root()
-	if err != nil {
-		return err
-	}
-	s, err := ctx.Settings()
-	if err != nil {
-		return err
-	}
-	clk, err := ctx.Clock()
+	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}
@@ -82,7 +74,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	log := manuscript.Log{SchemaVersion: 1, Source: c.File, Encoding: enc, ImportedAt: clk.Stamp(),
+	log := manuscript.Log{SchemaVersion: 1, Source: c.File, Encoding: enc, ImportedAt: now,
 		PreambleLines: m.PreambleLines, TOCLines: m.TOCLines}
 	for i, ch := range m.Chapters {
 		rel := layout.Chapter(ch.Number)
