@@ -1,6 +1,7 @@
 package setupstep
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -85,7 +86,7 @@ func Validate(root *project.Root, stage string) ([]string, error) {
 
 func missing(stage, final, zh, en string) error {
 	rel := StagedPath(final)
-	return errs.Newf(errs.MissingFile, "setup:%s 缺少 %s（%s）", "setup:%s lacks %s (%s)", stage, rel, zh, en).
+	return errs.New(errs.MissingFile, "setup:"+stage+" 缺少 "+rel+"（"+zh+"）", "setup:"+stage+" lacks "+rel+" ("+en+")").
 		With("file", rel).With("step", "setup:"+stage).
 		Hint("重新运行 setup:"+stage+" 的执行器（make -f pipeline.mk start），或补上该文件", "run the setup:"+stage+" executor again (make -f pipeline.mk start) or add the file")
 }
@@ -348,10 +349,10 @@ func validateStyle(root *project.Root, files []string) error {
 	if s, _ := p["source_type"].(string); !sourceTypes[s] {
 		return schemaErr(f, "source_type", "source_type 只能是 original、reference 或 template", "source_type must be original, reference or template").With("value", p["source_type"])
 	}
-	if n, ok := p["avg_sentence_length"].(float64); !ok || n <= 0 {
+	if n, ok := number(p["avg_sentence_length"]); !ok || n <= 0 {
 		return schemaErr(f, "avg_sentence_length", "avg_sentence_length 必须是正数", "avg_sentence_length must be a positive number")
 	}
-	if n, ok := p["dialogue_ratio"].(float64); !ok || n < 0 || n > 1 {
+	if n, ok := number(p["dialogue_ratio"]); !ok || n < 0 || n > 1 {
 		return schemaErr(f, "dialogue_ratio", "dialogue_ratio 必须是 0 到 1 之间的数", "dialogue_ratio must be a number from 0 to 1")
 	}
 	if _, ok := p["preferred_expressions"].([]any); !ok {
@@ -364,4 +365,14 @@ func validateStyle(root *project.Root, files []string) error {
 		}
 	}
 	return nil
+}
+
+// number reads a JSON number (decoded as json.Number).
+func number(v any) (float64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, err := n.Float64()
+	return f, err == nil
 }
