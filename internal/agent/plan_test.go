@@ -137,3 +137,34 @@ func TestParseSetupFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveSetupValidates: a live model's setup answer is validated like
+// `novel validate setup:X` before anything is written, so the backend can
+// ask again with the error as feedback.
+func TestLiveSetupValidates(t *testing.T) {
+	p, err := ParsePacket([]byte(`{"version":1,"step":"setup:world","chapter":null,"volume":0,"revision_round":0,
+	 "agent":{"name":"world-builder","kind":"agent","mode":"setup"},
+	 "expected_outputs":[{"path":"staging/setup/world/overview.md","required":true,"via":"file"}]}`), "p.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := func(id string) string {
+		return `{"id":"` + id + `","category":"society","rule":"r","constraint_type":"hard","exceptions":[]}`
+	}
+	answer := func(ids ...string) []byte {
+		rules := make([]string, len(ids))
+		for i, id := range ids {
+			rules[i] = rule(id)
+		}
+		return []byte("好的，设定如下：\n```json\n" + `{"files":{"world/overview.md":"# 概况\n\n云岚山。","world/rules.json":{"rules":[` +
+			strings.Join(rules, ",") + `]},"storylines/storylines.json":{"storylines":[{"id":"main-arc","name":"主线","type":"main"}]}}}` + "\n```")
+	}
+	_, err = parseLive(nil, p, answer("W-001", "W-002", "W-002"), "model answer")
+	if e := errs.As(err); e == nil || e.Code != errs.Agent || !strings.Contains(e.Message("zh"), "规则 id W-002 重复") {
+		t.Fatalf("duplicate rule ids: %v", err)
+	}
+	res, err := parseLive(nil, p, answer("W-001", "W-002", "W-003"), "model answer")
+	if err != nil || len(res.Files) != 3 {
+		t.Fatalf("valid answer: %v", err)
+	}
+}

@@ -3,10 +3,12 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
@@ -99,4 +101,35 @@ func setupContent(f string, raw json.RawMessage) ([]byte, error) {
 		return nil, shapeErr("必须是 JSON 对象 / must be a JSON object")
 	}
 	return jsonio.Marshal(v)
+}
+
+// liveSetup parses a live model's setup answer and validates its content
+// as `novel validate setup:X` will (SPEC §17), so a bad answer (duplicate
+// rule ids, no protagonist, …) is asked again with the validation error
+// as feedback. The files are checked in a scratch copy of staging/setup/;
+// nothing is written to the project.
+func liveSetup(p *Packet, answer []byte, source string) (*Result, error) {
+	res, err := ParseAnswer(p, answer, source)
+	if err != nil {
+		return nil, err
+	}
+	stage := strings.TrimPrefix(p.Step, "setup:")
+	dir, err := os.MkdirTemp("", "novel-setup-check-")
+	if err != nil {
+		return nil, errs.Newf(errs.IO, "无法创建临时目录：%v", "cannot create a temporary directory: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	scratch, err := project.New(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range res.Files {
+		if err := scratch.WriteFile(f.Path, f.Data); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := setupstep.Validate(scratch, stage); err != nil {
+		return nil, invalid(p, source, err)
+	}
+	return res, nil
 }
