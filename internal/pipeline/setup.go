@@ -10,6 +10,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/setupstep"
 	"github.com/novelsuite/novel/internal/stepid"
+	"github.com/novelsuite/novel/internal/volumeplan"
 )
 
 // SetupOutcome is one setup step of `novel-agent pipeline start`.
@@ -56,6 +57,16 @@ func (e *Env) Start(agentCmd string) (*StartOutcome, error) {
 		return nil, err
 	}
 	out := &StartOutcome{Setup: []SetupOutcome{}}
+	// A volume-1 commit interrupted after its checkpoint step left
+	// QUICK_START but not its journal: finish it.
+	if cp.State != checkpoint.QuickStart && volumeplan.PendingJournal(e.Root, 1) {
+		v, err := e.Volume(1, agentCmd)
+		if err != nil {
+			return nil, err
+		}
+		out.Volume, out.State = v, checkpoint.Writing
+		return out, nil
+	}
 	if cp.State != checkpoint.QuickStart {
 		fmt.Fprintf(e.Stderr, "[start] ✓ 项目已在 %s，无需启动 / the project is already in %s\n", cp.State, cp.State)
 		out.State = cp.State
