@@ -3,6 +3,7 @@
 #   make -f pipeline.mk chapter [C=48] [PROJECT=dir] [AGENT="novel-agent --backend replay --fixtures DIR"]
 #   make -f pipeline.mk continue N=5
 #   make -f pipeline.mk volume V=2       # plan → validate → commit a new volume (VOL_PLANNING)
+#   make -f pipeline.mk start            # a new project (novel init): setup steps + volume 1 plan
 #   make -f pipeline.mk next | status | report
 #   make -n -f pipeline.mk chapter        # the plan of the current round; runs nothing
 #
@@ -123,7 +124,7 @@ $(COMMITTED): | $(POLISH)
 	@novel-agent pipeline commit --chapter $(C) --summary "$${NOVEL_PIPELINE_SUMMARY:-}" >/dev/null
 endif
 
-.PHONY: help chapter continue next status report volume _chapter _round _continue _volume _locked FORCE
+.PHONY: help chapter continue next status report volume start _chapter _round _continue _volume _start _locked FORCE
 FORCE:
 
 # The pipeline's own refusals go through novel-agent pipeline error (valid JSON, localized).
@@ -134,7 +135,7 @@ NO_VOLUME   = $(PIPELINE_ERROR) no-volume
 NO_CHAPTER  = $(PIPELINE_ERROR) no-chapter
 
 help:
-	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 | volume V=2 | next | status | report'
+	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 | volume V=2 | start | next | status | report'
 
 ifeq ($(DRYRUN),)
 # ---- outer targets: hold the lock for the whole run ----
@@ -207,4 +208,17 @@ else
 # make -n: the helper prints the commands it would run (read-only).
 _volume:
 	+@novel-agent pipeline volume --volume $(VV) --plan --text
+endif
+# ---- starting a new project (SPEC §17): the setup steps whose products are missing, then the
+# volume 1 plan, each like a stage (packet + snapshot → $(AGENT) → validate → one retry → journaled
+# commit), under the lock; re-running after any interruption resumes. Ends in WRITING.
+ifeq ($(DRYRUN),)
+start:
+	@novel-lock run -- $(MAKE) -f $(PIPELINE_MK) _start
+_start: _locked
+	@rm -f $(P)/staging/BLOCKED.json
+	@novel-agent pipeline start --agent "$$AGENT" --text
+else
+start _start:
+	+@novel-agent pipeline start --plan --text
 endif

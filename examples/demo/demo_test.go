@@ -513,8 +513,10 @@ func TestReplay(t *testing.T) {
 	for _, p := range plans {
 		wantDirs = append(wantDirs, filepath.Base(chapterDir(p.chapter)))
 	}
-	// The volume 2 planning recording (pipeline.mk volume V=2) sits beside the chapters.
-	wantDirs = append(wantDirs, "volume-02")
+	// The setup and volume 1 recordings (make start) and the volume 2 planning recording
+	// (pipeline.mk volume V=2) sit beside the chapters.
+	wantDirs = append(wantDirs, "setup", "volume-01", "volume-02")
+	slices.Sort(wantDirs)
 	if !slices.Equal(haveDirs, wantDirs) {
 		t.Errorf("replay directories %v, want %v", haveDirs, wantDirs)
 	}
@@ -766,5 +768,69 @@ func lintRecording(t *testing.T, path, text string, draft bool) {
 	rep := lint.Run(lint.Input{Chapter: c, File: path, Stage: stage, Text: text}, cfg)
 	for _, ch := range rep.Fired(lint.Error) {
 		t.Errorf("%s: lint error %s: %s %v", path, ch.ID, ch.Detail, ch.Evidence)
+	}
+}
+
+// TestSetupRecordingsReproduceProject: make demo starts from an empty
+// directory, so the setup and volume 1 recordings must reproduce the
+// fixture project the chapter recordings were made against: the same
+// world rules, cast (plus the fields setup requires), style profile (plus
+// voice) and volume 1 plan.
+func TestSetupRecordingsReproduceProject(t *testing.T) {
+	files := func(name string) map[string]json.RawMessage {
+		var a struct {
+			Files map[string]json.RawMessage `json:"files"`
+		}
+		decodeJSON(t, filepath.Join(replayDir, "setup", name), &a)
+		return a.Files
+	}
+	sameJSON := func(what string, got json.RawMessage, path string, drop ...string) {
+		var g, w map[string]any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		decodeJSON(t, filepath.Join(projectDir, path), &w)
+		for _, k := range drop {
+			delete(g, k)
+			delete(w, k)
+		}
+		gb, _ := json.Marshal(g)
+		wb, _ := json.Marshal(w)
+		if !bytes.Equal(gb, wb) {
+			t.Errorf("%s differs from %s", what, path)
+		}
+	}
+	world := files("world-builder.setup.r0.json")
+	sameJSON("world rules", world[layout.WorldRules], layout.WorldRules)
+	cast := files("character-weaver.setup.r0.json")
+	fixture, _ := filepath.Glob(filepath.Join(projectDir, layout.CharactersActive, "*"))
+	if len(cast) != len(fixture) {
+		t.Errorf("character-weaver recording has %d files, the fixture %d", len(cast), len(fixture))
+	}
+	for _, f := range fixture {
+		rel, _ := filepath.Rel(projectDir, f)
+		rel = filepath.ToSlash(rel)
+		if strings.HasSuffix(rel, ".md") {
+			var md string
+			if err := json.Unmarshal(cast[rel], &md); err != nil || md != string(readFile(t, f)) {
+				t.Errorf("%s differs from the fixture", rel)
+			}
+			continue
+		}
+		sameJSON(rel, cast[rel], rel, "abilities", "relationships")
+	}
+	style := files("style-analyzer.setup.r0.json")
+	sameJSON("style profile", style[layout.StyleProfile], layout.StyleProfile, "voice")
+
+	var plan struct {
+		Outline   string            `json:"outline"`
+		Contracts []json.RawMessage `json:"chapter_contracts"`
+	}
+	decodeJSON(t, filepath.Join(replayDir, "volume-01", "plot-architect.plan.r0.json"), &plan)
+	if plan.Outline != string(readFile(t, filepath.Join(projectDir, layout.Outline(1)))) {
+		t.Errorf("volume-01 outline differs from the fixture's")
+	}
+	for i, c := range plan.Contracts {
+		sameJSON("volume-01 contract", c, layout.Contract(1, i+1))
 	}
 }

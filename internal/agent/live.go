@@ -76,6 +76,8 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 			return nil, invalid(p, source, err)
 		}
 		return res, nil
+	case WorldBuilder, CharacterWeaver, StyleAnalyzer:
+		return liveSetup(p, ExtractJSON(string(answer)), source)
 	}
 	return ParseAnswer(p, ExtractJSON(string(answer)), source)
 }

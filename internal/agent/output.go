@@ -78,6 +78,8 @@ func ParseAnswer(p *Packet, answer []byte, source string) (*Result, error) {
 		return parseReport(p, answer, source)
 	case PlotArchitect:
 		return parsePlan(p, answer, source)
+	case WorldBuilder, CharacterWeaver, StyleAnalyzer:
+		return parseSetupFiles(p, answer, source)
 	}
 	return nil, errs.Newf(errs.Agent, "执行器不支持代理 %s", "the executor does not support agent %s", p.Agent.Name).
 		With("agent", p.Agent.Name).With("packet", p.File).

@@ -71,7 +71,9 @@ func ParsePacket(data []byte, name string) (*Packet, error) {
 		return nil, err
 	}
 	p.File = name
-	if p.IsVolume() {
+	if p.IsSetup() {
+		// Setup packets (setup:X) carry "chapter": null and no volume.
+	} else if p.IsVolume() {
 		// Volume packets (volume:VV:plan) carry "chapter": null.
 		if p.Volume < 1 {
 			return nil, packetErr(name, "卷规划指令包的 volume 必须是 ≥ 1 的整数", "volume must be an integer ≥ 1 in a volume packet", "volume")
@@ -115,6 +117,9 @@ func packetErr(file, zh, en, field string) error {
 		With("file", file).With("field", field).
 		Hint("用 novel-manifest packet STEP --write-manifest 重新生成指令包", "regenerate it with novel-manifest packet STEP --write-manifest")
 }
+
+// IsSetup reports a setup packet (step setup:world|characters|style).
+func (p *Packet) IsSetup() bool { return strings.HasPrefix(p.Step, "setup:") }
 
 // IsVolume reports a volume-planning packet (step volume:VV:plan).
 func (p *Packet) IsVolume() bool { return strings.HasPrefix(p.Step, "volume:") }

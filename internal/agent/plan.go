@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"path"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -17,6 +19,9 @@ type planBundle struct {
 	Schedule      map[string]any    `json:"storyline_schedule"`
 	Foreshadowing json.RawMessage   `json:"foreshadowing"`
 	Contracts     []json.RawMessage `json:"chapter_contracts"`
+	// NewCharacters are characters the contracts need that the project
+	// does not have yet: {"characters/active/{slug}.json|md": content}.
+	NewCharacters map[string]json.RawMessage `json:"new_characters"`
 }
 
 // planDir is the staging directory the packet declares for the plan
@@ -86,6 +91,22 @@ func parsePlan(p *Packet, answer []byte, source string) (*Result, error) {
 			return nil, answerErr(p, source, "的章节契约无法编码", "has a chapter contract that cannot be encoded")
 		}
 		files = append(files, File{Path: dir + "/chapter-contracts/chapter-" + layout.Pad(c) + ".json", Data: data})
+	}
+	names := make([]string, 0, len(b.NewCharacters))
+	for f := range b.NewCharacters {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		if !setupAllowed(CharacterWeaver, f) {
+			return nil, schemaErr(answerErr(p, source, "的 new_characters 中有不允许的路径 "+f+"（只能是 characters/active/{slug}.json 或 .md）",
+				"has a new_characters path it may not write: "+f+" (only characters/active/{slug}.json or .md)").With("path", f))
+		}
+		data, err := setupContent(f, b.NewCharacters[f])
+		if err != nil {
+			return nil, answerErr(p, source, "的 new_characters 中 "+f+" 的内容"+err.Error(), "has new_characters content for "+f+" that "+err.Error()).With("path", f)
+		}
+		files = append(files, File{Path: dir + "/characters/" + path.Base(f), Data: data})
 	}
 	return &Result{Files: files}, nil
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // Replay answers from recordings: DIR/chapter-NNN/{agent}.{mode}.r{K}.{md|json}
-// (SPEC §11); volume packets read DIR/volume-VV/plot-architect.plan.r0.json.
+// (SPEC §11); volume packets read DIR/volume-VV/plot-architect.plan.r0.json,
+// setup packets DIR/setup/{agent}.setup.r0.json.
 // A retry of the same step reads the same file.
 type Replay struct {
 	Dir string
@@ -28,6 +29,9 @@ func (Replay) Reasks() int { return 0 }
 // RecordingPath is the recording a packet is answered from.
 func (r Replay) RecordingPath(p *Packet) string {
 	name := p.Agent.Name + "." + p.Agent.Mode + ".r" + strconv.Itoa(p.RevisionRound) + "." + Format(p.Agent.Name)
+	if p.IsSetup() {
+		return filepath.Join(r.Dir, "setup", name)
+	}
 	if p.IsVolume() {
 		return filepath.Join(r.Dir, "volume-"+layout.PadVol(p.Volume), name)
 	}
@@ -42,8 +46,8 @@ func (r Replay) Ask(p *Packet, _ error) (*Reply, error) {
 		return nil, errs.Newf(errs.Agent, "回放目录中没有 %s 的录制输出：%s", "no replay recording for %s: %s", p.Step, file).
 			With("file", file).With("step", p.Step).With("agent", p.Agent.Name).With("mode", p.Agent.Mode).
 			With("round", p.RevisionRound).
-			Hint("在回放目录中放入该文件（命名为 chapter-NNN/{agent}.{mode}.r{K}.{md|json}，卷规划为 volume-VV/plot-architect.plan.r0.json），或换用真实执行器",
-				"add that recording (named chapter-NNN/{agent}.{mode}.r{K}.{md|json}, or volume-VV/plot-architect.plan.r0.json for volume planning) or use a real executor")
+			Hint("在回放目录中放入该文件（命名为 chapter-NNN/{agent}.{mode}.r{K}.{md|json}，卷规划为 volume-VV/plot-architect.plan.r0.json，设定步骤为 setup/{agent}.setup.r0.json），或换用真实执行器",
+				"add that recording (named chapter-NNN/{agent}.{mode}.r{K}.{md|json}, volume-VV/plot-architect.plan.r0.json for volume planning, setup/{agent}.setup.r0.json for setup steps) or use a real executor")
 	}
 	data, err := jsonio.ReadFile(file, file)
 	if err != nil {

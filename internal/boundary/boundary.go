@@ -47,7 +47,7 @@ const magic = "novel-boundary-snapshot"
 // ReadOnly reports whether the step's agent may write only its declared
 // output (quality-judge, logic-reviewer).
 func ReadOnly(st stepid.Step) bool {
-	return !st.Volume && (st.Stage == stepid.Judge || st.Stage == stepid.LogicReview)
+	return !st.Volume && !st.Setup && (st.Stage == stepid.Judge || st.Stage == stepid.LogicReview)
 }
 
 // PacketStage is the stage part of the packet and snapshot file names:
@@ -62,6 +62,9 @@ func PacketStage(st stepid.Step, role string) string {
 // SnapshotPath is where the snapshot of a step (and role) is kept, beside
 // its packet in staging/manifests/.
 func SnapshotPath(st stepid.Step, role string) string {
+	if st.Setup {
+		return layout.SetupSnapshot(st.Stage)
+	}
 	if st.Volume {
 		return layout.VolumeSnapshot(st.Number)
 	}
@@ -74,7 +77,7 @@ func SnapshotPath(st stepid.Step, role string) string {
 // once both exist.
 func DeclaredOutputs(st stepid.Step) []string {
 	switch {
-	case st.Volume:
+	case st.Volume, st.Setup:
 		return nil
 	case st.Stage == stepid.Judge:
 		return []string{layout.StagingEval(st.Chapter), layout.StagingEvalSecondary(st.Chapter)}

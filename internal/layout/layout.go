@@ -139,3 +139,9 @@ func VolumeJournal(v int) string { return "staging/volume-" + PadVol(v) + ".jour
 func VolumeReplaced(v, n int) string {
 	return "staging/replaced/vol-" + PadVol(v) + "-" + strconv.Itoa(n)
 }
+
+// SetupPacket is the written packet of a setup step (setup:STAGE).
+func SetupPacket(stage string) string { return "staging/manifests/setup-" + stage + ".packet.json" }
+
+// SetupSnapshot is the write-boundary snapshot of a setup step.
+func SetupSnapshot(stage string) string { return "staging/manifests/setup-" + stage + ".snapshot" }

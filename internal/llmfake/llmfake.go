@@ -75,7 +75,7 @@ const (
 )
 
 // Script drives the server: scripted responses first, in order; then
-// answers from ReplayDir recordings (chapter-NNN/{agent}.{mode}.r{K}.{md|json});
+// answers from ReplayDir recordings (chapter-NNN/, volume-VV/ or setup/{agent}.{mode}.r{K}.{md|json});
 // $VARS in ReplayDir are expanded, a relative one is taken from the script's folder.
 type Script struct {
 	Responses []Response `json:"responses"`
@@ -96,7 +96,7 @@ type Server struct {
 }
 
 var (
-	stepRE  = regexp.MustCompile(`步骤：chapter:(\d+):`)
+	stepRE  = regexp.MustCompile(`步骤：(chapter|volume|setup):(\d*)`)
 	agentRE = regexp.MustCompile(`代理：([a-z-]+)`)
 	modeRE  = regexp.MustCompile(`模式：([a-z-]+)`)
 	roundRE = regexp.MustCompile(`修订轮次：(\d+)`)
@@ -232,12 +232,20 @@ func (s *Server) replay(w http.ResponseWriter, req *request) (string, bool) {
 		fmt.Fprint(w, `{"error":{"message":"cannot tell the step from the prompt"}}`)
 		return "", false
 	}
-	c, _ := strconv.Atoi(m1[1])
+	n, _ := strconv.Atoi(m1[2])
 	ext := "json"
 	if m2[1] == "chapter-writer" || m2[1] == "style-refiner" {
 		ext = "md"
 	}
-	file := filepath.Join(s.script.ReplayDir, fmt.Sprintf("chapter-%03d", c), fmt.Sprintf("%s.%s.r%s.%s", m2[1], m3[1], m4[1], ext))
+	// The replay layout (internal/agent Replay): chapter-NNN/, volume-VV/, setup/.
+	dir := fmt.Sprintf("chapter-%03d", n)
+	switch m1[1] {
+	case "volume":
+		dir = fmt.Sprintf("volume-%02d", n)
+	case "setup":
+		dir = "setup"
+	}
+	file := filepath.Join(s.script.ReplayDir, dir, fmt.Sprintf("%s.%s.r%s.%s", m2[1], m3[1], m4[1], ext))
 	data, err := os.ReadFile(file)
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)

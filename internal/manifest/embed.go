@@ -30,6 +30,9 @@ var embedKinds = map[string]string{
 	"adjacent_memories":       "memory",
 	"storyline_memories":      "memory",
 	"research":                "research",
+	"world_docs":              "world_doc",
+	"storylines":              "world_doc",
+	"style_samples":           "style_sample",
 }
 
 // DataKind is the DATA type of a paths key; the rest (state, evals, gate
@@ -82,6 +85,9 @@ func WrapData(kind, source, content string) string {
 
 // PacketPath is where --write-manifest puts the packet of st and role.
 func PacketPath(st stepid.Step, role string) string {
+	if st.Setup {
+		return layout.SetupPacket(st.Stage)
+	}
 	if st.Volume {
 		return layout.VolumePacket(st.Number)
 	}

@@ -128,9 +128,12 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 	b := &builder{root: root, cp: cp, set: set, st: st, opt: opt, in: &OMap{}, ps: &OMap{}}
 	b.p = &Packet{Version: Version, Step: st.String(), Manifest: Manifest{Inline: b.in, Paths: b.ps},
 		ExpectedOutputs: []Output{}, Warnings: []string{}, Next: []string{}}
-	if st.Volume {
+	switch {
+	case st.Setup:
+		err = b.setup()
+	case st.Volume:
 		err = b.volumePlan()
-	} else {
+	default:
 		err = b.chapter()
 	}
 	if err != nil {

@@ -45,6 +45,12 @@ func (e *Env) next() (*nextStep, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.Setup {
+		// Chapters wait for the project's setup (SPEC §17).
+		return nil, errs.Newf(errs.State, "项目还没有完成设定（下一步 %s），不能写章节", "the project is not set up yet (next: %s); chapters cannot be written", n.Step).
+			With("step", n.Step).WithExit(errs.ExitBlocked).
+			Hint("先运行 make -f pipeline.mk start AGENT=…", "run make -f pipeline.mk start AGENT=… first")
+	}
 	n.Stage, n.Chapter = st.Stage, st.Chapter
 	return &n, nil
 }

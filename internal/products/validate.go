@@ -7,6 +7,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/setupstep"
 	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/volume"
 )
@@ -36,9 +37,13 @@ func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step,
 			Hint("关键章的第二评审用 --role secondary；校验整个 judge 步骤时去掉 --role",
 				"use --role secondary for a key chapter's second judge; drop --role to validate the whole judge step")
 	}
-	if role != "" && (st.Volume || st.Stage != stepid.Judge) {
+	if role != "" && (st.Volume || st.Setup || st.Stage != stepid.Judge) {
 		return errs.Newf(errs.Usage, "--role %s 只适用于 judge 步骤，不适用于 %s", "--role %s applies to the judge step only, not %s", role, st.String()).
 			With("step", st.String()).Hint("去掉 --role", "drop --role")
+	}
+	if st.Setup {
+		_, err := setupstep.Validate(root, st.Stage)
+		return err
 	}
 	if st.Volume {
 		return errs.Newf(errs.Usage, "%s 的产物由 novel-commit volume 校验", "the products of %s are validated by novel-commit volume", st.String()).

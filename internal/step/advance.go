@@ -38,6 +38,10 @@ type Plan struct {
 // reachable stage) without reading products. It is run once before
 // validation and again under the lock against a fresh checkpoint.
 func Legal(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step) (*Plan, error) {
+	if st.Setup {
+		return nil, errs.Newf(errs.Usage, "%s 不能用 advance 推进", "%s cannot be advanced", st.String()).With("step", st.String()).
+			Hint("设定步骤由 novel-commit setup --step "+st.Stage+" 提交", "a setup step is committed with novel-commit setup --step "+st.Stage)
+	}
 	if st.Volume {
 		return nil, errs.Newf(errs.Usage, "%s 不能用 advance 推进", "%s cannot be advanced", st.String()).With("step", st.String()).
 			Hint("卷规划由 novel-commit volume --volume "+layout.PadVol(st.Number)+" 提交",

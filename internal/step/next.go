@@ -5,6 +5,7 @@
 package step
 
 import (
+	"github.com/novelsuite/novel/internal/setupstep"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
@@ -33,6 +34,10 @@ const (
 	ReasonMissingLogic   = "missing_logic_review"
 	ReasonReadyGate      = "ready_gate"
 	ReasonReadyCommit    = "ready_commit"
+	// Setup (SPEC §17): a setup step's products are missing in
+	// QUICK_START, or its commit was interrupted.
+	ReasonSetupMissing = "setup_missing"
+	ReasonResumeSetup  = "resume_setup_commit"
 )
 
 // Inflight is the chapter in flight as next saw it.
@@ -106,6 +111,9 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	if c, ok := journalChapter(root, cp); ok {
 		n := &Next{Step: stepid.Chapter(c, stepid.Commit).String(), Reason: ReasonResumeCommit, Chapter: c, Inflight: inflightView(cp)}
 		return n, nil
+	}
+	if n, err := setupNext(root, cp); n != nil || err != nil {
+		return n, err
 	}
 	// The checkpoint must not lag the committed tree (SPEC §22): a step
 	// proposed from it would redo, and overwrite, committed chapters.
@@ -305,4 +313,23 @@ func committedAhead(root *project.Root, cp *checkpoint.Checkpoint) error {
 		With("file", rel).With("highest_committed_chapter", high).With("last_completed_chapter", cp.LastCompleted).
 		Hint("若检查点被改回：把 last_completed_chapter 改为 "+h+"；要重做这些章节，先改为 "+h+" 再用 novel-commit rollback --to "+strconv.Itoa(cp.LastCompleted+1),
 			"if the checkpoint was edited back, set last_completed_chapter to "+h+"; to redo those chapters, set it to "+h+" and run novel-commit rollback --to "+strconv.Itoa(cp.LastCompleted+1))
+}
+
+// setupNext proposes a setup step (SPEC §17): one whose commit was
+// interrupted (any state), else in QUICK_START the first one whose
+// committed products are missing. nil when no setup step is due.
+func setupNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
+	for _, st := range stepid.SetupStages {
+		if setupstep.PendingJournal(root, st) {
+			return &Next{Step: stepid.Setup(st).String(), Reason: ReasonResumeSetup, Inflight: inflightView(cp)}, nil
+		}
+	}
+	if cp.State != checkpoint.QuickStart {
+		return nil, nil
+	}
+	st, err := setupstep.Next(root)
+	if err != nil || st == "" {
+		return nil, err
+	}
+	return &Next{Step: stepid.Setup(st).String(), Reason: ReasonSetupMissing, Inflight: inflightView(cp)}, nil
 }

@@ -42,8 +42,26 @@ var Agents = map[string]string{
 // MaxNumber bounds chapter and volume numbers.
 const MaxNumber = 999999
 
+// Setup steps (SPEC §17): setup:world, setup:characters, setup:style.
+const (
+	SetupWorld      = "world"
+	SetupCharacters = "characters"
+	SetupStyle      = "style"
+)
+
+// SetupStages lists the setup steps in the order a new project runs them.
+var SetupStages = []string{SetupWorld, SetupCharacters, SetupStyle}
+
+// SetupAgents maps setup stages to their agents.
+var SetupAgents = map[string]string{
+	SetupWorld:      "world-builder",
+	SetupCharacters: "character-weaver",
+	SetupStyle:      "style-analyzer",
+}
+
 // Step is a parsed step id.
 type Step struct {
+	Setup   bool // setup:STAGE (Number is 0)
 	Volume  bool // volume:VV:plan
 	Number  int  // chapter or volume number
 	Stage   string
@@ -52,6 +70,9 @@ type Step struct {
 
 // String is the normalised id.
 func (s Step) String() string {
+	if s.Setup {
+		return "setup:" + s.Stage
+	}
 	if s.Volume {
 		return "volume:" + layout.PadVol(s.Number) + ":" + s.Stage
 	}
@@ -59,10 +80,18 @@ func (s Step) String() string {
 }
 
 // IsAgent reports whether an agent performs the step.
-func (s Step) IsAgent() bool { _, ok := Agents[s.Stage]; return ok }
+func (s Step) IsAgent() bool { return s.Agent() != "" }
 
 // Agent is the agent name ("" for deterministic steps).
-func (s Step) Agent() string { return Agents[s.Stage] }
+func (s Step) Agent() string {
+	if s.Setup {
+		return SetupAgents[s.Stage]
+	}
+	return Agents[s.Stage]
+}
+
+// Setup builds a setup step.
+func Setup(stage string) Step { return Step{Setup: true, Stage: stage} }
 
 // Chapter builds a chapter step.
 func Chapter(c int, stage string) Step { return Step{Number: c, Chapter: c, Stage: stage} }
@@ -70,14 +99,22 @@ func Chapter(c int, stage string) Step { return Step{Number: c, Chapter: c, Stag
 func bad(id, zh, en string) error {
 	return errs.New(errs.StepID, fmt.Sprintf("步骤 id %q 无效：%s", id, zh), fmt.Sprintf("invalid step id %q: %s", id, en)).
 		With("step", id).
-		Hint("格式为 chapter:NNN:STAGE（STAGE ∈ draft summarize refine judge logic-review gate polish commit）或 volume:VV:plan",
-			"use chapter:NNN:STAGE (STAGE in draft summarize refine judge logic-review gate polish commit) or volume:VV:plan")
+		Hint("格式为 chapter:NNN:STAGE（STAGE ∈ draft summarize refine judge logic-review gate polish commit）、volume:VV:plan 或 setup:world|characters|style",
+			"use chapter:NNN:STAGE (STAGE in draft summarize refine judge logic-review gate polish commit), volume:VV:plan or setup:world|characters|style")
 }
 
 // Parse parses an id; surrounding space is trimmed, case matters.
 func Parse(id string) (Step, error) {
 	s := strings.TrimSpace(id)
 	parts := strings.Split(s, ":")
+	if len(parts) == 2 && parts[0] == "setup" {
+		for _, st := range SetupStages {
+			if parts[1] == st {
+				return Setup(st), nil
+			}
+		}
+		return Step{}, bad(id, "未知的设定步骤 "+strconv.Quote(parts[1])+"（world、characters 或 style）", "unknown setup step "+strconv.Quote(parts[1])+" (world, characters or style)")
+	}
 	if len(parts) != 3 {
 		return Step{}, bad(id, "应有三段，用冒号分隔", "want three colon-separated parts")
 	}

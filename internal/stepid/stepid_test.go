@@ -18,6 +18,9 @@ func TestParse(t *testing.T) {
 		"chapter:999999:summarize": "chapter:999999:summarize",
 		"chapter:07:refine":        "chapter:007:refine",
 		"chapter:5:gate":           "chapter:005:gate",
+		"setup:world":              "setup:world",
+		" setup:characters ":       "setup:characters",
+		"setup:style":              "setup:style",
 	}
 	for in, want := range ok {
 		s, err := Parse(in)
@@ -28,7 +31,7 @@ func TestParse(t *testing.T) {
 	bad := []string{"", "chapter:48", "chapter:0:draft", "chapter:000:draft", "Chapter:48:draft",
 		"chapter:48:Draft", "chapter:-1:draft", "chapter:+4:draft", "chapter:４８:draft", "chapter:4 8:draft",
 		"chapter:48:draft:x", "chapter::draft", "volume:1:draft", "chapter:48:plan", "scene:1:draft",
-		"chapter:1000000:draft", "chapter:99999999999999999999999:draft", "chapter:48: draft"}
+		"chapter:1000000:draft", "setup:World", "setup:plan", "setup:", "setup:world:x", "setup:01:world", "chapter:99999999999999999999999:draft", "chapter:48: draft"}
 	for _, in := range bad {
 		if _, err := Parse(in); !errs.Is(err, errs.StepID) {
 			t.Errorf("Parse(%q) err = %v, want E_STEP_ID", in, err)

@@ -176,6 +176,9 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 	for _, c := range contracts {
 		p.Moves = append(p.Moves, journal.Move{From: "staging/" + layout.Contract(v, c), To: layout.Contract(v, c)})
 	}
+	if err := checkCharacters(root, v, p, contracts, storylines); err != nil {
+		return nil, err
+	}
 	if err := p.replacement(root); err != nil {
 		return nil, err
 	}

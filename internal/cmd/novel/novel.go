@@ -28,7 +28,7 @@ var Tools = [][2]string{
 	{"novel-outline", "extract a chapter's outline block, key lines and the volume range"},
 	{"novel-manifest", "packet STEP: the instruction packet for an agent or deterministic step"},
 	{"novel-gate", "decide / check / resolve / pending: quality gate and pending-revision hard gate"},
-	{"novel-commit", "commit a chapter, volume plans; rebuild and rollback the state"},
+	{"novel-commit", "commit a chapter, setup steps, volume plans; rebuild and rollback the state"},
 	{"novel-foreshadow", "query / list / stats: foreshadowing"},
 	{"novel-agent", "run an executor backend (replay, openai, command) on a packet"},
 	{"novel-report", "render the project's health report (html, md, json)"},

@@ -18,6 +18,7 @@ type pipelineCmd struct {
 	Commit  commitCmd  `cmd:"" help:"Run novel-commit when the chapter is ready to commit."`
 	Summary summaryCmd `cmd:"" help:"Print the run summary (Ch 1: 3120字 4.2 pass | …) from a summary file."`
 	Volume  volumeCmd  `cmd:"" help:"Plan a volume: packet, executor, validate (novel-commit volume --dry-run), one retry, then novel-commit volume; a staged plan that validates is committed without planning again."`
+	Start   startCmd   `cmd:"" help:"Start a new project (QUICK_START): every setup step whose products are missing (packet, executor, validate, one retry, novel-commit setup), then the volume-1 plan; resumable (SPEC §17)."`
 	Error   errorCmd   `cmd:"" help:"Report one of pipeline.mk's own refusals as the JSON error line (exits non-zero)."`
 }
 
@@ -170,5 +171,31 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	ctx.Result(o, func() string { return o.Commit.Text() })
+	return nil
+}
+
+type startCmd struct {
+	Agent string `help:"Executor command; run as AGENT PACKET_PATH in the project root (required unless --plan)."`
+	Plan  bool   `help:"Read-only: print the commands the helper runs (make -n)."`
+}
+
+func (c *startCmd) Run(ctx *cli.Context) error {
+	if c.Plan {
+		p := pipeline.PlanStart()
+		ctx.Result(p, func() string { return strings.Join(p.Commands, "\n") })
+		return nil
+	}
+	if c.Agent == "" {
+		return cli.UsageError("缺少 --agent（执行器命令）", "--agent (the executor command) is required")
+	}
+	e, err := env(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := e.Start(c.Agent)
+	if err != nil {
+		return err
+	}
+	ctx.Result(o, o.Text)
 	return nil
 }

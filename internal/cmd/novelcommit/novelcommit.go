@@ -22,6 +22,7 @@ type grammar struct {
 	Rebuild  rebuildCmd  `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
 	Rollback rollbackCmd `cmd:"" help:"Undo the committed chapters ≥ C (--to C): move their files to staging/rolled-back/, replay the state to C−1, restore memories and foreshadowing (journaled, SPEC §8.4)."`
 	Volume   volumeCmd   `cmd:"" help:"Validate the staged volume plan (staging/volumes/vol-VV/) and move it into volumes/vol-VV/ (journaled); enters WRITING (SPEC §6.1)."`
+	Setup    setupCmd    `cmd:"" help:"Validate a setup step's staged outputs (staging/setup/…) and move them into place (journaled); a differing committed file is E_CONFLICT unless --replace, which keeps it under staging/replaced/ (SPEC §17)."`
 }
 
 // Main runs novel-commit.

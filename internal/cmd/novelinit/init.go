@@ -77,7 +77,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 			With("files", conflicts).With("project", root.Dir).
 			Hint("在一个新目录中运行 novel init；已有项目用 novel next 继续", "run novel init in a new directory; continue an existing project with novel next")
 	}
-	res := result{Project: root.Dir, NextStep: "volume:01:plan"}
+	res := result{Project: root.Dir, NextStep: "setup:world"}
 	for _, d := range newproject.Folders {
 		abs, err := root.Abs(d)
 		if err != nil {

@@ -1,0 +1,96 @@
+package manifest
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/platform"
+	"github.com/novelsuite/novel/internal/setupstep"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// ModeSetup is the agent mode of the setup steps.
+const ModeSetup = "setup"
+
+// briefGenre reads the 类型 line novel init writes into brief.md.
+var briefGenre = regexp.MustCompile(`(?m)^-\s*\*\*类型\*\*[:：]\s*(.+?)\s*$`)
+
+// setup is the packet of setup:world|characters|style (SPEC §17): the
+// brief, platform and genre, every research/*.md; character-weaver also
+// gets the committed world, style-analyzer the author's style-samples/*.md.
+// Inputs that are not UTF-8 are E_SCHEMA naming the file, with or without
+// --embed, so no executor ever sees mojibake.
+func (b *builder) setup() error {
+	stage := b.st.Stage
+	b.p.Agent = Agent{Name: b.st.Agent(), Kind: KindAgent, Mode: ModeSetup}
+	b.p.Next = []string{"novel-step validate " + b.st.String(), "novel-commit setup --step " + stage}
+	if !b.root.IsFile(layout.Brief) {
+		return errs.Newf(errs.MissingFile, "缺少 %s：设定步骤从项目简介出发", "%s is missing: the setup steps start from the project brief", layout.Brief).
+			With("file", layout.Brief).Hint("用 novel init 创建项目，或写一份 brief.md", "create the project with novel init, or write a brief.md")
+	}
+	plat := b.set.Platform
+	if plat == "" {
+		plat = "general"
+	}
+	b.in.Set("platform", plat)
+	b.in.Set("platform_name", platform.Label(plat))
+	brief, err := b.root.ReadText(layout.Brief)
+	if err != nil {
+		return err
+	}
+	if m := briefGenre.FindStringSubmatch(brief); m != nil && !strings.Contains(m[1], "待补充") {
+		b.in.Set("genre", m[1])
+	}
+	if b.set.WordsPerChapter > 0 {
+		b.in.Set("words_per_chapter", b.set.WordsPerChapter)
+	}
+	b.ps.Set("project_brief", layout.Brief)
+	if err := b.textPaths("research", layout.ResearchDir); err != nil {
+		return err
+	}
+	switch stage {
+	case stepid.SetupWorld:
+		b.pathIf("storyline_spec", layout.StorylineSpec)
+		b.setupOutputs(setupstep.WorldDir+"/overview.md", layout.WorldRules, setupstep.Storylines)
+	case stepid.SetupCharacters:
+		if err := b.textPaths("world_docs", setupstep.WorldDir); err != nil {
+			return err
+		}
+		b.pathIf("world_rules", layout.WorldRules)
+		b.pathIf("storylines", setupstep.Storylines)
+		b.setupOutputs(layout.CharactersActive + "/{slug}.json")
+		b.output(setupstep.StagedPath(layout.CharactersActive+"/{slug}.md"), true, ViaFile)
+	case stepid.SetupStyle:
+		if err := b.textPaths("style_samples", setupstep.SamplesDir); err != nil {
+			return err
+		}
+		_, has := b.ps.Get("style_samples")
+		b.in.Set("source_type_hint", map[bool]string{true: "original", false: "reference"}[has])
+		b.pathIf("world_rules", layout.WorldRules)
+		b.setupOutputs(layout.StyleProfile, setupstep.StyleSamples)
+	}
+	return nil
+}
+
+// textPaths lists dir/*.md under key after checking each is UTF-8 text.
+func (b *builder) textPaths(key, dir string) error {
+	files, err := setupstep.List(b.root, dir, ".md")
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if _, err := b.root.ReadText(f); err != nil {
+			return err
+		}
+	}
+	b.pathsIf(key, files)
+	return nil
+}
+
+func (b *builder) setupOutputs(finals ...string) {
+	for _, f := range finals {
+		b.output(setupstep.StagedPath(f), true, ViaFile)
+	}
+}

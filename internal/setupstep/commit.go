@@ -1,0 +1,214 @@
+package setupstep
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// Step names of a setup commit, in order (plan[].name; NOVEL_CRASH_AT).
+const (
+	StepJournal = journal.StepJournal
+	StepReplace = "replace"
+	StepMove    = "move"
+	StepCleanup = "cleanup"
+)
+
+// Result is what `novel-commit setup` prints.
+type Result struct {
+	Step     string   `json:"step"`
+	Files    []string `json:"files"`
+	Replaced []string `json:"replaced"`
+	NextStep string   `json:"next_step"`
+}
+
+// Journal is staging/setup-{stage}.journal.json: written before the first
+// change, deleted last; every step is idempotent (SPEC §8.4).
+type Journal struct {
+	JournalVersion int                `json:"journal_version"`
+	Stage          string             `json:"stage"`
+	CommittedAt    string             `json:"committed_at"`
+	Plan           []journal.PlanStep `json:"plan"`
+	// Aside: differing committed files set aside under staging/replaced/
+	// (--replace only).
+	Aside  []journal.Move `json:"aside"`
+	Moves  []journal.Move `json:"moves"`
+	Output Result         `json:"output"`
+}
+
+// DryRun is what --dry-run prints.
+type DryRun struct {
+	DryRun bool               `json:"dry_run"`
+	Resume bool               `json:"resume"`
+	Plan   []journal.PlanStep `json:"plan"`
+	Result
+}
+
+// Prepare validates the staged outputs of a setup stage and computes the
+// commit. A destination that exists with different content is E_CONFLICT
+// unless replace, which sets the old file aside under
+// staging/replaced/setup-{stage}-{n}/ first (n = 1, 2, …).
+func Prepare(root *project.Root, stage string, replace bool, now string, next func() string) (*Journal, error) {
+	files, err := Validate(root, stage)
+	if err != nil {
+		return nil, err
+	}
+	j := &Journal{JournalVersion: 1, Stage: stage, CommittedAt: now, Aside: []journal.Move{}}
+	var dests []journal.Dest
+	for _, f := range files {
+		j.Moves = append(j.Moves, journal.Move{From: StagedPath(f), To: f})
+		dests = append(dests, journal.Dest{File: f, From: StagedPath(f)})
+	}
+	cmd := "novel-commit setup --step " + stage
+	if !replace {
+		err := journal.CheckDestinations(root, dests, func(file string) journal.WayOut {
+			return journal.WayOut{Zh: "确认要替换时运行 " + cmd + " --replace（旧文件保存在 staging/replaced/ 下），或把 " + file + " 移走",
+				En: "to replace it run " + cmd + " --replace (the old file is kept under staging/replaced/), or move " + file + " aside"}
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else if j.Aside, err = asides(root, stage, dests); err != nil {
+		return nil, err
+	}
+	out := &j.Output
+	out.Step, out.Files, out.Replaced = "setup:"+stage, files, []string{}
+	for _, m := range j.Aside {
+		out.Replaced = append(out.Replaced, m.To)
+	}
+	asideW := out.Replaced
+	j.Plan = []journal.PlanStep{
+		{Name: StepJournal, Writes: []string{JournalPath(stage)}},
+		{Name: StepReplace, Writes: asideW},
+		{Name: StepMove, Writes: files},
+		{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), JournalPath(stage)}},
+	}
+	out.NextStep = next()
+	return j, nil
+}
+
+// asides lists the committed files that differ from their staged
+// replacement and where each is kept.
+func asides(root *project.Root, stage string, dests []journal.Dest) ([]journal.Move, error) {
+	dir := ""
+	for n := 1; dir == ""; n++ {
+		d := ReplacedDir + "/setup-" + stage + "-" + strconv.Itoa(n)
+		if there, err := root.Lexists(d); err != nil {
+			return nil, err
+		} else if !there {
+			dir = d
+		}
+	}
+	out := []journal.Move{}
+	for _, d := range dests {
+		if !root.IsFile(d.File) {
+			continue
+		}
+		old, err := root.ReadFile(d.File)
+		if err != nil {
+			return nil, err
+		}
+		staged, err := root.ReadFile(d.From)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(old, staged) {
+			out = append(out, journal.Move{From: d.File, To: dir + "/" + d.File})
+		}
+	}
+	return out, nil
+}
+
+// PendingJournal reports whether a setup stage has an unfinished commit.
+func PendingJournal(root *project.Root, stage string) bool { return root.IsFile(JournalPath(stage)) }
+
+// LoadJournal reads a setup stage's journal.
+func LoadJournal(root *project.Root, stage string) (*Journal, error) {
+	rel := JournalPath(stage)
+	var j Journal
+	if err := journal.Read(root, rel, "设定提交日志", "setup commit journal", &j); err != nil {
+		return nil, err
+	}
+	if j.Stage != stage || len(j.Plan) == 0 {
+		return nil, errs.Newf(errs.Schema, "%s 不是 setup:%s 的提交日志", "%s is not the commit journal of setup:%s", rel, stage).With("file", rel)
+	}
+	for _, m := range append(append([]journal.Move{}, j.Moves...), j.Aside...) {
+		for _, p := range []string{m.From, m.To} {
+			if _, err := root.Abs(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &j, nil
+}
+
+// Execute writes the journal (fresh commits) and runs every step.
+func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*Result, error) {
+	cmd := "novel-commit setup --step " + j.Stage
+	steps := []journal.Step{
+		{Name: StepReplace, Run: func() error { return moveAll(root, j.Aside, true, cmd) }},
+		{Name: StepMove, Run: func() error { return moveAll(root, j.Moves, false, cmd) }},
+		{Name: StepCleanup, Run: func() error { return cleanup(root, j.Stage) }},
+	}
+	tx := journal.Tx{File: JournalPath(j.Stage), Key: "commit_step", Resume: cmd}
+	if err := tx.Run(root, j, fresh, crash, steps); err != nil {
+		return nil, err
+	}
+	out := j.Output
+	return &out, nil
+}
+
+// moveAll renames each file; a move whose destination exists and whose
+// source is gone was done by an earlier run. For the set-aside step the
+// destination existing means done (the source by then holds the new file).
+func moveAll(root *project.Root, moves []journal.Move, aside bool, cmd string) error {
+	for _, m := range moves {
+		dst, err := root.Lexists(m.To)
+		if err != nil {
+			return err
+		}
+		if aside && dst {
+			continue
+		}
+		src, err := root.Lexists(m.From)
+		if err != nil {
+			return err
+		}
+		switch {
+		case src:
+			if err := root.Move(m.From, m.To); err != nil {
+				return err
+			}
+		case !dst && !aside:
+			return errs.Newf(errs.MissingFile, "设定提交中 %s 和 %s 都不存在", "neither %s nor %s exists during the setup commit", m.From, m.To).
+				With("file", m.From).With("target", m.To).
+				Hint("恢复 "+m.From+" 后重新运行 "+cmd, "restore "+m.From+" and run "+cmd+" again")
+		}
+	}
+	return nil
+}
+
+// cleanup removes the stage's packet and snapshot, the staging/setup
+// directories once empty, then the journal.
+func cleanup(root *project.Root, stage string) error {
+	for _, rel := range []string{PacketPath(stage), SnapshotPath(stage)} {
+		if err := root.Remove(rel); err != nil {
+			return err
+		}
+	}
+	for _, rel := range []string{StagedPath("characters/active"), StagedPath("characters"), StagedPath(WorldDir), StagedPath("storylines"), Staging} {
+		if abs, err := root.Abs(rel); err == nil {
+			os.Remove(abs) // only when empty
+		}
+	}
+	return root.Remove(JournalPath(stage))
+}
+
+// Text is the --text line of a setup commit.
+func (r *Result) Text() string {
+	return r.Step + " 已提交 " + strconv.Itoa(len(r.Files)) + " 个文件，下一步 " + r.NextStep
+}

@@ -1,0 +1,116 @@
+// Package setupstep is the project setup of SPEC §17: the three setup
+// steps (setup:world, setup:characters, setup:style) — which one is next,
+// what each must produce under staging/setup/, the validation of those
+// outputs and their journaled commit into the project.
+package setupstep
+
+import (
+	"strings"
+
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// Staging is where setup outputs are written, mirroring their final paths.
+const Staging = "staging/setup"
+
+// Final paths the setup steps produce.
+const (
+	WorldDir       = "world"
+	Storylines     = "storylines/storylines.json"
+	StyleSamples   = "style-samples.md"
+	SamplesDir     = "style-samples"
+	ReplacedDir    = "staging/replaced"
+	MinRules       = 3
+	MinCharacters  = 2
+	roleProtagonst = "protagonist"
+)
+
+// StagedPath is the staging path of a final project path.
+func StagedPath(final string) string { return Staging + "/" + final }
+
+// JournalPath is the commit journal of a setup stage.
+func JournalPath(stage string) string { return "staging/setup-" + stage + ".journal.json" }
+
+// PacketPath is where --write-manifest writes the packet of a setup stage.
+func PacketPath(stage string) string { return layout.SetupPacket(stage) }
+
+// SnapshotPath is the write-boundary snapshot of a setup stage.
+func SnapshotPath(stage string) string { return layout.SetupSnapshot(stage) }
+
+// Done reports whether the committed products of a setup stage exist:
+// world → world/rules.json, storylines/storylines.json and a world/*.md;
+// characters → ≥ 2 characters/active/*.json; style → style-profile.json.
+func Done(root *project.Root, stage string) (bool, error) {
+	switch stage {
+	case stepid.SetupWorld:
+		docs, err := list(root, WorldDir, ".md")
+		if err != nil {
+			return false, err
+		}
+		return len(docs) > 0 && root.IsFile(layout.WorldRules) && root.IsFile(Storylines), nil
+	case stepid.SetupCharacters:
+		cs, err := list(root, layout.CharactersActive, ".json")
+		return len(cs) >= MinCharacters, err
+	}
+	return root.IsFile(layout.StyleProfile), nil
+}
+
+// Next is the first setup stage whose committed products are missing
+// ("" when all are done).
+func Next(root *project.Root) (string, error) {
+	for _, st := range stepid.SetupStages {
+		done, err := Done(root, st)
+		if err != nil || !done {
+			return st, err
+		}
+	}
+	return "", nil
+}
+
+// list lists the regular files of a project directory ending in suffix,
+// project-relative and sorted; a missing directory lists nothing.
+func list(root *project.Root, rel, suffix string) ([]string, error) {
+	if !root.Exists(rel) {
+		return nil, nil
+	}
+	ents, err := root.ReadDir(rel)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, suffix) {
+			continue
+		}
+		out = append(out, rel+"/"+name)
+	}
+	return out, nil
+}
+
+// List is list for other packages (packets list research and samples).
+func List(root *project.Root, rel, suffix string) ([]string, error) { return list(root, rel, suffix) }
+
+// NextAfter is the step that follows committing stage: the next setup
+// step whose products are missing, else the first volume plan while the
+// project is still in QUICK_START, else novel-step next's business.
+func NextAfter(root *project.Root, stage string, quickStart bool) (string, error) {
+	for _, st := range stepid.SetupStages {
+		if st == stage {
+			continue
+		}
+		done, err := Done(root, st)
+		if err != nil {
+			return "", err
+		}
+		if !done {
+			return stepid.Setup(st).String(), nil
+		}
+	}
+	if quickStart {
+		return "volume:01:plan", nil
+	}
+	return "novel-step next", nil
+}
