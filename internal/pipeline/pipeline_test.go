@@ -7,6 +7,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -96,7 +97,7 @@ func TestUsageFoldsRequests(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "staging/logs"), 0o755)
 	os.WriteFile(filepath.Join(dir, usagePath(1)), []byte(lines), 0o644)
 	e := &Env{Root: root}
-	var line RunLine
+	var line runlog.Line
 	e.usage(1, &line)
 	if line.Model != "deepseek-chat" || string(line.Tokens) != `{"cache_hit":160,"completion":50,"prompt":250}` ||
 		len(line.Requests) != 3 || line.Cost["CNY"] != 0.0003 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/settings"
 )
 
@@ -168,8 +169,7 @@ func FuzzReaders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var ev committedEval
 		_ = parseCommittedEval(data, "e.json", 1, &ev)
-		var lg chapterLog
-		_ = parseLog(data, "l.json", &lg)
+		_, _ = runlog.ParseChapterLog(data, "l.json", 1)
 	})
 }
 
