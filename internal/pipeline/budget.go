@@ -29,21 +29,16 @@ type Budget struct {
 }
 
 var amountRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
-var currencyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,15}$`)
 
-// ParseBudget checks BUDGET (a positive decimal amount) and
-// BUDGET_CURRENCY (optional); bad values are E_USAGE.
+// ParseBudget checks BUDGET (a positive decimal amount; E_USAGE
+// otherwise). BUDGET_CURRENCY is checked against llm.prices when the
+// budget is first used.
 func ParseBudget(amount, currency string, since int) (*Budget, error) {
 	a, err := strconv.ParseFloat(amount, 64)
 	if !amountRE.MatchString(amount) || err != nil || a <= 0 || math.IsInf(a, 0) {
 		return nil, errs.Newf(errs.Usage, "BUDGET=%q 不是正的十进制金额（例如 BUDGET=12.5）", "BUDGET=%q is not a positive decimal amount (e.g. BUDGET=12.5)", amount).
 			With("variable", "BUDGET").With("value", amount).
 			Hint("用 make -f pipeline.mk continue N=… BUDGET=12.5 给出本次运行最多花费的金额", "give the most this run may spend: make -f pipeline.mk continue N=… BUDGET=12.5")
-	}
-	if currency != "" && !currencyRE.MatchString(currency) {
-		return nil, errs.Newf(errs.Usage, "BUDGET_CURRENCY=%q 不是货币代码（例如 CNY、USD）", "BUDGET_CURRENCY=%q is not a currency code (e.g. CNY, USD)", currency).
-			With("variable", "BUDGET_CURRENCY").With("value", currency).
-			Hint("写 settings.json llm.prices 里用的货币代码", "use a currency code as written in settings.json llm.prices")
 	}
 	if since < 0 {
 		since = 0
@@ -55,9 +50,6 @@ func ParseBudget(amount, currency string, since int) (*Budget, error) {
 // one currency of llm.prices. No prices means no cost is ever known, so a
 // budget could never act: that is refused rather than ignored.
 func (e *Env) resolveCurrency(b *Budget) error {
-	if b.Currency != "" {
-		return nil
-	}
 	llm, err := settings.LoadLLM(e.Root, e.Getenv)
 	if err != nil {
 		return err
@@ -71,14 +63,21 @@ func (e *Env) resolveCurrency(b *Budget) error {
 		curs = append(curs, c)
 	}
 	sort.Strings(curs)
-	switch len(curs) {
-	case 0:
+	switch {
+	case len(curs) > 0 && b.Currency != "":
+		if set[b.Currency] {
+			return nil
+		}
+		return errs.Newf(errs.Usage, "BUDGET_CURRENCY=%q 不是 llm.prices 里用的货币（有：%s）", "BUDGET_CURRENCY=%q is not a currency llm.prices uses (it has: %s)",
+			b.Currency, strings.Join(curs, ", ")).With("variable", "BUDGET_CURRENCY").With("value", b.Currency).With("currencies", curs).
+			Hint("写 settings.json llm.prices 里用的货币代码", "use a currency as written in settings.json llm.prices")
+	case len(curs) == 0:
 		return errs.New(errs.Config, "设置了 BUDGET，但 settings.json 的 llm.prices 里没有任何价格：费用无从计算，预算无法执行",
 			"BUDGET is set but settings.json has no llm.prices: no cost can be computed, so the budget cannot be kept").
 			With("file", layout.Settings).With("key", "llm.prices").
 			Hint("在 settings.json 的 llm.prices 里写上所用模型的价格（见 README“使用真实模型”），或去掉 BUDGET",
 				"add the prices of the models you use under llm.prices in settings.json (README, \"Use a real model\"), or drop BUDGET")
-	case 1:
+	case len(curs) == 1:
 		b.Currency = curs[0]
 		return nil
 	}

@@ -104,3 +104,20 @@ func TestUsageFoldsRequests(t *testing.T) {
 		t.Fatalf("%+v %s", line, line.Tokens)
 	}
 }
+
+// BUDGET is a positive decimal amount; anything else is E_USAGE.
+func TestParseBudget(t *testing.T) {
+	for in, ok := range map[string]bool{"12.5": true, "3": true, "0.01": true, "0": false, "0.0": false, "-1": false,
+		"1e3": false, ".5": false, "12,5": false, "abc": false, "": false, "NaN": false, "Inf": false} {
+		b, err := ParseBudget(in, "", -3)
+		if ok != (err == nil) {
+			t.Errorf("%q: err %v", in, err)
+		}
+		if err != nil && !errs.Is(err, errs.Usage) {
+			t.Errorf("%q: %v is not E_USAGE", in, err)
+		}
+		if ok && b.Since != 0 {
+			t.Errorf("%q: since %d", in, b.Since)
+		}
+	}
+}
