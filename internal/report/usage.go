@@ -121,13 +121,13 @@ func (r *Report) svgUsage(b *strings.Builder, cols []column) string {
 	if cur == "" {
 		unit = "tokens（输入 + 输出）"
 	}
-	peak, any := 0.0, false
+	peak, found := 0.0, false
 	for i := range cols {
 		if v, ok := val(&cols[i]); ok {
-			peak, any = math.Max(peak, v), true
+			peak, found = math.Max(peak, v), true
 		}
 	}
-	if !any {
+	if !found {
 		empty(b, ChartUsage, "章节日志中没有 token 或费用记录")
 		return ""
 	}
@@ -173,7 +173,7 @@ func niceCeil(v float64) float64 {
 	return 10 * mag
 }
 
-// usageRows is the per-column usage for the Markdown table.
+// usageCells is a column's tokens and cost cells in the Markdown table.
 func usageCells(c *column) []string {
 	n, ok := tokenSum(c.tokens)
 	tok := "—"
