@@ -1,7 +1,7 @@
 # pipeline.mk — one chapter (or N chapters) through the novel pipeline (SPEC §10).
 #
 #   make -f pipeline.mk chapter [C=48] [PROJECT=dir] [AGENT="novel-agent --backend replay --fixtures DIR"]
-#   make -f pipeline.mk continue N=5
+#   make -f pipeline.mk continue N=5 [BUDGET=12.5 [BUDGET_CURRENCY=CNY]]
 #   make -f pipeline.mk volume V=2       # plan → validate → commit a new volume (VOL_PLANNING)
 #   make -f pipeline.mk start            # a new project (novel init): setup steps + volume 1 plan
 #   make -f pipeline.mk next | status | report
@@ -36,6 +36,9 @@ C           ?=
 N           ?= 1
 V           ?=
 MAX_ROUNDS  ?= 12
+# continue's cost cap for this run (SPEC §18): BUDGET=12.5 [BUDGET_CURRENCY=CNY].
+BUDGET          ?=
+BUDGET_CURRENCY ?=
 NOVEL_BIN   ?=
 
 # Every tool finds the project through NOVEL_PROJECT; the executor command travels in the
@@ -135,7 +138,7 @@ NO_VOLUME   = $(PIPELINE_ERROR) no-volume
 NO_CHAPTER  = $(PIPELINE_ERROR) no-chapter
 
 help:
-	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 | volume V=2 | start | next | status | report'
+	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 [BUDGET=12.5] | volume V=2 | start | next | status | report'
 
 ifeq ($(DRYRUN),)
 # ---- outer targets: hold the lock for the whole run ----
@@ -173,8 +176,13 @@ _round: _locked $(COMMITTED)
 
 _continue: _locked
 	@rm -f $(P)/staging/BLOCKED.json
-	@strict=--strict; for i in $$(seq 1 $(N)); do \
-	  out=$$(novel-agent pipeline next $$strict --jq '"\(.status) \(.chapter)"'); set -- $$out; strict=; \
+	@strict=--strict; budget=(); \
+	if [ -n $(call sq,$(BUDGET)) ]; then \
+	  since=$$(novel-step status --jq .checkpoint.last_completed_chapter); \
+	  budget=(--budget=$(call sq,$(BUDGET)) --budget-currency=$(call sq,$(BUDGET_CURRENCY)) --since "$$since"); \
+	fi; \
+	for i in $$(seq 1 $(N)); do \
+	  out=$$(novel-agent pipeline next $$strict $${budget[@]+"$${budget[@]}"} --jq '"\(.status) \(.chapter)"'); set -- $$out; strict=; \
 	  if [ "$$1" != run ]; then echo "第 $$2 章是本卷最后一章，进入卷末回顾（novel-step volume --next）" >&2; exit 0; fi; \
 	  $(MAKE) -f $(PIPELINE_MK) _chapter C=$$2; \
 	done

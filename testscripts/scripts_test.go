@@ -5,7 +5,10 @@
 package testscripts
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,6 +109,7 @@ func Params(dir string) testscript.Params {
 			"envfile":       cmdEnvfile,
 			"gbk":           cmdGBK,
 			"genproject":    cmdGenproject,
+			"fake-usage":    cmdFakeUsage,
 		},
 	}
 }
@@ -177,6 +181,91 @@ func cmdEnvfile(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: envfile VAR FILE")
 	}
 	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
+}
+
+// fake-usage LOG [IN CACHE_IN OUT CURRENCY] prints what the loopback fake
+// reported in its request log's usage lines, summed:
+// `requests=N prompt=P completion=C cache_hit=H reasoning=R cost=A CUR`
+// (null for a count no answer carried). The cost prices each request like
+// SPEC §18 (uncached input, cached input, output per million tokens,
+// rounded to 1e-8), so a test can check the client's accounting against
+// the server's own numbers.
+func cmdFakeUsage(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || (len(args) != 1 && len(args) != 5) {
+		ts.Fatalf("usage: fake-usage LOG [IN CACHE_IN OUT CURRENCY]")
+	}
+	var price [3]float64
+	cur := ""
+	if len(args) == 5 {
+		for i := range price {
+			v, err := strconv.ParseFloat(args[i+1], 64)
+			ts.Check(err)
+			price[i] = v
+		}
+		cur = args[4]
+	}
+	sums := map[string]*int64{}
+	add := func(k string, v *int64) {
+		if v == nil {
+			return
+		}
+		if sums[k] == nil {
+			sums[k] = new(int64)
+		}
+		*sums[k] += *v
+	}
+	requests := 0
+	var cost *float64
+	for _, ln := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		var rec struct {
+			Usage *struct {
+				Prompt     *int64 `json:"prompt_tokens"`
+				Completion *int64 `json:"completion_tokens"`
+				CacheHit   *int64 `json:"prompt_cache_hit_tokens"`
+				Details    *struct {
+					Reasoning *int64 `json:"reasoning_tokens"`
+				} `json:"completion_tokens_details"`
+			} `json:"usage"`
+			N int `json:"n"`
+		}
+		if !strings.Contains(ln, `"usage":`) || json.Unmarshal([]byte(ln), &rec) != nil {
+			continue
+		}
+		requests++
+		u := rec.Usage
+		if u == nil {
+			continue
+		}
+		add("prompt", u.Prompt)
+		add("completion", u.Completion)
+		add("cache_hit", u.CacheHit)
+		if u.Details != nil {
+			add("reasoning", u.Details.Reasoning)
+		}
+		if cur != "" && u.Prompt != nil && u.Completion != nil {
+			hit := int64(0)
+			if u.CacheHit != nil {
+				hit = *u.CacheHit
+			}
+			c := math.Round((float64(*u.Prompt-hit)*price[0]+float64(hit)*price[1]+float64(*u.Completion)*price[2])/1e6*1e8) / 1e8
+			if cost == nil {
+				cost = new(float64)
+			}
+			*cost = math.Round((*cost+c)*1e8) / 1e8
+		}
+	}
+	show := func(k string) string {
+		if sums[k] == nil {
+			return "null"
+		}
+		return strconv.FormatInt(*sums[k], 10)
+	}
+	costText := "null"
+	if cost != nil {
+		costText = strconv.FormatFloat(*cost, 'f', -1, 64) + " " + cur
+	}
+	fmt.Fprintf(ts.Stdout(), "requests=%d prompt=%s completion=%s cache_hit=%s reasoning=%s cost=%s\n",
+		requests, show("prompt"), show("completion"), show("cache_hit"), show("reasoning"), costText)
 }
 
 // gbk SRC DST writes SRC (UTF-8) re-encoded as GBK, the encoding of many

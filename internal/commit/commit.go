@@ -20,6 +20,7 @@ import (
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -84,7 +85,7 @@ type Journal struct {
 	Foreshadow      *journal.FileChange `json:"foreshadow"`
 	Changelog       journal.Append      `json:"changelog"`
 	UnknownEntities *journal.Append     `json:"unknown_entities"`
-	ChapterLog      ChapterLog          `json:"chapter_log"`
+	ChapterLog      runlog.ChapterLog   `json:"chapter_log"`
 	TargetState     string              `json:"orchestrator_state"`
 	Output          Output              `json:"output"`
 	staged          *stagedFiles        `json:"-"`
@@ -302,7 +303,7 @@ func prepareProducts(root *project.Root, j *Journal) error {
 		return err
 	}
 	out.GateDecision, out.OverallFinal = g.Decision, g.OverallFinal
-	runs, runWarn := readRunLog(root, c)
+	runs, runWarn := runlog.Read(root, c)
 	out.Warnings = append(out.Warnings, runWarn...)
 	ev, err := committedEval(root, c, g, runs)
 	if err != nil {

@@ -34,12 +34,13 @@ const (
 	IO              = "E_IO"
 	Lint            = "E_LINT" // a chapter fails an error-severity lint (SPEC §20)
 	Conflict        = "E_CONFLICT"
+	Budget          = "E_BUDGET" // the run's cost budget would be exceeded (SPEC §18); exit 3
 )
 
 // Codes lists every code in the order documented in --help.
 var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
 	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
-	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict}
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, Budget}
 
 // Exit codes (SPEC §1).
 const (
@@ -59,7 +60,7 @@ func DefaultExit(code string) int {
 	switch code {
 	case Usage:
 		return ExitUsage
-	case State, PendingRevision, GatePause:
+	case State, PendingRevision, GatePause, Budget:
 		return ExitBlocked
 	case LockHeld:
 		return ExitBusy

@@ -17,6 +17,7 @@ import (
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
@@ -315,30 +316,14 @@ func (g *gen) committed() error {
 		if err := g.writeJSON(layout.Crossref(c), map[string]any{"chapter": c, "storyline_id": g.storylineOf(c), "conflicts": []any{}}); err != nil {
 			return err
 		}
-		lg := chapterLog{Chapter: c, StorylineID: g.storylineOf(c), WordCount: textmeasure.WordCount(body), GateDecision: "pass",
-			OverallFinal: overall, Judges: judges, Stages: []any{}, CommittedAt: nowStamp}
+		words := textmeasure.WordCount(body)
+		lg := runlog.ChapterLog{Chapter: c, StorylineID: g.storylineOf(c), WordCount: &words, GateDecision: "pass",
+			OverallFinal: &overall, Judges: judges, Stages: []runlog.Stage{}, CommittedAt: nowStamp}
 		if err := g.writeJSON(layout.ChapterLog(c), lg); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// chapterLog mirrors the field order of commit.ChapterLog (whose stage
-// type is private) so committed logs look like novel-commit's.
-type chapterLog struct {
-	Chapter              int     `json:"chapter"`
-	StorylineID          string  `json:"storyline_id"`
-	WordCount            int     `json:"word_count"`
-	GateDecision         string  `json:"gate_decision"`
-	ForcePassed          bool    `json:"force_passed"`
-	Polished             bool    `json:"polished"`
-	Revisions            int     `json:"revisions"`
-	OverallFinal         float64 `json:"overall_final"`
-	Judges               any     `json:"judges"`
-	Stages               []any   `json:"stages"`
-	TotalDurationSeconds float64 `json:"total_duration_seconds"`
-	CommittedAt          string  `json:"committed_at"`
 }
 
 func (g *gen) item(i, planted int) map[string]any {

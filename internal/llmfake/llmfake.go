@@ -85,6 +85,11 @@ type Script struct {
 	// MaxContext is vLLM's max_model_len in tokens (prompt characters
 	// count as tokens here) for ProviderVLLM.
 	MaxContext int `json:"max_context"`
+	// Reasoning and CacheHit are given to every replayed answer, so a
+	// whole pipeline run can imitate a reasoner (reasoning_content, or
+	// <think> in content for Ollama) and DeepSeek's prompt cache.
+	Reasoning string `json:"reasoning"`
+	CacheHit  int    `json:"cache_hit"`
 }
 
 // Server is a running fake.
@@ -92,6 +97,7 @@ type Server struct {
 	script Script
 	log    string
 	mu     sync.Mutex
+	logMu  sync.Mutex // the request log's appends
 	n      int
 }
 
@@ -140,7 +146,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		resp = &Response{Content: content}
+		resp = &Response{Content: content, Reasoning: s.script.Reasoning, CacheHit: s.script.CacheHit}
 	}
 	if resp.DelayMS > 0 {
 		time.Sleep(time.Duration(resp.DelayMS) * time.Millisecond)
@@ -170,6 +176,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": resp.Content}})
 	case req.Stream:
 		s.stream(w, r, provider, &req, resp)
+		var sent map[string]any
+		if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+			sent = usage(provider, resp)
+		}
+		s.logUsage(n, sent)
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		// DeepSeek keeps a queued non-streaming request alive with empty
@@ -182,7 +193,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(time.Duration(resp.ChunkDelayMS) * time.Millisecond)
 		}
 		writeAnswer(w, provider, req.Model, resp)
+		s.logUsage(n, usage(provider, resp))
 	}
+}
+
+// logUsage adds {"n","usage"} to the request log for an answered request:
+// the usage object the answer carried (null when it carried none), so a
+// test can check the client's token accounting against the server's.
+func (s *Server) logUsage(n int, u map[string]any) {
+	s.writeLog(map[string]any{"n": n, "usage": u})
 }
 
 // refuse answers the provider-specific 400s; true when it did.
@@ -397,10 +416,19 @@ func (s *Server) logRequest(n int, path string, body []byte) {
 	if json.Unmarshal(body, &v) != nil {
 		v = string(body)
 	}
+	s.writeLog(map[string]any{"n": n, "path": path, "body": v})
+}
+
+func (s *Server) writeLog(rec map[string]any) {
+	if s.log == "" {
+		return
+	}
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
 	var line bytes.Buffer
 	enc := json.NewEncoder(&line)
 	enc.SetEscapeHTML(false) // keep <DATA …> readable for assertions
-	enc.Encode(map[string]any{"n": n, "path": path, "body": v})
+	enc.Encode(rec)
 	f, err := os.OpenFile(s.log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return

@@ -229,6 +229,11 @@ func (e *Env) Next(c int, strict bool, prev string) (*Status, error) {
 	if prev != "" && prev == st.Progress {
 		return nil, e.noProgress(cp, n, st.Round)
 	}
+	if e.Budget != nil {
+		if err := e.checkBudget(e.Budget, st.Chapter, cp.LastCompleted); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.trustStamps(cp, n); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -96,10 +97,27 @@ func TestUsageFoldsRequests(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "staging/logs"), 0o755)
 	os.WriteFile(filepath.Join(dir, usagePath(1)), []byte(lines), 0o644)
 	e := &Env{Root: root}
-	var line RunLine
+	var line runlog.Line
 	e.usage(1, &line)
 	if line.Model != "deepseek-chat" || string(line.Tokens) != `{"cache_hit":160,"completion":50,"prompt":250}` ||
 		len(line.Requests) != 3 || line.Cost["CNY"] != 0.0003 {
 		t.Fatalf("%+v %s", line, line.Tokens)
+	}
+}
+
+// BUDGET is a positive decimal amount; anything else is E_USAGE.
+func TestParseBudget(t *testing.T) {
+	for in, ok := range map[string]bool{"12.5": true, "3": true, "0.01": true, "0": false, "0.0": false, "-1": false,
+		"1e3": false, ".5": false, "12,5": false, "abc": false, "": false, "NaN": false, "Inf": false} {
+		b, err := ParseBudget(in, "", -3)
+		if ok != (err == nil) {
+			t.Errorf("%q: err %v", in, err)
+		}
+		if err != nil && !errs.Is(err, errs.Usage) {
+			t.Errorf("%q: %v is not E_USAGE", in, err)
+		}
+		if ok && b.Since != 0 {
+			t.Errorf("%q: since %d", in, b.Since)
+		}
 	}
 }

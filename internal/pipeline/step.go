@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -83,27 +83,6 @@ type pending struct {
 	Round   int    `json:"round"`
 	Attempt int    `json:"attempt"`
 	Started string `json:"started"`
-}
-
-// RunLine is one line of staging/logs/chapter-NNN-run.jsonl (SPEC §8.1).
-type RunLine struct {
-	Step    string          `json:"step"`
-	Mode    string          `json:"mode"`
-	Round   int             `json:"round"`
-	Attempt int             `json:"attempt"`
-	Started string          `json:"started"`
-	Ended   string          `json:"ended"`
-	Exit    int             `json:"exit"`
-	Model   string          `json:"model,omitempty"`
-	Tokens  json.RawMessage `json:"tokens,omitempty"`
-	Error   string          `json:"error,omitempty"`
-	// Requests are the executor's per-request usage lines as written
-	// (SPEC §18: one per request, failed ones included); Cost sums their
-	// cost per currency; Waits counts the transient failures (exit 75)
-	// waited out inside this attempt.
-	Requests []json.RawMessage  `json:"requests,omitempty"`
-	Cost     map[string]float64 `json:"cost,omitempty"`
-	Waits    int                `json:"transient_waits,omitempty"`
 }
 
 // packetInfo is what the helper needs from a written packet.
@@ -331,7 +310,7 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 			return nil, err
 		}
 	}
-	line := RunLine{Step: st.String(), Mode: pk.Agent.Mode, Round: round, Attempt: attempt, Started: mark.Started,
+	line := runlog.Line{Step: st.String(), Mode: pk.Agent.Mode, Round: round, Attempt: attempt, Started: mark.Started,
 		Ended: e.Clock.Stamp(), Exit: exit, Waits: waits}
 	if failure != nil {
 		line.Error = failure.Code
@@ -340,7 +319,7 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 		}
 	}
 	e.usage(c, &line)
-	if err := e.appendRunLine(c, line); err != nil {
+	if err := runlog.Append(e.Root, c, line); err != nil {
 		return nil, err
 	}
 	e.remove(pendingPath(c), usagePath(c))
@@ -436,9 +415,11 @@ func (e *Env) execute(agentCmd, packetPath, usage string) (int, []byte, []byte, 
 	return 0, nil, nil, errs.Newf(errs.Agent, "无法启动执行器 %q：%v", "cannot start the executor %q: %v", agentCmd, err).With("agent", agentCmd)
 }
 
-// usage folds the executor's NOVEL_RUN_LOG records into the run line:
-// the last model, token counts summed per key.
-func (e *Env) usage(c int, line *RunLine) {
+// usage folds the executor's NOVEL_RUN_LOG records (agent.RequestUsage,
+// or the bare {"model","tokens"} of other executors) into the run line:
+// the last model, every request line as written, token counts summed per
+// key, cost summed per currency.
+func (e *Env) usage(c int, line *runlog.Line) {
 	data, err := e.Root.ReadFile(usagePath(c))
 	if err != nil {
 		return
@@ -446,14 +427,13 @@ func (e *Env) usage(c int, line *RunLine) {
 	sums := map[string]int64{}
 	var order []string
 	for _, l := range lines(data) {
+		// The fields of agent.RequestUsage the run line needs; tokens stay
+		// raw, since other executors may write another shape there.
 		var rec struct {
 			Model   string          `json:"model"`
-			Tokens  json.RawMessage `json:"tokens"`
 			Request *string         `json:"request"`
-			Cost    *struct {
-				Amount   float64 `json:"amount"`
-				Currency string  `json:"currency"`
-			} `json:"cost"`
+			Tokens  json.RawMessage `json:"tokens"`
+			Cost    *agent.Cost     `json:"cost"`
 		}
 		if json.Unmarshal([]byte(l), &rec) != nil {
 			continue
@@ -466,12 +446,16 @@ func (e *Env) usage(c int, line *RunLine) {
 		}
 		if rec.Cost != nil {
 			if line.Cost == nil {
-				line.Cost = map[string]float64{}
+				line.Cost = runlog.Cost{}
 			}
-			line.Cost[rec.Cost.Currency] = math.Round((line.Cost[rec.Cost.Currency]+rec.Cost.Amount)*1e8) / 1e8
+			line.Cost.Add(rec.Cost.Currency, rec.Cost.Amount)
 		}
 		var t map[string]json.Number
-		if json.Unmarshal(rec.Tokens, &t) == nil {
+		var bare json.Number
+		if json.Unmarshal(rec.Tokens, &bare) == nil {
+			t = map[string]json.Number{"total": bare} // a count not split by kind
+		}
+		if t != nil || json.Unmarshal(rec.Tokens, &t) == nil {
 			for k, v := range t {
 				n, err := v.Int64()
 				if err != nil {
@@ -489,34 +473,6 @@ func (e *Env) usage(c int, line *RunLine) {
 	}
 }
 
-// appendRunLine adds line to the run log unless a line for the same step,
-// mode, round and attempt is there already (a resumed finish).
-func (e *Env) appendRunLine(c int, line RunLine) error {
-	rel := layout.RunLog(c)
-	var old []byte
-	if e.Root.IsFile(rel) {
-		var err error
-		if old, err = e.Root.ReadFile(rel); err != nil {
-			return err
-		}
-	}
-	for _, l := range lines(old) {
-		var prev RunLine
-		if json.Unmarshal([]byte(l), &prev) == nil && prev.Step == line.Step && prev.Mode == line.Mode &&
-			prev.Round == line.Round && prev.Attempt == line.Attempt {
-			return nil
-		}
-	}
-	b, err := jsonio.MarshalLine(line)
-	if err != nil {
-		return err
-	}
-	if len(old) > 0 && old[len(old)-1] != '\n' {
-		old = append(old, '\n')
-	}
-	return e.Root.WriteFile(rel, append(old, b...))
-}
-
 // recoverPending finishes the record of an attempt that was killed after
 // its executor wrote outputs that now validate (next moved past them).
 func (e *Env) recoverPending(st stepid.Step) (bool, error) {
@@ -528,9 +484,9 @@ func (e *Env) recoverPending(st stepid.Step) (bool, error) {
 	if err := e.Root.ReadJSON(pendingPath(c), &mark); err != nil || mark.Step != st.String() {
 		return false, nil
 	}
-	line := RunLine{Step: mark.Step, Mode: mark.Mode, Round: mark.Round, Attempt: mark.Attempt, Started: mark.Started, Ended: e.Clock.Stamp()}
+	line := runlog.Line{Step: mark.Step, Mode: mark.Mode, Round: mark.Round, Attempt: mark.Attempt, Started: mark.Started, Ended: e.Clock.Stamp()}
 	e.usage(c, &line)
-	if err := e.appendRunLine(c, line); err != nil {
+	if err := runlog.Append(e.Root, c, line); err != nil {
 		return false, err
 	}
 	e.remove(pendingPath(c), usagePath(c))

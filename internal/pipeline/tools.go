@@ -26,6 +26,9 @@ type Env struct {
 	Getenv func(string) string
 	Stderr io.Writer
 	Clock  clock.Clock
+	// Budget, when set, makes Next refuse to start a chapter the run
+	// cannot afford (E_BUDGET, SPEC §18).
+	Budget *Budget
 }
 
 // toolResult is one finished subprocess.

@@ -28,11 +28,17 @@ func LintChapter(root *project.Root, s settings.Settings, c int, stage string) (
 	if err != nil {
 		return nil, err
 	}
+	return LintText(root, s, c, stage, text)
+}
+
+// LintText lints text as the staging chapter written by stage (the
+// executor lints a model's answer before writing it, SPEC §18).
+func LintText(root *project.Root, s settings.Settings, c int, stage, text string) (*lint.Report, error) {
 	cfg, err := lint.NewConfig(root, s, nil)
 	if err != nil {
 		return nil, err
 	}
-	return lint.Run(lint.Input{Chapter: c, File: rel, Stage: lintStage(stage), Text: text}, cfg), nil
+	return lint.Run(lint.Input{Chapter: c, File: layout.StagingChapter(c), Stage: lintStage(stage), Text: text}, cfg), nil
 }
 
 // CheckChapterLinted is CheckChapter plus the error-severity lints of

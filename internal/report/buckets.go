@@ -3,6 +3,8 @@ package report
 import (
 	"sort"
 	"strconv"
+
+	"github.com/novelsuite/novel/internal/runlog"
 )
 
 // MaxColumns caps the data columns of the per-chapter charts (score,
@@ -39,6 +41,8 @@ type column struct {
 	marker      string
 	gate        GateCounts
 	lines       []int // chapters per storyline, aligned with Report.Storylines
+	tokens      runlog.Tokens
+	cost        runlog.Cost
 }
 
 // mean is the mean overall_final of the bucket (ok false when unscored).
@@ -87,6 +91,13 @@ func (r *Report) columns() ([]column, int) {
 		c.words += ch.WordCount
 		c.revisions += ch.Revisions
 		c.gate.add(ch.Marker)
+		c.tokens.AddTokens(ch.Tokens)
+		for cur, amount := range ch.Cost {
+			if c.cost == nil {
+				c.cost = runlog.Cost{}
+			}
+			c.cost.Add(cur, amount)
+		}
 		if markerRank(ch.Marker) > markerRank(c.marker) || c.marker == "" {
 			c.marker = ch.Marker
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
@@ -109,12 +110,12 @@ func readChapter(root *project.Root, c int) (Chapter, []string, error) {
 	ch := Chapter{Chapter: c}
 	var missing []string
 	evalRel, logRel := layout.Eval(c), layout.ChapterLog(c)
-	var lg chapterLog
+	lg := &runlog.ChapterLog{}
 	hasLog := false
 	if data, ok, err := readIfExists(root, logRel); err != nil {
 		return ch, nil, err
 	} else if ok {
-		if err := parseLog(data, logRel, &lg); err != nil {
+		if lg, err = runlog.ParseChapterLog(data, logRel, c); err != nil {
 			return ch, nil, err
 		}
 		hasLog = true
@@ -147,25 +148,28 @@ func readChapter(root *project.Root, c int) (Chapter, []string, error) {
 		ch.Polished = ev.polished
 	}
 	if hasLog {
-		ch.StorylineID = lg.storyline
-		ch.WordCount = lg.words
+		ch.StorylineID = lg.StorylineID
+		if lg.WordCount != nil {
+			ch.WordCount = *lg.WordCount
+		}
 		// The eval's gate record is the primary source; the log fills gaps.
 		if ch.GateDecision == "" {
-			ch.GateDecision = lg.decision
+			ch.GateDecision = lg.GateDecision
 		}
 		if ch.OriginalDecision == "" {
-			ch.OriginalDecision = lg.original
+			ch.OriginalDecision = lg.OriginalDecision
 		}
-		ch.ForcePassed = ch.ForcePassed || lg.forcePassed
-		ch.Polished = ch.Polished || lg.polished
+		ch.ForcePassed = ch.ForcePassed || lg.ForcePassed
+		ch.Polished = ch.Polished || lg.Polished
 		if ch.Revisions == 0 {
-			ch.Revisions = lg.revisions
+			ch.Revisions = lg.Revisions
 		}
-		if ch.OverallFinal == nil && lg.overallFinal != nil {
-			ch.OverallFinal = lg.overallFinal
+		if ch.OverallFinal == nil && lg.OverallFinal != nil {
+			ch.OverallFinal = lg.OverallFinal
 		}
+		ch.Requests, ch.Tokens, ch.Cost, ch.UnpricedRequests = lg.Requests, lg.Tokens, lg.Cost, lg.UnpricedRequests
 	}
-	if !hasLog || !lg.hasWords {
+	if !hasLog || lg.WordCount == nil {
 		// Only a chapter without a logged word count is read.
 		rel := layout.Chapter(c)
 		if root.IsFile(rel) {
@@ -364,78 +368,6 @@ func rawFloat(raw json.RawMessage) (float64, bool) {
 		return 0, false
 	}
 	return jsonio.Float(v)
-}
-
-// chapterLog is what the report takes from logs/chapter-NNN-log.json.
-type chapterLog struct {
-	storyline    string
-	words        int
-	hasWords     bool
-	decision     string
-	original     string
-	forcePassed  bool
-	polished     bool
-	revisions    int
-	overallFinal *float64
-}
-
-// logDoc is the part of a chapter log the report reads (the stages are
-// only scanned).
-type logDoc struct {
-	StorylineID      any `json:"storyline_id"`
-	Storyline        any `json:"storyline"`
-	WordCount        any `json:"word_count"`
-	GateDecision     any `json:"gate_decision"`
-	OriginalDecision any `json:"original_decision"`
-	ForcePassed      any `json:"force_passed"`
-	Polished         any `json:"polished"`
-	Revisions        any `json:"revisions"`
-	RevisionCount    any `json:"revision_count"`
-	OverallFinal     any `json:"overall_final"`
-}
-
-// parseLog reads a chapter log: it must be a JSON object; its fields are
-// read leniently (storyline_id or storyline; revisions as a count or a
-// list of rounds; a value of another type is ignored).
-func parseLog(data []byte, rel string, out *chapterLog) error {
-	var m *logDoc
-	if err := jsonio.Decode(data, rel, &m); err != nil {
-		if errs.Is(err, errs.Schema) {
-			return logSchemaErr(rel)
-		}
-		return err
-	}
-	if m == nil {
-		return logSchemaErr(rel)
-	}
-	if s, ok := m.StorylineID.(string); ok {
-		out.storyline = s
-	} else if s, ok := m.Storyline.(string); ok {
-		out.storyline = s
-	}
-	if n, ok := jsonio.Int(m.WordCount); ok && n >= 0 {
-		out.words, out.hasWords = n, true
-	}
-	out.decision, _ = m.GateDecision.(string)
-	out.original, _ = m.OriginalDecision.(string)
-	out.forcePassed, _ = m.ForcePassed.(bool)
-	out.polished, _ = m.Polished.(bool)
-	if list, ok := m.Revisions.([]any); ok {
-		out.revisions = len(list)
-	} else if n, ok := jsonio.Int(m.Revisions); ok && n > 0 {
-		out.revisions = n
-	} else if n, ok := jsonio.Int(m.RevisionCount); ok && n > 0 {
-		out.revisions = n
-	}
-	if f, ok := jsonio.Float(m.OverallFinal); ok {
-		out.overallFinal = floatp(f)
-	}
-	return nil
-}
-
-func logSchemaErr(rel string) error {
-	return errs.Newf(errs.Schema, "%s：章节日志必须是 JSON 对象", "%s: a chapter log must be a JSON object", rel).With("file", rel).
-		Hint("修正或删除该日志文件（报告会改为读取正文统计字数）", "fix or delete the log file (the report then counts the chapter text)")
 }
 
 var reviewRE = regexp.MustCompile(`^chapter-([0-9]{3,})-logic-review\.json$`)

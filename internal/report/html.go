@@ -11,6 +11,7 @@ import (
 //
 //	svg#chart-score       .pt (one per column with a score; .pt-<marker> gives the shape), .line, .revn
 //	svg#chart-words       .bar (one per column with words)
+//	svg#chart-usage       .bar (one per column with a cost, or tokens when nothing is priced)
 //	svg#chart-foreshadow  .span (one per drawn item; .span-resolved/.span-open/.span-overdue), .target
 //	svg#chart-storylines  .cell (one per column × storyline with chapters), .dormant
 const (
@@ -91,6 +92,17 @@ func (r *Report) HTML() []byte {
 	r.svgWords(&b, cols)
 	b.WriteString("<figcaption>正文非空白字符数（不含 # 标题符号）。" + unit + "。</figcaption>\n</figure>\n")
 
+	b.WriteString("<h2>用量与费用 / Tokens and cost per chapter</h2>\n<figure>\n")
+	what := r.svgUsage(&b, cols)
+	caption := "每章所有模型请求（含重问、续写与失败的请求）的合计"
+	if what != "" {
+		caption += "；柱高为" + what
+	}
+	if note := r.usageNote(); note != "" {
+		caption += "；" + note
+	}
+	b.WriteString("<figcaption>" + e(caption) + "。" + unit + "。</figcaption>\n</figure>\n")
+
 	b.WriteString("<h2>伏笔 / Foreshadowing spans</h2>\n")
 	b.WriteString("<div class=\"legend\"><span><i class=\"sw\" style=\"background:#2e7d32\"></i>已回收 resolved</span>" +
 		"<span><i class=\"sw\" style=\"background:#5b8def\"></i>未回收 open（延伸到当前章）</span>" +
@@ -161,6 +173,10 @@ func (r *Report) htmlCards(b *strings.Builder) {
 	card("状态版本 state version", itoa(h.StateVersion), false)
 	card("当前卷 / 状态", "第 "+itoa(h.CurrentVolume)+" 卷 "+h.OrchestratorState, false)
 	card("修订轮次 revisions", itoa(h.RevisionsTotal), false)
+	if n, ok := tokenSum(h.Tokens); ok {
+		card("tokens（输入 + 输出）", strconv.FormatInt(n, 10), false)
+	}
+	card("费用 cost", costText(h.Cost), h.UnpricedRequests > 0)
 	card("强制通过 force passed", itoa(h.Gate.ForcePassed), h.Gate.ForcePassed > 0)
 	card("未回收伏笔 open", itoa(h.ForeshadowingOpen), false)
 	card("逾期短线 overdue", itoa(h.ForeshadowingOverdue), h.ForeshadowingOverdue > 0)

@@ -40,7 +40,13 @@ func (r *Report) Markdown() []byte {
 		{"未回收伏笔 open foreshadowing", itoa(h.ForeshadowingOpen)},
 		{"逾期短线 overdue short", itoa(h.ForeshadowingOverdue)},
 		{"待处理修订 pending revisions", itoa(h.PendingRevisions)},
+		{"模型请求 requests", itoa(h.Requests)},
+		{"tokens", tokensText(h.Tokens)},
+		{"费用 cost", costText(h.Cost)},
 	})
+	if note := r.usageNote(); note != "" {
+		b.WriteString(note + "。\n\n")
+	}
 
 	cols, size := r.columns()
 	b.WriteString("## 各章 / Chapters\n\n")
@@ -49,9 +55,10 @@ func (r *Report) Markdown() []byte {
 	} else if size == 1 {
 		var rows [][]string
 		for _, c := range r.Chapters {
-			rows = append(rows, []string{itoa(c.Chapter), c.Title, c.StorylineID, itoa(c.WordCount), optScore(c.OverallFinal), c.Marker, itoa(c.Revisions)})
+			rows = append(rows, append([]string{itoa(c.Chapter), c.Title, c.StorylineID, itoa(c.WordCount), optScore(c.OverallFinal), c.Marker, itoa(c.Revisions)},
+				usageCells(&cols[len(rows)])...))
 		}
-		mdTable(&b, []string{"章", "标题", "故事线", "字数", "评分", "门控", "修订"}, rows)
+		mdTable(&b, []string{"章", "标题", "故事线", "字数", "评分", "门控", "修订", "tokens", "费用"}, rows)
 	} else {
 		b.WriteString("每 " + itoa(size) + " 章一行；评分为均值与最低分，字数为每章均值。\n\n")
 		var rows [][]string
@@ -61,9 +68,9 @@ func (r *Report) Markdown() []byte {
 			if v, ok := c.mean(); ok {
 				m, lo = fmtScore(v), fmtScore(c.minScore)
 			}
-			rows = append(rows, []string{c.label(), itoa(c.meanWords()), m, lo, gateSummary(c.gate), itoa(c.revisions)})
+			rows = append(rows, append([]string{c.label(), itoa(c.meanWords()), m, lo, gateSummary(c.gate), itoa(c.revisions)}, usageCells(c)...))
 		}
-		mdTable(&b, []string{"章", "字数", "评分", "最低", "门控", "修订"}, rows)
+		mdTable(&b, []string{"章", "字数", "评分", "最低", "门控", "修订", "tokens", "费用"}, rows)
 	}
 
 	b.WriteString("## 伏笔 / Foreshadowing\n\n")

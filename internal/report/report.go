@@ -16,6 +16,7 @@ import (
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/volume"
@@ -115,6 +116,14 @@ type Headline struct {
 	ForeshadowingOpen    int        `json:"foreshadowing_open"`
 	ForeshadowingOverdue int        `json:"foreshadowing_overdue"`
 	Gate                 GateCounts `json:"gate"`
+	// Usage totals over the committed chapters: tokens per kind (null when
+	// no chapter log reports it), cost per currency (never converted;
+	// null when nothing was priced), and the answered requests the cost
+	// misses.
+	Requests         int           `json:"requests"`
+	Tokens           runlog.Tokens `json:"tokens"`
+	Cost             runlog.Cost   `json:"cost"`
+	UnpricedRequests int           `json:"unpriced_requests"`
 }
 
 // Chapter is one committed chapter.
@@ -133,6 +142,12 @@ type Chapter struct {
 	ForcePassed      bool     `json:"force_passed"`
 	Polished         bool     `json:"polished"`
 	Marker           string   `json:"marker"`
+	// Usage from the chapter log (SPEC §18): every model request of the
+	// chapter, re-asks and failed attempts included.
+	Requests         int           `json:"requests"`
+	Tokens           runlog.Tokens `json:"tokens"`
+	Cost             runlog.Cost   `json:"cost"`
+	UnpricedRequests int           `json:"unpriced_requests"`
 }
 
 // Volume summarises one planned volume.
@@ -369,6 +384,15 @@ func (r *Report) collectHeadline(root *project.Root, cp *checkpoint.Checkpoint) 
 		h.TotalWords += c.WordCount
 		h.RevisionsTotal += c.Revisions
 		h.Gate.add(c.Marker)
+		h.Requests += c.Requests
+		h.UnpricedRequests += c.UnpricedRequests
+		h.Tokens.AddTokens(c.Tokens)
+		for cur, amount := range c.Cost {
+			if h.Cost == nil {
+				h.Cost = runlog.Cost{}
+			}
+			h.Cost.Add(cur, amount)
+		}
 		if c.OverallFinal != nil {
 			total += *c.OverallFinal
 			n++

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/settings"
 )
 
@@ -168,8 +169,7 @@ func FuzzReaders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var ev committedEval
 		_ = parseCommittedEval(data, "e.json", 1, &ev)
-		var lg chapterLog
-		_ = parseLog(data, "l.json", &lg)
+		_, _ = runlog.ParseChapterLog(data, "l.json", 1)
 	})
 }
 
@@ -191,5 +191,44 @@ func TestHeadlineOfMatchesCollect(t *testing.T) {
 	}
 	if h.ChaptersCommitted != 5 || h.TotalWords != 3239 || h.PendingRevisions != 1 {
 		t.Errorf("unexpected headline %+v", h)
+	}
+}
+
+// Usage in buckets: a column sums its chapters' tokens and cost per
+// currency; the chart shows the main currency, the Markdown table both.
+func TestUsageBuckets(t *testing.T) {
+	r := bigReport(2000)
+	i64 := func(n int64) *int64 { return &n }
+	for i := range r.Chapters {
+		c := &r.Chapters[i]
+		c.Tokens = runlog.Tokens{Prompt: i64(1000), Completion: i64(500)}
+		c.Cost = runlog.Cost{"CNY": 0.01}
+		if c.Chapter == 3 {
+			c.Cost["USD"] = 0.5
+		}
+		r.Headline.Tokens.AddTokens(c.Tokens)
+		if r.Headline.Cost == nil {
+			r.Headline.Cost = runlog.Cost{}
+		}
+		for cur, v := range c.Cost {
+			r.Headline.Cost.Add(cur, v)
+		}
+	}
+	doc := string(r.HTML())
+	if got := count(doc, `class="bar"`); got != 400 {
+		t.Errorf("bars = %d, want 200 word + 200 cost", got)
+	}
+	if !strings.Contains(doc, "<title>第 1–10 章 · 0.1 CNY + 0.5 USD · 输入 10000 / 输出 5000</title>") {
+		t.Error("the first bucket's usage tooltip is wrong")
+	}
+	if !strings.Contains(doc, "柱高为费用（CNY）") || !strings.Contains(doc, `<div class="v">20 CNY + 0.5 USD</div>`) {
+		t.Error("the cost chart or card is wrong")
+	}
+	md := string(r.Markdown())
+	if !strings.Contains(md, "| 15000 | 0.1 CNY + 0.5 USD |\n| 11–20 |") || !strings.Contains(md, "| tokens | 输入 2000000 / 输出 1000000 |") {
+		t.Errorf("the Markdown usage columns are wrong:\n%s", md[:min(len(md), 3000)])
+	}
+	if niceCeil(0.0123) != 0.02 || niceCeil(0.05) != 0.05 || niceCeil(7) != 10 || fmtCost(0.000544) != "0.000544" {
+		t.Error("axis or cost formatting")
 	}
 }

@@ -11,6 +11,11 @@ import (
 
 	"github.com/novelsuite/novel/internal/agent"
 	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 type grammar struct {
@@ -61,6 +66,7 @@ func (r *runCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	agent.ErrorLints = errorLints(ctx.Getenv)
 	out, err := agent.ExecuteRecording(root, p, backend, func(u any) error {
 		return agent.AppendUsage(ctx.Getenv("NOVEL_RUN_LOG"), ctx.Cwd, u)
 	})
@@ -76,6 +82,42 @@ func (r *runCmd) Run(ctx *cli.Context) error {
 		return fmt.Sprintf("%s %s.%s r%d → %s", out.Step, out.Agent, out.Mode, out.Round, strings.Join(out.Written, ", "))
 	})
 	return nil
+}
+
+// errorLints runs SPEC §20's error-severity lints on a live backend's
+// chapter answer before it is written, so the one re-ask quotes the
+// exact E_LINT problem (SPEC §18) instead of the pipeline's validation
+// failing after the executor exited.
+func errorLints(getenv func(string) string) func(*project.Root, *agent.Packet, []byte) error {
+	return func(root *project.Root, p *agent.Packet, chapter []byte) error {
+		st, err := stepid.Parse(p.Step)
+		if err != nil {
+			return err
+		}
+		s, err := settings.Load(root, getenv)
+		if err != nil {
+			return err
+		}
+		r, err := products.LintText(root, s, p.Chapter, st.Stage, string(chapter))
+		if err != nil {
+			return err
+		}
+		refusal := errs.As(r.Refusal(p.Step))
+		if refusal == nil {
+			return nil
+		}
+		// The model gets what to change and where, not only the check ids.
+		fix := func(lang string) string {
+			var parts []string
+			for _, f := range r.Fixes(lang) {
+				parts = append(parts, f[1])
+			}
+			return strings.Join(parts, "；")
+		}
+		refusal.Zh += "。修改要求：" + fix("zh")
+		refusal.En += ". To fix: " + fix("en")
+		return refusal
+	}
 }
 
 func (r *runCmd) packet(ctx *cli.Context) (*agent.Packet, error) {

@@ -56,15 +56,23 @@ func (c *planCmd) Run(ctx *cli.Context) error {
 }
 
 type nextCmd struct {
-	Chapter int    `type:"chapter" help:"Chapter the run is for (default: whatever is next)."`
-	Strict  bool   `help:"A project in VOL_REVIEW is blocked (exit 3) instead of status volume_review."`
-	Prev    string `help:"The progress value of the round the driver just ran; the same value again is an error (the round changed nothing)." placeholder:"STEP@rK"`
+	Chapter  int    `type:"chapter" help:"Chapter the run is for (default: whatever is next)."`
+	Strict   bool   `help:"A project in VOL_REVIEW is blocked (exit 3) instead of status volume_review."`
+	Prev     string `help:"The progress value of the round the driver just ran; the same value again is an error (the round changed nothing)." placeholder:"STEP@rK"`
+	Budget   string `help:"The most this run may spend (make's BUDGET): a chapter whose projected cost (mean of the last 5 chapters) exceeds what remains is not started (E_BUDGET, exit 3, staging/BLOCKED.json)." placeholder:"AMOUNT"`
+	Currency string `name:"budget-currency" help:"The budget's currency (default: the one currency of settings.json llm.prices)." placeholder:"CODE"`
+	Since    int    `help:"last_completed_chapter when the run started: chapters committed after it count as spent." placeholder:"N"`
 }
 
 func (c *nextCmd) Run(ctx *cli.Context) error {
 	e, err := env(ctx)
 	if err != nil {
 		return err
+	}
+	if c.Budget != "" {
+		if e.Budget, err = pipeline.ParseBudget(c.Budget, c.Currency, c.Since); err != nil {
+			return err
+		}
 	}
 	s, err := e.Next(c.Chapter, c.Strict, c.Prev)
 	if err != nil {
