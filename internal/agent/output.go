@@ -77,6 +77,12 @@ func ParseAnswer(p *Packet, answer []byte, source string) (*Result, error) {
 	case QualityJudge, LogicReviewer:
 		return parseReport(p, answer, source)
 	case PlotArchitect:
+		switch p.Agent.Mode {
+		case ModeContracts:
+			return parseContracts(p, answer, source)
+		case ModeReview:
+			return parseVolumeReview(p, answer, source)
+		}
 		return parsePlan(p, answer, source)
 	}
 	return nil, errs.Newf(errs.Agent, "执行器不支持代理 %s", "the executor does not support agent %s", p.Agent.Name).

@@ -63,7 +63,7 @@ func PacketStage(st stepid.Step, role string) string {
 // its packet in staging/manifests/.
 func SnapshotPath(st stepid.Step, role string) string {
 	if st.Volume {
-		return layout.VolumeSnapshot(st.Number)
+		return layout.VolumeStepSnapshot(st.Number, st.Stage)
 	}
 	return layout.Snapshot(st.Chapter, PacketStage(st, role))
 }

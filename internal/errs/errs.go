@@ -34,12 +34,14 @@ const (
 	IO              = "E_IO"
 	Lint            = "E_LINT" // a chapter fails an error-severity lint (SPEC §20)
 	Conflict        = "E_CONFLICT"
+	// AwaitingApproval: a staged volume plan waits for the author (SPEC §23).
+	AwaitingApproval = "E_AWAITING_APPROVAL"
 )
 
 // Codes lists every code in the order documented in --help.
 var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
 	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
-	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict}
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, AwaitingApproval}
 
 // Exit codes (SPEC §1).
 const (
@@ -59,7 +61,7 @@ func DefaultExit(code string) int {
 	switch code {
 	case Usage:
 		return ExitUsage
-	case State, PendingRevision, GatePause:
+	case State, PendingRevision, GatePause, AwaitingApproval:
 		return ExitBlocked
 	case LockHeld:
 		return ExitBusy

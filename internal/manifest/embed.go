@@ -30,6 +30,8 @@ var embedKinds = map[string]string{
 	"adjacent_memories":       "memory",
 	"storyline_memories":      "memory",
 	"research":                "research",
+	"staged_outline":          "outline",
+	"volume_summaries":        "summary",
 }
 
 // DataKind is the DATA type of a paths key; the rest (state, evals, gate
@@ -83,7 +85,7 @@ func WrapData(kind, source, content string) string {
 // PacketPath is where --write-manifest puts the packet of st and role.
 func PacketPath(st stepid.Step, role string) string {
 	if st.Volume {
-		return layout.VolumePacket(st.Number)
+		return layout.VolumeStepPacket(st.Number, st.Stage)
 	}
 	return layout.Packet(st.Chapter, boundary.PacketStage(st, role))
 }

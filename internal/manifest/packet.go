@@ -74,6 +74,9 @@ type Packet struct {
 type Options struct {
 	Role  string // "" (primary) or "secondary" (judge only)
 	Embed bool
+	// Direction is the author's direction for a volume plan (--direction,
+	// SPEC §23): author_direction in plan and contracts packets.
+	Direction string
 }
 
 // NormalizeRole maps --role values: "" and "primary" are the default.
@@ -128,9 +131,14 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 	b := &builder{root: root, cp: cp, set: set, st: st, opt: opt, in: &OMap{}, ps: &OMap{}}
 	b.p = &Packet{Version: Version, Step: st.String(), Manifest: Manifest{Inline: b.in, Paths: b.ps},
 		ExpectedOutputs: []Output{}, Warnings: []string{}, Next: []string{}}
-	if st.Volume {
+	switch {
+	case st.Volume && st.Stage == stepid.Review:
+		err = b.volumeReview()
+	case st.Volume && st.Stage == stepid.Contracts:
+		err = b.volumeContracts()
+	case st.Volume:
 		err = b.volumePlan()
-	} else {
+	default:
 		err = b.chapter()
 	}
 	if err != nil {
