@@ -2,7 +2,9 @@
 #
 #   make -f pipeline.mk chapter [C=48] [PROJECT=dir] [AGENT="novel-agent --backend replay --fixtures DIR"]
 #   make -f pipeline.mk continue N=5
-#   make -f pipeline.mk volume V=2       # plan → validate → commit a new volume (VOL_PLANNING)
+#   make -f pipeline.mk volume V=2 [DIRECTION="…"] [APPROVE=1]
+#                                         # plan → validate → stop for the author (E_AWAITING_APPROVAL);
+#                                         # APPROVE=1 (or volume_plan_approval "auto") commits it
 #   make -f pipeline.mk next | status | report
 #   make -n -f pipeline.mk chapter        # the plan of the current round; runs nothing
 #
@@ -34,6 +36,8 @@ AGENT       ?= novel-agent --backend replay
 C           ?=
 N           ?= 1
 V           ?=
+APPROVE     ?=
+DIRECTION   ?=
 MAX_ROUNDS  ?= 12
 NOVEL_BIN   ?=
 
@@ -41,6 +45,8 @@ NOVEL_BIN   ?=
 # environment so any quoting inside it survives.
 export NOVEL_PROJECT := $(P)
 export AGENT
+# The author's direction travels in the environment, like AGENT, so any quoting survives.
+export NOVEL_VOLUME_DIRECTION := $(DIRECTION)
 ifneq ($(strip $(NOVEL_BIN)),)
 export PATH := $(abspath $(NOVEL_BIN)):$(PATH)
 endif
@@ -134,7 +140,7 @@ NO_VOLUME   = $(PIPELINE_ERROR) no-volume
 NO_CHAPTER  = $(PIPELINE_ERROR) no-chapter
 
 help:
-	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 | volume V=2 | next | status | report'
+	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 | volume V=2 [APPROVE=1] [DIRECTION="…"] | next | status | report'
 
 ifeq ($(DRYRUN),)
 # ---- outer targets: hold the lock for the whole run ----
@@ -197,12 +203,14 @@ report:
 # write-boundary snapshot) → $(AGENT) → validate (novel-commit volume --dry-run) → one retry →
 # novel-commit volume. A staged plan that already validates is not planned again; an invalid one is
 # replaced by a fresh planner run. A plan refused twice stays in staging/volumes/vol-VV/ for the
-# author to fix (then run this target again, or novel-commit volume --volume VV).
+# author to fix (then run this target again, or novel-commit volume --volume VV). Long volumes get
+# their contracts in batches (volume:VV:contracts). Without APPROVE=1 the validated plan stays
+# staged and the run stops with E_AWAITING_APPROVAL in staging/BLOCKED.json (SPEC §23).
 ifeq ($(DRYRUN),)
 _volume: _locked
 	@[ -n '$(VV)' ] || $(NO_VOLUME)
 	@rm -f $(P)/staging/BLOCKED.json
-	@novel-agent pipeline volume --volume $(VV) --agent "$$AGENT" --text
+	@novel-agent pipeline volume --volume $(VV) --agent "$$AGENT" --direction "$$NOVEL_VOLUME_DIRECTION" $(if $(filter-out 0,$(APPROVE)),--approve) --text
 else
 # make -n: the helper prints the commands it would run (read-only).
 _volume:

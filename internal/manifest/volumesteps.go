@@ -9,6 +9,8 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 // BatchSize is the most chapter contracts one planner answer holds
@@ -21,10 +23,14 @@ var briefTarget = regexp.MustCompile(`每卷章数\**\s*[：:]\s*\**\s*(\d{1,4})
 // target is the volume's target length: settings.json chapters_per_volume,
 // else the brief's 每卷章数 (0: unknown), and whether contracts are
 // planned in batches.
-func (b *builder) target() (int, bool) {
-	n := b.set.ChaptersPerVolume
-	if n == 0 && b.root.IsFile(layout.Brief) {
-		if text, err := b.root.ReadText(layout.Brief); err == nil {
+func (b *builder) target() (int, bool) { return TargetChapters(b.root, b.set) }
+
+// TargetChapters is a volume's target length (0: unknown) and whether its
+// contracts are planned in batches of BatchSize.
+func TargetChapters(root *project.Root, set settings.Settings) (int, bool) {
+	n := set.ChaptersPerVolume
+	if n == 0 && root.IsFile(layout.Brief) {
+		if text, err := root.ReadText(layout.Brief); err == nil {
 			if m := briefTarget.FindStringSubmatch(text); m != nil {
 				n, _ = strconv.Atoi(m[1])
 			}

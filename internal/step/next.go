@@ -6,6 +6,7 @@ package step
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -33,7 +34,24 @@ const (
 	ReasonMissingLogic   = "missing_logic_review"
 	ReasonReadyGate      = "ready_gate"
 	ReasonReadyCommit    = "ready_commit"
+	// VOL_REVIEW: the review is to be written (volume_review) or is staged
+	// and waits for novel-commit volume-review (review_staged).
+	ReasonVolumeReview = "volume_review"
+	ReasonReviewStaged = "review_staged"
 )
+
+// volumeReview is the next step of a project in VOL_REVIEW: the volume's
+// review (volume:VV:review). A staged review.md means the review was
+// written; novel-commit volume-review keeps it (novel-step volume --next
+// skips it).
+func volumeReview(root *project.Root, cp *checkpoint.Checkpoint) *Next {
+	v := max(cp.CurrentVolume, 1)
+	n := &Next{Step: "volume:" + layout.PadVol(v) + ":review", Reason: ReasonVolumeReview, Chapter: cp.LastCompleted, Inflight: inflightView(cp)}
+	if text, err := root.ReadText(layout.StagingVolumeReview(v)); err == nil && strings.TrimSpace(text) != "" {
+		n.Reason = ReasonReviewStaged
+	}
+	return n
+}
 
 // Inflight is the chapter in flight as next saw it.
 type Inflight struct {
@@ -112,7 +130,10 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	if err := committedAhead(root, cp); err != nil {
 		return nil, err
 	}
-	// Rule 1.
+	// Rule 1 (VOL_REVIEW: the volume review, SPEC §23).
+	if cp.State == checkpoint.VolReview {
+		return volumeReview(root, cp), nil
+	}
 	if !cp.Writable() {
 		return nil, StateError(cp, "next")
 	}

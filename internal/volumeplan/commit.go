@@ -94,7 +94,8 @@ func Prepare(root *project.Root, v int, now string) (*Journal, error) {
 		{Name: StepReplace, Writes: replaceW},
 		{Name: StepMove, Writes: out.Files},
 		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
-		{Name: StepCleanup, Writes: []string{layout.StagingVolumeDir(v), layout.VolumePacket(v), layout.VolumeSnapshot(v), layout.VolumeJournal(v)}},
+		{Name: StepCleanup, Writes: []string{layout.StagingVolumeDir(v), layout.VolumePacket(v), layout.VolumeSnapshot(v),
+			layout.VolumeStepPacket(v, stepid.Contracts), layout.VolumeStepSnapshot(v, stepid.Contracts), layout.VolumeJournal(v)}},
 	}
 	return j, nil
 }
@@ -223,7 +224,8 @@ func stepCheckpoint(root *project.Root, j *Journal) error {
 // then the journal.
 func stepCleanup(root *project.Root, j *Journal) error {
 	v := j.Volume
-	for _, rel := range []string{layout.VolumePacket(v), layout.VolumeSnapshot(v)} {
+	for _, rel := range []string{layout.VolumePacket(v), layout.VolumeSnapshot(v),
+		layout.VolumeStepPacket(v, stepid.Contracts), layout.VolumeStepSnapshot(v, stepid.Contracts)} {
 		if err := root.Remove(rel); err != nil {
 			return err
 		}

@@ -34,6 +34,10 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Direction != "" && !(st.Volume && st.Stage != stepid.Review) {
+		return cli.UsageError("--direction 只适用于 volume:VV:plan 和 volume:VV:contracts，不适用于 "+st.String(),
+			"--direction applies to volume:VV:plan and volume:VV:contracts only, not "+st.String())
+	}
 	root, err := ctx.Root()
 	if err != nil {
 		return err
