@@ -307,6 +307,10 @@ func StateError(cp *checkpoint.Checkpoint, what string) *errs.Error {
 		if cp.LastError != nil {
 			e.With("last_error", cp.LastError)
 		}
+	} else if cp.State == checkpoint.VolReview {
+		review := "novel instructions volume:" + layout.PadVol(max(cp.CurrentVolume, 1)) + ":review"
+		e.Hint("运行 "+review+" 回顾本卷后用 novel-commit volume-review 提交，或运行 "+cmd+" 跳过回顾",
+			"run "+review+" to review the volume and keep it with novel-commit volume-review, or run "+cmd+" to skip the review")
 	} else {
 		e.Hint("运行 "+cmd, "run "+cmd)
 	}
