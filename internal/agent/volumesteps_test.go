@@ -57,7 +57,7 @@ func TestParseVolumeReview(t *testing.T) {
 		t.Fatal(err)
 	}
 	for answer, want := range map[string]string{
-		`{"review":"## 回顾\n内容"}`: "## 回顾\n内容\n",
+		`{"review":"## 回顾\n内容"}`:   "## 回顾\n内容\n",
 		"## 回顾\n\n直接写的 Markdown\n": "## 回顾\n\n直接写的 Markdown\n",
 	} {
 		r, err := ParseAnswer(p, []byte(answer), "ans")
