@@ -110,7 +110,8 @@ func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 			}
 		}
 	}
-	if !o.Approve && set.VolumePlanApproval != settings.ApprovalAuto {
+	// An interrupted commit (its journal) was approved when it started.
+	if !o.Approve && set.VolumePlanApproval != settings.ApprovalAuto && !volumeplan.PendingJournal(e.Root, v) {
 		return out, e.block(awaitingApproval(v, dry))
 	}
 	raw, err := e.must("novel-commit", "volume", "--volume", layout.PadVol(v))
