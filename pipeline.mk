@@ -180,7 +180,7 @@ _continue: _locked
 	@rm -f $(P)/staging/BLOCKED.json
 	@strict=--strict; for i in $$(seq 1 $(N)); do \
 	  out=$$(novel-agent pipeline next $$strict --jq '"\(.status) \(.chapter)"'); set -- $$out; strict=; \
-	  if [ "$$1" != run ]; then echo "第 $$2 章是本卷最后一章，进入卷末回顾（novel-step volume --next）" >&2; exit 0; fi; \
+	  if [ "$$1" != run ]; then echo "第 $$2 章是本卷最后一章，进入卷末回顾（novel next → volume:VV:review，再 novel-commit volume-review；跳过回顾：novel-step volume --next）" >&2; exit 0; fi; \
 	  $(MAKE) -f $(PIPELINE_MK) _chapter C=$$2; \
 	done
 else
