@@ -124,15 +124,9 @@ func (b *builder) volumeReview() error {
 		}
 		return e
 	}
-	o, err := outline.LoadFor(b.root, v, cp)
+	first, last, err := b.reviewRange(v)
 	if err != nil {
 		return err
-	}
-	first, last := cp.LastCompleted, cp.LastCompleted
-	for _, c := range o.Chapters {
-		if c <= cp.LastCompleted {
-			first = min(first, c)
-		}
 	}
 	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModeReview}
 	b.p.Next = []string{"novel-commit volume-review --volume " + layout.PadVol(v)}
@@ -158,4 +152,33 @@ func (b *builder) volumeReview() error {
 	b.pathIf("storyline_spec", layout.StorylineSpec)
 	b.output(layout.StagingVolumeReview(v), true, ViaFile)
 	return nil
+}
+
+// reviewRange is the chapters of finished volume v: from the first chapter
+// its outline heads to the last completed one. A volume without an outline
+// (a plugin-era project) starts after the previous volume's outline, else
+// at chapter 1, with a warning; next never proposes a review it refuses.
+func (b *builder) reviewRange(v int) (int, int, error) {
+	last := b.cp.LastCompleted
+	if b.root.IsFile(layout.Outline(v)) {
+		o, err := outline.LoadFor(b.root, v, b.cp)
+		if err != nil {
+			return 0, 0, err
+		}
+		first := last
+		for _, c := range o.Chapters {
+			if c <= last {
+				first = min(first, c)
+			}
+		}
+		return max(first, 1), last, nil
+	}
+	first := 1
+	if v > 1 && b.root.IsFile(layout.Outline(v-1)) {
+		if o, err := outline.Load(b.root, v-1); err == nil && len(o.Chapters) > 0 {
+			first = min(o.Chapters[len(o.Chapters)-1]+1, last)
+		}
+	}
+	b.warn("没有第 %d 卷大纲 %s：回顾范围按第 %d–%d 章", "volume %d has no outline %s: the review covers chapters %d–%d", v, layout.Outline(v), first, last)
+	return max(first, 1), last, nil
 }
