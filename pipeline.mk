@@ -2,7 +2,9 @@
 #
 #   make -f pipeline.mk chapter [C=48] [PROJECT=dir] [AGENT="novel-agent --backend replay --fixtures DIR"]
 #   make -f pipeline.mk continue N=5 [BUDGET=12.5 [BUDGET_CURRENCY=CNY]]
-#   make -f pipeline.mk volume V=2       # plan → validate → commit a new volume (VOL_PLANNING)
+#   make -f pipeline.mk volume V=2 [DIRECTION="…"] [APPROVE=1]
+#                                         # plan → validate → stop for the author (E_AWAITING_APPROVAL);
+#                                         # APPROVE=1 (or volume_plan_approval "auto") commits it
 #   make -f pipeline.mk start            # a new project (novel init): setup steps + volume 1 plan
 #   make -f pipeline.mk next | status | report
 #   make -n -f pipeline.mk chapter        # the plan of the current round; runs nothing
@@ -35,6 +37,8 @@ AGENT       ?= novel-agent --backend replay
 C           ?=
 N           ?= 1
 V           ?=
+APPROVE     ?=
+DIRECTION   ?=
 MAX_ROUNDS  ?= 12
 # continue's cost cap for this run (SPEC §18): BUDGET=12.5 [BUDGET_CURRENCY=CNY].
 BUDGET          ?=
@@ -45,6 +49,8 @@ NOVEL_BIN   ?=
 # environment so any quoting inside it survives.
 export NOVEL_PROJECT := $(P)
 export AGENT
+# The author's direction travels in the environment, like AGENT, so any quoting survives.
+export NOVEL_VOLUME_DIRECTION := $(DIRECTION)
 ifneq ($(strip $(NOVEL_BIN)),)
 export PATH := $(abspath $(NOVEL_BIN)):$(PATH)
 endif
@@ -138,7 +144,7 @@ NO_VOLUME   = $(PIPELINE_ERROR) no-volume
 NO_CHAPTER  = $(PIPELINE_ERROR) no-chapter
 
 help:
-	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 [BUDGET=12.5] | volume V=2 | start | next | status | report'
+	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 [BUDGET=12.5] | volume V=2 [APPROVE=1] [DIRECTION="…"] | start | next | status | report'
 
 ifeq ($(DRYRUN),)
 # ---- outer targets: hold the lock for the whole run ----
@@ -183,7 +189,7 @@ _continue: _locked
 	fi; \
 	for i in $$(seq 1 $(N)); do \
 	  out=$$(novel-agent pipeline next $$strict $${budget[@]+"$${budget[@]}"} --jq '"\(.status) \(.chapter)"'); set -- $$out; strict=; \
-	  if [ "$$1" != run ]; then echo "第 $$2 章是本卷最后一章，进入卷末回顾（novel-step volume --next）" >&2; exit 0; fi; \
+	  if [ "$$1" != run ]; then echo "第 $$2 章是本卷最后一章，进入卷末回顾（novel next → volume:VV:review，再 novel-commit volume-review；跳过回顾：novel-step volume --next）" >&2; exit 0; fi; \
 	  $(MAKE) -f $(PIPELINE_MK) _chapter C=$$2; \
 	done
 else
@@ -206,12 +212,14 @@ report:
 # write-boundary snapshot) → $(AGENT) → validate (novel-commit volume --dry-run) → one retry →
 # novel-commit volume. A staged plan that already validates is not planned again; an invalid one is
 # replaced by a fresh planner run. A plan refused twice stays in staging/volumes/vol-VV/ for the
-# author to fix (then run this target again, or novel-commit volume --volume VV).
+# author to fix (then run this target again, or novel-commit volume --volume VV). Long volumes get
+# their contracts in batches (volume:VV:contracts). Without APPROVE=1 the validated plan stays
+# staged and the run stops with E_AWAITING_APPROVAL in staging/BLOCKED.json (SPEC §23).
 ifeq ($(DRYRUN),)
 _volume: _locked
 	@[ -n '$(VV)' ] || $(NO_VOLUME)
 	@rm -f $(P)/staging/BLOCKED.json
-	@novel-agent pipeline volume --volume $(VV) --agent "$$AGENT" --text
+	@novel-agent pipeline volume --volume $(VV) --agent "$$AGENT" --direction "$$NOVEL_VOLUME_DIRECTION" $(if $(filter-out 0,$(APPROVE)),--approve) --text
 else
 # make -n: the helper prints the commands it would run (read-only).
 _volume:

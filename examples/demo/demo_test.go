@@ -513,12 +513,19 @@ func TestReplay(t *testing.T) {
 	for _, p := range plans {
 		wantDirs = append(wantDirs, filepath.Base(chapterDir(p.chapter)))
 	}
-	// The setup and volume 1 recordings (make start) and the volume 2 planning recording
-	// (pipeline.mk volume V=2) sit beside the chapters.
+	// The setup and volume 1 recordings (make start, and the volume 1 review of novel next in
+	// VOL_REVIEW) and the volume 2 planning recording (pipeline.mk volume V=2) sit beside the chapters.
 	wantDirs = append(wantDirs, "setup", "volume-01", "volume-02")
 	slices.Sort(wantDirs)
 	if !slices.Equal(haveDirs, wantDirs) {
 		t.Errorf("replay directories %v, want %v", haveDirs, wantDirs)
+	}
+	var review struct {
+		Review string `json:"review"`
+	}
+	if data, err := os.ReadFile(filepath.Join(replayDir, "volume-01", "plot-architect.review.r0.json")); err != nil || json.Unmarshal(data, &review) != nil ||
+		!strings.Contains(review.Review, "## 下一卷的建议") {
+		t.Errorf("volume-01 review recording: %v", err)
 	}
 	volEntries, err := os.ReadDir(filepath.Join(replayDir, "volume-02"))
 	if err != nil || len(volEntries) != 1 || volEntries[0].Name() != "plot-architect.plan.r0.json" {

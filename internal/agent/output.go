@@ -77,6 +77,12 @@ func ParseAnswer(p *Packet, answer []byte, source string) (*Result, error) {
 	case QualityJudge, LogicReviewer:
 		return parseReport(p, answer, source)
 	case PlotArchitect:
+		switch p.Agent.Mode {
+		case ModeContracts:
+			return parseContracts(p, answer, source)
+		case ModeReview:
+			return parseVolumeReview(p, answer, source)
+		}
 		return parsePlan(p, answer, source)
 	case WorldBuilder, CharacterWeaver, StyleAnalyzer:
 		return parseSetupFiles(p, answer, source)

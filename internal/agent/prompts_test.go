@@ -42,7 +42,8 @@ var roleContract = map[string]struct {
 		"chapter_number", "overall_score", "issues", "severity", "fix_instructions", "evidence", "high", "previous_chapter_tail"}},
 	"plot-architect": {4000, []string{
 		"plan_start_chapter", "### 第 N 章: 章名", "- **Storyline**:", "next_storyline=", `"storyline_schedule"`,
-		`"foreshadowing"`, `"chapter_contracts"`, "required", "钩子", "entity_id_map", "open_foreshadowing"}},
+		`"foreshadowing"`, `"chapter_contracts"`, "required", "钩子", "entity_id_map", "open_foreshadowing",
+		"author_direction", "target_chapters", "contracts_in_batches", "batch", `{"review":`, "chapter_range"}},
 	"world-builder": {3000, []string{
 		`"files"`, "world/rules.json", `"id": "W-001"`, "constraint_type", "exceptions", "storylines/storylines.json",
 		"至少 3 条", "slug", "research"}},

@@ -12,7 +12,8 @@ import (
 )
 
 // Replay answers from recordings: DIR/chapter-NNN/{agent}.{mode}.r{K}.{md|json}
-// (SPEC §11); volume packets read DIR/volume-VV/plot-architect.plan.r0.json,
+// (SPEC §11); volume packets read DIR/volume-VV/plot-architect.{mode}.r0.json
+// (plan, review), a batch of contracts plot-architect.contracts-AAA-BBB.r0.json;
 // setup packets DIR/setup/{agent}.setup.r0.json.
 // A retry of the same step reads the same file.
 type Replay struct {
@@ -28,7 +29,12 @@ func (Replay) Reasks() int { return 0 }
 
 // RecordingPath is the recording a packet is answered from.
 func (r Replay) RecordingPath(p *Packet) string {
-	name := p.Agent.Name + "." + p.Agent.Mode + ".r" + strconv.Itoa(p.RevisionRound) + "." + Format(p.Agent.Name)
+	mode := p.Agent.Mode
+	if a, b, ok := p.Batch(); ok {
+		// Each batch of contracts has its own recording.
+		mode += "-" + layout.Pad(a) + "-" + layout.Pad(b)
+	}
+	name := p.Agent.Name + "." + mode + ".r" + strconv.Itoa(p.RevisionRound) + "." + Format(p.Agent.Name)
 	if p.IsSetup() {
 		return filepath.Join(r.Dir, "setup", name)
 	}

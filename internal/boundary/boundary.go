@@ -66,7 +66,7 @@ func SnapshotPath(st stepid.Step, role string) string {
 		return layout.SetupSnapshot(st.Stage)
 	}
 	if st.Volume {
-		return layout.VolumeSnapshot(st.Number)
+		return layout.VolumeStepSnapshot(st.Number, st.Stage)
 	}
 	return layout.Snapshot(st.Chapter, PacketStage(st, role))
 }

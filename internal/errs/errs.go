@@ -34,13 +34,15 @@ const (
 	IO              = "E_IO"
 	Lint            = "E_LINT" // a chapter fails an error-severity lint (SPEC §20)
 	Conflict        = "E_CONFLICT"
-	Budget          = "E_BUDGET" // the run's cost budget would be exceeded (SPEC §18); exit 3
+	// AwaitingApproval: a staged volume plan waits for the author (SPEC §23).
+	AwaitingApproval = "E_AWAITING_APPROVAL"
+	Budget           = "E_BUDGET" // the run's cost budget would be exceeded (SPEC §18); exit 3
 )
 
 // Codes lists every code in the order documented in --help.
 var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
 	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
-	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, Budget}
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, AwaitingApproval, Budget}
 
 // Exit codes (SPEC §1).
 const (
@@ -60,7 +62,7 @@ func DefaultExit(code string) int {
 	switch code {
 	case Usage:
 		return ExitUsage
-	case State, PendingRevision, GatePause, Budget:
+	case State, PendingRevision, GatePause, AwaitingApproval, Budget:
 		return ExitBlocked
 	case LockHeld:
 		return ExitBusy

@@ -122,8 +122,22 @@ func Snapshot(c int, stage string) string {
 }
 
 // VolumePacket and VolumeSnapshot are the volume-plan packet files (SPEC §6.1).
-func VolumePacket(v int) string   { return "staging/manifests/volume-" + PadVol(v) + "-plan.packet.json" }
-func VolumeSnapshot(v int) string { return "staging/manifests/volume-" + PadVol(v) + "-plan.snapshot" }
+func VolumePacket(v int) string   { return VolumeStepPacket(v, "plan") }
+func VolumeSnapshot(v int) string { return VolumeStepSnapshot(v, "plan") }
+
+// VolumeStepPacket and VolumeStepSnapshot are the packet and snapshot of a
+// volume step (plan, contracts, review).
+func VolumeStepPacket(v int, stage string) string {
+	return "staging/manifests/volume-" + PadVol(v) + "-" + stage + ".packet.json"
+}
+func VolumeStepSnapshot(v int, stage string) string {
+	return "staging/manifests/volume-" + PadVol(v) + "-" + stage + ".snapshot"
+}
+
+// VolumeReview is the author's-eye review of a finished volume (SPEC §23);
+// StagingVolumeReview is where the planner writes it.
+func VolumeReview(v int) string        { return VolumeDir(v) + "/review.md" }
+func StagingVolumeReview(v int) string { return StagingVolumeDir(v) + "/review.md" }
 
 // StagingManifests holds packets and snapshots; StagingStamps the pipeline's stamps.
 const (

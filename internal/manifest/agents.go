@@ -25,6 +25,7 @@ const (
 	ModeSecondary = "secondary"
 	ModeReview    = "review"
 	ModePlan      = "plan"
+	ModeContracts = "contracts"
 )
 
 // Via values of expected outputs.

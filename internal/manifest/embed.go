@@ -33,6 +33,8 @@ var embedKinds = map[string]string{
 	"world_docs":              "world_doc",
 	"storylines":              "world_doc",
 	"style_samples":           "style_sample",
+	"staged_outline":          "outline",
+	"volume_summaries":        "summary",
 }
 
 // DataKind is the DATA type of a paths key; the rest (state, evals, gate
@@ -89,7 +91,7 @@ func PacketPath(st stepid.Step, role string) string {
 		return layout.SetupPacket(st.Stage)
 	}
 	if st.Volume {
-		return layout.VolumePacket(st.Number)
+		return layout.VolumeStepPacket(st.Number, st.Stage)
 	}
 	return layout.Packet(st.Chapter, boundary.PacketStage(st, role))
 }

@@ -74,6 +74,9 @@ type Packet struct {
 type Options struct {
 	Role  string // "" (primary) or "secondary" (judge only)
 	Embed bool
+	// Direction is the author's direction for a volume plan (--direction,
+	// SPEC §23): author_direction in plan and contracts packets.
+	Direction string
 }
 
 // NormalizeRole maps --role values: "" and "primary" are the default.
@@ -131,6 +134,10 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 	switch {
 	case st.Setup:
 		err = b.setup()
+	case st.Volume && st.Stage == stepid.Review:
+		err = b.volumeReview()
+	case st.Volume && st.Stage == stepid.Contracts:
+		err = b.volumeContracts()
 	case st.Volume:
 		err = b.volumePlan()
 	default:

@@ -36,8 +36,52 @@ func (o OpenItem) MarshalJSON() ([]byte, error) {
 	return append(b, []byte(`"overdue":`+strconv.FormatBool(o.Overdue)+"}")...), nil
 }
 
-// volumePlan is plot-architect's packet for volume:VV:plan (SPEC §6.1).
+// volumePlan is plot-architect's packet for volume:VV:plan (SPEC §6.1,
+// §23): the planner's context, the author's direction and the target
+// length. A volume longer than BatchSize is planned in batches: this
+// step writes the outline, schedule and foreshadowing plan, and the
+// contracts come from volume:VV:contracts packets.
 func (b *builder) volumePlan() error {
+	start, err := b.planAllowed()
+	if err != nil {
+		return err
+	}
+	v := b.vol
+	target, batched := b.target()
+	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModePlan}
+	if batched {
+		b.p.Next = []string{"novel instructions volume:" + layout.PadVol(v) + ":contracts"}
+	} else {
+		b.p.Next = []string{"novel-commit volume --volume " + layout.PadVol(v)}
+	}
+	b.in.Set("volume", v)
+	b.in.Set("plan_start_chapter", start)
+	if target > 0 {
+		b.in.Set("target_chapters", target)
+	} else {
+		b.warn("没有目标章数：settings.json 的 chapters_per_volume 和 brief.md 的「每卷章数」都未设置", "no target length: neither settings.json chapters_per_volume nor the brief's 每卷章数 line is set")
+	}
+	b.direction()
+	b.in.Set("contracts_in_batches", batched)
+	if batched {
+		b.in.Set("batch_size", BatchSize)
+	}
+	if err := b.planContext(start); err != nil {
+		return err
+	}
+	dir := layout.StagingVolumeDir(v)
+	b.output(dir+"/outline.md", true, ViaFile)
+	b.output(dir+"/storyline-schedule.json", true, ViaFile)
+	b.output(dir+"/foreshadowing.json", true, ViaFile)
+	if !batched {
+		b.output(dir+"/chapter-contracts/chapter-NNN.json", false, ViaFile)
+	}
+	return nil
+}
+
+// planAllowed checks the orchestrator state of a plan or contracts step
+// and returns the volume's first chapter.
+func (b *builder) planAllowed() (int, error) {
 	cp, v := b.cp, b.st.Number
 	b.vol = v
 	b.p.Volume = v
@@ -49,24 +93,34 @@ func (b *builder) volumePlan() error {
 			b.st.String(), cp.CurrentVolume, cp.State).
 			With("orchestrator_state", cp.State).With("current_volume", cp.CurrentVolume).With("volume", v)
 		if cp.State == checkpoint.VolReview {
-			e.Hint("先运行 novel-step volume --next 进入下一卷的规划", "run novel-step volume --next to start planning the next volume")
+			e.Hint("先完成卷末回顾（novel instructions volume:"+layout.PadVol(cp.CurrentVolume)+":review），或运行 novel-step volume --next 跳过回顾",
+				"finish the volume review (novel instructions volume:"+layout.PadVol(cp.CurrentVolume)+":review), or skip it with novel-step volume --next")
 		} else if cp.State == checkpoint.VolPlanning || cp.State == checkpoint.QuickStart {
 			e.Hint("规划当前卷：novel instructions volume:"+layout.PadVol(max(cp.CurrentVolume, 1))+":plan",
 				"plan the current volume: novel instructions volume:"+layout.PadVol(max(cp.CurrentVolume, 1))+":plan")
 		} else {
 			e.Hint("本卷仍在写作中；卷末提交后才能规划下一卷", "the volume is still being written; plan the next one after its last chapter is committed")
 		}
-		return e
+		return 0, e
 	}
 	start := cp.LastCompleted + 1
 	if err := revision.Check(b.root, start); err != nil {
-		return err
+		return 0, err
 	}
-	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModePlan}
-	b.p.Next = []string{"novel-commit volume --volume " + layout.PadVol(v)}
+	return start, nil
+}
 
-	b.in.Set("volume", v)
-	b.in.Set("plan_start_chapter", start)
+// direction puts the author's direction inline when one was given.
+func (b *builder) direction() {
+	if d := strings.TrimSpace(b.opt.Direction); d != "" {
+		b.in.Set("author_direction", d)
+	}
+}
+
+// planContext is the deterministic context shared by the plan and
+// contracts steps (SPEC §6.1).
+func (b *builder) planContext(start int) error {
+	cp, v := b.cp, b.vol
 	if err := b.hardRules(); err != nil {
 		return err
 	}
@@ -105,17 +159,14 @@ func (b *builder) volumePlan() error {
 	}
 	b.pathsIf("storyline_memories", mems)
 	b.pathIf("style_profile", layout.StyleProfile)
+	if v > 1 {
+		b.pathIf("previous_volume_review", layout.VolumeReview(v-1))
+	}
 	research, err := listDir(b.root, layout.ResearchDir, ".md", false)
 	if err != nil {
 		return err
 	}
 	b.pathsIf("research", research)
-
-	dir := layout.StagingVolumeDir(v)
-	b.output(dir+"/outline.md", true, ViaFile)
-	b.output(dir+"/storyline-schedule.json", true, ViaFile)
-	b.output(dir+"/foreshadowing.json", true, ViaFile)
-	b.output(dir+"/chapter-contracts/chapter-NNN.json", false, ViaFile)
 	return nil
 }
 

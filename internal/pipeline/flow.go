@@ -15,6 +15,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/step"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -40,6 +41,15 @@ func (e *Env) next() (*nextStep, error) {
 	var n nextStep
 	if err := jsonio.Decode(res.Stdout, "novel-step next", &n); err != nil {
 		return nil, err
+	}
+	if strings.HasPrefix(n.Step, "volume:") {
+		// A finished volume (VOL_REVIEW) has no chapter work: the run
+		// stops for the author, as it always has.
+		cp, err := checkpoint.Load(e.Root)
+		if err != nil {
+			return nil, err
+		}
+		return nil, e.block(step.StateError(cp, "next"))
 	}
 	st, err := stepid.Parse(n.Step)
 	if err != nil {

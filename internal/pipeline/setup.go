@@ -60,7 +60,7 @@ func (e *Env) Start(agentCmd string) (*StartOutcome, error) {
 	// A volume-1 commit interrupted after its checkpoint step left
 	// QUICK_START but not its journal: finish it.
 	if cp.State != checkpoint.QuickStart && volumeplan.PendingJournal(e.Root, 1) {
-		v, err := e.Volume(1, agentCmd)
+		v, err := e.VolumeWith(1, startVolume(agentCmd))
 		if err != nil {
 			return nil, err
 		}
@@ -79,13 +79,18 @@ func (e *Env) Start(agentCmd string) (*StartOutcome, error) {
 		}
 		out.Setup = append(out.Setup, *o)
 	}
-	v, err := e.Volume(1, agentCmd)
+	v, err := e.VolumeWith(1, startVolume(agentCmd))
 	if err != nil {
 		return nil, err
 	}
 	out.Volume, out.State = v, checkpoint.Writing
 	return out, nil
 }
+
+// startVolume: `make start` ends in WRITING (SPEC §17), so the first
+// volume's plan is committed once it validates — the author's approval
+// stop (§23) applies to the volumes planned later with `make … volume`.
+func startVolume(agentCmd string) VolumeOptions { return VolumeOptions{Agent: agentCmd, Approve: true} }
 
 // Setup runs one setup step the way Volume plans a volume.
 func (e *Env) Setup(stage, agentCmd string) (*SetupOutcome, error) {

@@ -9,16 +9,30 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/manifest"
+	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/volumeplan"
 )
 
 // VolumeOutcome is what `novel-agent pipeline volume` prints.
 type VolumeOutcome struct {
-	Volume int                `json:"volume"`
-	Action string             `json:"action"` // planned, reused
-	Runs   int                `json:"agent_runs"`
-	Commit *volumeplan.Result `json:"commit"`
+	Volume  int                `json:"volume"`
+	Action  string             `json:"action"` // planned, reused
+	Runs    int                `json:"agent_runs"`
+	Batches [][2]int           `json:"contract_batches"`
+	Commit  *volumeplan.Result `json:"commit"`
+}
+
+// VolumeOptions are the helper's flags: the executor, the author's
+// direction for the planner, and the author's approval (--approve,
+// APPROVE=1): without it, and without settings.json
+// volume_plan_approval "auto", a plan that validates is left staged and
+// the run stops with E_AWAITING_APPROVAL (SPEC §23).
+type VolumeOptions struct {
+	Agent     string
+	Direction string
+	Approve   bool
 }
 
 // VolumePlan is the read-only view `make -n … volume` prints: the
@@ -36,48 +50,69 @@ func PlanVolume(v int) *VolumePlan {
 		"novel-manifest packet volume:" + vv + ":plan --write-manifest",
 		"$AGENT " + layout.VolumePacket(v),
 		"novel-commit volume --volume " + vv + " --dry-run",
-		"novel-commit volume --volume " + vv,
+		"(long volumes, repeated per batch of ≤ 10 chapters) novel-manifest packet volume:" + vv + ":contracts --write-manifest; $AGENT " +
+			layout.VolumeStepPacket(v, stepid.Contracts) + "; novel-commit volume --volume " + vv + " --dry-run",
+		"(APPROVE=1 or volume_plan_approval \"auto\"; otherwise stop with E_AWAITING_APPROVAL) novel-commit volume --volume " + vv,
 	}}
 }
 
-// Volume plans volume v (SPEC §6.1, §10) the way Step runs a chapter's
-// agent stage: a staged plan that already validates is committed as it
-// is; otherwise the packet (with its write-boundary snapshot) is written,
-// the executor runs, the staged plan is validated by novel-commit volume
-// --dry-run, and a failed attempt (executor error, invalid plan, write
-// outside staging/) is retried once. The checkpoint is never put into
-// ERROR_RETRY: a re-run simply plans again. A plan refused twice stays in
-// staging/volumes/vol-VV/ for the author, and the error is its own.
+// Volume plans volume v with the approval rule of the project's settings.
 func (e *Env) Volume(v int, agentCmd string) (*VolumeOutcome, error) {
-	st := volumeplan.Step(v)
+	return e.VolumeWith(v, VolumeOptions{Agent: agentCmd})
+}
+
+// VolumeWith plans volume v (SPEC §6.1, §10, §23) the way Step runs a
+// chapter's agent stage: a staged plan that already validates is reused;
+// otherwise the packet (with its write-boundary snapshot) is written, the
+// executor runs, the staged plan is validated by novel-commit volume
+// --dry-run, and a failed attempt (executor error, invalid plan, write
+// outside staging/) is retried once. A long volume's contracts then come
+// in batches (volume:VV:contracts), each validated and retried the same
+// way, so an interrupted run resumes at the first batch not staged. The
+// checkpoint is never put into ERROR_RETRY: a re-run simply plans again.
+// A plan refused twice stays in staging/volumes/vol-VV/ for the author.
+// Last, the plan is committed, or the run stops for the author's approval.
+func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 	label := fmt.Sprintf("[第%s卷]", layout.PadVol(v))
-	out := &VolumeOutcome{Volume: v, Action: "reused"}
-	valid, err := e.volumeValid(v)
+	out := &VolumeOutcome{Volume: v, Action: "reused", Batches: [][2]int{}}
+	set, err := settings.Load(e.Root, e.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	if valid == nil {
+	_, batched := manifest.TargetChapters(e.Root, set)
+	dry, failure, err := e.volumeValid(v)
+	if err != nil {
+		return nil, err
+	}
+	if failure == nil && (!batched || len(dry.MissingContracts) == 0) {
 		fmt.Fprintf(e.Stderr, "%s plan ✓ 已有通过校验的规划，跳过 / a staged plan already validates; not planning again\n", label)
 	} else {
 		out.Action = "planned"
-		if err := e.removeTree(layout.StagingVolumeDir(v)); err != nil {
-			return nil, err
+		if failure != nil {
+			if err := e.removeTree(layout.StagingVolumeDir(v)); err != nil {
+				return nil, err
+			}
+			if dry, err = e.volumeStep(volumeplan.Step(v), o, label, out); err != nil {
+				return nil, err
+			}
 		}
-		raw, err := e.must("novel-manifest", "packet", st.String(), "--write-manifest")
-		if err != nil {
-			return nil, err
+		for batched && len(dry.MissingContracts) > 0 {
+			before := len(dry.MissingContracts)
+			if dry, err = e.volumeStep(stepid.Step{Volume: true, Number: v, Stage: stepid.Contracts}, o, label, out); err != nil {
+				return nil, err
+			}
+			if len(dry.MissingContracts) >= before {
+				// An executor that exits 0 without writing its batch must
+				// not make the loop spin.
+				return nil, errs.Newf(errs.Agent, "卷规划 %s 的契约批次没有写出任何契约", "a contracts batch of %s wrote no contract", volumeplan.Step(v).String()).
+					With("volume", v).With("missing_contracts", dry.MissingContracts).
+					Hint("检查执行器是否写出了指令包要求的文件", "check that the executor writes the files the packet asks for")
+			}
 		}
-		var pk packetInfo
-		if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
-			return nil, err
-		}
-		packet := pk.Written
-		if packet == "" {
-			packet = layout.VolumePacket(v)
-		}
-		if err := e.planAttempts(v, st, packet, agentCmd, label, out); err != nil {
-			return nil, err
-		}
+	}
+	// An interrupted commit (its journal) was approved when it started.
+	if !o.Approve && set.VolumePlanApproval != settings.ApprovalAuto && !volumeplan.PendingJournal(e.Root, v) {
+		return out, e.block(awaitingApproval(v, dry))
 	}
 	raw, err := e.must("novel-commit", "volume", "--volume", layout.PadVol(v))
 	if err != nil {
@@ -92,20 +127,75 @@ func (e *Env) Volume(v int, agentCmd string) (*VolumeOutcome, error) {
 	return out, nil
 }
 
-// planAttempts runs the planner at most twice; the staged plan of a failed
-// attempt is removed before the retry, the last one is kept.
-func (e *Env) planAttempts(v int, st stepid.Step, packet, agentCmd, label string, out *VolumeOutcome) error {
+// awaitingApproval is the stop after a plan validates: the staged files
+// the author reads (and may edit) before approving.
+func awaitingApproval(v int, dry *volumeplan.DryRun) *errs.Error {
+	staged := []string{}
+	for _, f := range dry.Files {
+		staged = append(staged, "staging/"+f)
+	}
+	vv, n := layout.PadVol(v), strconv.Itoa(v)
+	return errs.Newf(errs.AwaitingApproval, "第 %d 卷的规划已通过校验，等待作者审阅：第 %d–%d 章，见 %s",
+		"the plan of volume %d validates and waits for the author: chapters %d–%d, in %s", v, dry.StartChapter, dry.EndChapter, layout.StagingVolumeDir(v)).
+		With("volume", v).With("start_chapter", dry.StartChapter).With("end_chapter", dry.EndChapter).With("files", staged).
+		Hint("审阅（可直接修改）这些暂存文件，然后运行 make -f pipeline.mk volume V="+n+" APPROVE=1（或 novel-commit volume --volume "+vv+"）提交；要重新规划，删除 "+layout.StagingVolumeDir(v)+" 后重跑",
+			"read (and edit) the staged files, then run make -f pipeline.mk volume V="+n+" APPROVE=1 (or novel-commit volume --volume "+vv+") to commit; to plan again, remove "+layout.StagingVolumeDir(v)+" and re-run")
+}
+
+// volumeStep writes the packet of a volume plan or contracts step, runs
+// the planner (at most twice) and returns the dry run of the staged plan.
+func (e *Env) volumeStep(st stepid.Step, o VolumeOptions, label string, out *VolumeOutcome) (*volumeplan.DryRun, error) {
+	args := []string{"packet", st.String(), "--write-manifest"}
+	if o.Direction != "" {
+		args = append(args, "--direction", o.Direction)
+	}
+	raw, err := e.must("novel-manifest", args...)
+	if err != nil {
+		return nil, err
+	}
+	var pk packetInfo
+	if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
+		return nil, err
+	}
+	packet := pk.Written
+	if packet == "" {
+		packet = layout.VolumeStepPacket(st.Number, st.Stage)
+	}
+	// A failed plan attempt leaves nothing staged; a failed batch only
+	// loses its own contracts, so a re-run resumes with that batch.
+	clean := func() error { return e.removeTree(layout.StagingVolumeDir(st.Number)) }
+	if st.Stage == stepid.Contracts {
+		a, b, _ := pk.Batch()
+		out.Batches = append(out.Batches, [2]int{a, b})
+		label = fmt.Sprintf("%s contracts %d–%d", label, a, b)
+		clean = func() error {
+			for _, x := range pk.ExpectedOutputs {
+				if err := e.Root.Remove(x.Path); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return e.planAttempts(st, packet, o.Agent, label, out, clean)
+}
+
+// planAttempts runs the planner at most twice; the outputs of a failed
+// attempt are removed (clean) before the retry, and after a second failed
+// batch; a refused whole plan is kept for the author.
+func (e *Env) planAttempts(st stepid.Step, packet, agentCmd, label string, out *VolumeOutcome, clean func() error) (*volumeplan.DryRun, error) {
+	v := st.Number
 	var failure *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {
 		if attempt > 1 {
-			if err := e.removeTree(layout.StagingVolumeDir(v)); err != nil {
-				return err
+			if err := clean(); err != nil {
+				return nil, err
 			}
 		}
 		start := time.Now()
 		exit, _, _, err := e.execute(agentCmd, packet, "")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		out.Runs++
 		if exit != 0 {
@@ -117,30 +207,41 @@ func (e *Env) planAttempts(v int, st stepid.Step, packet, agentCmd, label string
 			continue
 		}
 		fmt.Fprintf(e.Stderr, "%s plan ✓ %ss\n", label, e.wholeSeconds(start))
-		if failure, err = e.volumeValid(v); err != nil || failure == nil {
-			return err
+		dry, f, err := e.volumeValid(v)
+		if err != nil || f == nil {
+			return dry, err
 		}
+		failure = f
 		fmt.Fprintf(e.Stderr, "%s validate ✗ 第 %d 次的规划未通过校验 / attempt %d's plan was refused: %s\n", label, attempt, attempt, failure.Message("zh"))
 	}
-	return failure
+	if st.Stage == stepid.Contracts {
+		if err := clean(); err != nil {
+			return nil, err
+		}
+	}
+	return nil, failure
 }
 
 // volumeValid asks novel-commit volume --dry-run whether the staged plan
 // (or an interrupted commit's journal) can be committed. A refusal of the
 // plan itself (exit 1) is returned as the failure; one that is not about
 // the plan (the orchestrator state, the lock) is the error.
-func (e *Env) volumeValid(v int) (*errs.Error, error) {
+func (e *Env) volumeValid(v int) (*volumeplan.DryRun, *errs.Error, error) {
 	res, err := e.toolQuiet("novel-commit", "volume", "--volume", layout.PadVol(v), "--dry-run")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch {
 	case res.Exit == 0:
-		return nil, nil
+		var dry volumeplan.DryRun
+		if err := jsonio.Decode(res.Stdout, "novel-commit volume --dry-run", &dry); err != nil {
+			return nil, nil, err
+		}
+		return &dry, nil, nil
 	case res.Exit == errs.ExitFailed && res.Err != nil:
-		return res.Err, nil
+		return nil, res.Err, nil
 	}
-	return nil, res.Err
+	return nil, nil, res.Err
 }
 
 // wholeSeconds is the elapsed time in whole seconds (0 with a fixed clock).

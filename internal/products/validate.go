@@ -46,9 +46,14 @@ func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step,
 		return err
 	}
 	if st.Volume {
-		return errs.Newf(errs.Usage, "%s 的产物由 novel-commit volume 校验", "the products of %s are validated by novel-commit volume", st.String()).
-			With("step", st.String()).Hint("运行 novel-commit volume --volume "+layout.PadVol(st.Number)+" --dry-run",
-			"run novel-commit volume --volume "+layout.PadVol(st.Number)+" --dry-run")
+		// The review has its own commit (SPEC §23); plan and contracts are the volume plan's.
+		cmd := "novel-commit volume"
+		if st.Stage == stepid.Review {
+			cmd = "novel-commit volume-review"
+		}
+		return errs.Newf(errs.Usage, "%s 的产物由 %s 校验", "the products of %s are validated by %s", st.String(), cmd).
+			With("step", st.String()).Hint("运行 "+cmd+" --volume "+layout.PadVol(st.Number)+" --dry-run",
+			"run "+cmd+" --volume "+layout.PadVol(st.Number)+" --dry-run")
 	}
 	c := st.Chapter
 	var err error

@@ -50,6 +50,10 @@ type Settings struct {
 	Platform        string `json:"platform"`
 	WordsPerChapter int    `json:"words_per_chapter"`
 	QuoteStyle      string `json:"quote_style"`
+	// Volumes (SPEC §23): ChaptersPerVolume 0 means unset (the brief's
+	// 每卷章数 line then counts); VolumePlanApproval is "author" or "auto".
+	ChaptersPerVolume  int    `json:"chapters_per_volume"`
+	VolumePlanApproval string `json:"volume_plan_approval"`
 }
 
 // Weights returns the judge weights by dimension name.
@@ -78,6 +82,7 @@ func Defaults() Settings {
 		LockStaleMinutes:    30,
 		JudgeWeights:        defaultWeights(),
 		QuoteStyle:          QuoteCorner,
+		VolumePlanApproval:  ApprovalAuthor,
 	}
 }
 
@@ -206,6 +211,9 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 		}
 	}
 	if err := s.applyLint(raw, src); err != nil {
+		return err
+	}
+	if err := s.applyVolume(raw, src); err != nil {
 		return err
 	}
 	if v, ok := raw["gate_thresholds"]; ok && v != nil {

@@ -43,9 +43,13 @@ func Legal(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step) (*Plan
 			Hint("设定步骤由 novel-commit setup --step "+st.Stage+" 提交", "a setup step is committed with novel-commit setup --step "+st.Stage)
 	}
 	if st.Volume {
-		return nil, errs.Newf(errs.Usage, "%s 不能用 advance 推进", "%s cannot be advanced", st.String()).With("step", st.String()).
-			Hint("卷规划由 novel-commit volume --volume "+layout.PadVol(st.Number)+" 提交",
-				"a volume plan is committed with novel-commit volume --volume "+layout.PadVol(st.Number))
+		e := errs.Newf(errs.Usage, "%s 不能用 advance 推进", "%s cannot be advanced", st.String()).With("step", st.String())
+		if st.Stage == stepid.Review {
+			return nil, e.Hint("卷末回顾由 novel-commit volume-review --volume "+layout.PadVol(st.Number)+" 提交",
+				"a volume review is committed with novel-commit volume-review --volume "+layout.PadVol(st.Number))
+		}
+		return nil, e.Hint("卷规划由 novel-commit volume --volume "+layout.PadVol(st.Number)+" 提交",
+			"a volume plan is committed with novel-commit volume --volume "+layout.PadVol(st.Number))
 	}
 	switch st.Stage {
 	case stepid.Gate:

@@ -7,6 +7,7 @@ package step
 import (
 	"github.com/novelsuite/novel/internal/setupstep"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -38,7 +39,24 @@ const (
 	// QUICK_START, or its commit was interrupted.
 	ReasonSetupMissing = "setup_missing"
 	ReasonResumeSetup  = "resume_setup_commit"
+	// VOL_REVIEW: the review is to be written (volume_review) or is staged
+	// and waits for novel-commit volume-review (review_staged).
+	ReasonVolumeReview = "volume_review"
+	ReasonReviewStaged = "review_staged"
 )
+
+// volumeReview is the next step of a project in VOL_REVIEW: the volume's
+// review (volume:VV:review). A staged review.md means the review was
+// written; novel-commit volume-review keeps it (novel-step volume --next
+// skips it).
+func volumeReview(root *project.Root, cp *checkpoint.Checkpoint) *Next {
+	v := max(cp.CurrentVolume, 1)
+	n := &Next{Step: "volume:" + layout.PadVol(v) + ":review", Reason: ReasonVolumeReview, Chapter: cp.LastCompleted, Inflight: inflightView(cp)}
+	if text, err := root.ReadText(layout.StagingVolumeReview(v)); err == nil && strings.TrimSpace(text) != "" {
+		n.Reason = ReasonReviewStaged
+	}
+	return n
+}
 
 // Inflight is the chapter in flight as next saw it.
 type Inflight struct {
@@ -120,7 +138,10 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	if err := committedAhead(root, cp); err != nil {
 		return nil, err
 	}
-	// Rule 1.
+	// Rule 1 (VOL_REVIEW: the volume review, SPEC §23).
+	if cp.State == checkpoint.VolReview {
+		return volumeReview(root, cp), nil
+	}
 	if !cp.Writable() {
 		return nil, StateError(cp, "next")
 	}
@@ -294,6 +315,10 @@ func StateError(cp *checkpoint.Checkpoint, what string) *errs.Error {
 		if cp.LastError != nil {
 			e.With("last_error", cp.LastError)
 		}
+	} else if cp.State == checkpoint.VolReview {
+		review := "novel instructions volume:" + layout.PadVol(max(cp.CurrentVolume, 1)) + ":review"
+		e.Hint("运行 "+review+" 回顾本卷后用 novel-commit volume-review 提交，或运行 "+cmd+" 跳过回顾",
+			"run "+review+" to review the volume and keep it with novel-commit volume-review, or run "+cmd+" to skip the review")
 	} else {
 		e.Hint("运行 "+cmd, "run "+cmd)
 	}

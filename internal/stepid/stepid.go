@@ -23,7 +23,14 @@ const (
 	Polish      = "polish"
 	Commit      = "commit"
 	Plan        = "plan"
+	// Contracts is a batch of a volume's chapter contracts (volume:VV:contracts,
+	// SPEC §23 batched planning); Review is the volume review (volume:VV:review).
+	Contracts = "contracts"
+	Review    = "review"
 )
+
+// VolumeStages are the stages of volume steps.
+var VolumeStages = []string{Plan, Contracts, Review}
 
 // Stages lists the chapter stages.
 var Stages = []string{Draft, Summarize, Refine, Judge, LogicReview, Gate, Polish, Commit}
@@ -37,6 +44,8 @@ var Agents = map[string]string{
 	Judge:       "quality-judge",
 	LogicReview: "logic-reviewer",
 	Plan:        "plot-architect",
+	Contracts:   "plot-architect",
+	Review:      "plot-architect",
 }
 
 // MaxNumber bounds chapter and volume numbers.
@@ -99,8 +108,8 @@ func Chapter(c int, stage string) Step { return Step{Number: c, Chapter: c, Stag
 func bad(id, zh, en string) error {
 	return errs.New(errs.StepID, fmt.Sprintf("步骤 id %q 无效：%s", id, zh), fmt.Sprintf("invalid step id %q: %s", id, en)).
 		With("step", id).
-		Hint("格式为 chapter:NNN:STAGE（STAGE ∈ draft summarize refine judge logic-review gate polish commit）、volume:VV:plan 或 setup:world|characters|style",
-			"use chapter:NNN:STAGE (STAGE in draft summarize refine judge logic-review gate polish commit), volume:VV:plan or setup:world|characters|style")
+		Hint("格式为 chapter:NNN:STAGE（STAGE ∈ draft summarize refine judge logic-review gate polish commit）、volume:VV:{plan|contracts|review} 或 setup:world|characters|style",
+			"use chapter:NNN:STAGE (STAGE in draft summarize refine judge logic-review gate polish commit), volume:VV:{plan|contracts|review} or setup:world|characters|style")
 }
 
 // Parse parses an id; surrounding space is trimmed, case matters.
@@ -131,10 +140,12 @@ func Parse(id string) (Step, error) {
 		}
 		return Step{}, bad(id, "未知阶段 "+strconv.Quote(parts[2]), "unknown stage "+strconv.Quote(parts[2]))
 	case "volume":
-		if parts[2] != Plan {
-			return Step{}, bad(id, "卷步骤只有 plan", "the only volume step is plan")
+		for _, st := range VolumeStages {
+			if parts[2] == st {
+				return Step{Volume: true, Number: n, Stage: st}, nil
+			}
 		}
-		return Step{Volume: true, Number: n, Stage: Plan}, nil
+		return Step{}, bad(id, "卷步骤只有 plan、contracts、review", "volume steps are plan, contracts and review")
 	}
 	return Step{}, bad(id, "类型必须是 chapter 或 volume", "kind must be chapter or volume")
 }

@@ -15,6 +15,8 @@ func TestParse(t *testing.T) {
 		"chapter:000000012:polish": "chapter:012:polish",
 		"volume:2:plan":            "volume:02:plan",
 		"volume:002:plan":          "volume:02:plan",
+		"volume:1:review":          "volume:01:review",
+		"volume:03:contracts":      "volume:03:contracts",
 		"chapter:999999:summarize": "chapter:999999:summarize",
 		"chapter:07:refine":        "chapter:007:refine",
 		"chapter:5:gate":           "chapter:005:gate",
@@ -30,7 +32,7 @@ func TestParse(t *testing.T) {
 	}
 	bad := []string{"", "chapter:48", "chapter:0:draft", "chapter:000:draft", "Chapter:48:draft",
 		"chapter:48:Draft", "chapter:-1:draft", "chapter:+4:draft", "chapter:４８:draft", "chapter:4 8:draft",
-		"chapter:48:draft:x", "chapter::draft", "volume:1:draft", "chapter:48:plan", "scene:1:draft",
+		"chapter:48:draft:x", "chapter::draft", "volume:1:draft", "chapter:48:plan", "chapter:48:review", "volume:1:Review", "volume:0:review", "scene:1:draft",
 		"chapter:1000000:draft", "setup:World", "setup:plan", "setup:", "setup:world:x", "setup:01:world", "chapter:99999999999999999999999:draft", "chapter:48: draft"}
 	for _, in := range bad {
 		if _, err := Parse(in); !errs.Is(err, errs.StepID) {

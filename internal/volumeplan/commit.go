@@ -94,9 +94,22 @@ func Prepare(root *project.Root, v int, now string) (*Journal, error) {
 		{Name: StepReplace, Writes: replaceW},
 		{Name: StepMove, Writes: out.Files},
 		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
-		{Name: StepCleanup, Writes: []string{layout.StagingVolumeDir(v), layout.VolumePacket(v), layout.VolumeSnapshot(v), layout.VolumeJournal(v)}},
+		{Name: StepCleanup, Writes: cleanupWrites(root, v)},
 	}
 	return j, nil
+}
+
+// cleanupWrites lists what the cleanup step removes: the staged plan, the
+// packets and snapshots (a batched plan's contracts packet only when one
+// was made), the journal.
+func cleanupWrites(root *project.Root, v int) []string {
+	w := []string{layout.StagingVolumeDir(v), layout.VolumePacket(v), layout.VolumeSnapshot(v)}
+	for _, rel := range []string{layout.VolumeStepPacket(v, stepid.Contracts), layout.VolumeStepSnapshot(v, stepid.Contracts)} {
+		if root.Exists(rel) {
+			w = append(w, rel)
+		}
+	}
+	return append(w, layout.VolumeJournal(v))
 }
 
 // checkDestinations refuses a plan file that would replace a different
@@ -223,7 +236,8 @@ func stepCheckpoint(root *project.Root, j *Journal) error {
 // then the journal.
 func stepCleanup(root *project.Root, j *Journal) error {
 	v := j.Volume
-	for _, rel := range []string{layout.VolumePacket(v), layout.VolumeSnapshot(v)} {
+	for _, rel := range []string{layout.VolumePacket(v), layout.VolumeSnapshot(v),
+		layout.VolumeStepPacket(v, stepid.Contracts), layout.VolumeStepSnapshot(v, stepid.Contracts)} {
 		if err := root.Remove(rel); err != nil {
 			return err
 		}

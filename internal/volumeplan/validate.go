@@ -70,7 +70,9 @@ func CheckState(cp *checkpoint.Checkpoint, v int) error {
 		With("orchestrator_state", cp.State).With("current_volume", cp.CurrentVolume).With("volume", v)
 	switch cp.State {
 	case checkpoint.VolReview:
-		e.Hint("先运行 novel-step volume --next 进入下一卷的规划", "run novel-step volume --next to start planning the next volume")
+		rv := layout.PadVol(cp.CurrentVolume)
+		e.Hint("先回顾第 "+strconv.Itoa(cp.CurrentVolume)+" 卷（novel instructions volume:"+rv+":review，再 novel-commit volume-review --volume "+rv+"），或运行 novel-step volume --next 跳过回顾",
+			"review volume "+strconv.Itoa(cp.CurrentVolume)+" first (novel instructions volume:"+rv+":review, then novel-commit volume-review --volume "+rv+"), or run novel-step volume --next to skip the review")
 	case checkpoint.VolPlanning, checkpoint.QuickStart:
 		cur := max(cp.CurrentVolume, 1)
 		e.Hint("提交当前卷的规划：novel-commit volume --volume "+layout.PadVol(cur), "commit the current volume's plan: novel-commit volume --volume "+layout.PadVol(cur))

@@ -158,6 +158,11 @@ type volumeCmd struct {
 	Volume int    `name:"volume" type:"volume" required:"" help:"The volume to plan (VOL_PLANNING with it as current_volume, or QUICK_START for 1)." placeholder:"VV"`
 	Agent  string `help:"Executor command; run as AGENT PACKET_PATH in the project root (required unless --plan)."`
 	Plan   bool   `help:"Read-only: print the commands the helper runs (make -n)."`
+	// Approval (SPEC §23): without --approve a plan that validates stays
+	// staged and the run stops with E_AWAITING_APPROVAL (exit 3), unless
+	// settings.json volume_plan_approval is "auto".
+	Approve   bool   `help:"Commit the plan once it validates (make … APPROVE=1); without it the run stops with E_AWAITING_APPROVAL unless settings.json volume_plan_approval is \"auto\"."`
+	Direction string `help:"The author's direction for the planner (author_direction in the plan and contracts packets)." placeholder:"TEXT"`
 }
 
 func (c *volumeCmd) Run(ctx *cli.Context) error {
@@ -174,7 +179,7 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o, err := e.Volume(v, c.Agent)
+	o, err := e.VolumeWith(v, pipeline.VolumeOptions{Agent: c.Agent, Direction: c.Direction, Approve: c.Approve})
 	if err != nil {
 		return err
 	}

@@ -38,3 +38,32 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 		text: (*volumeplan.Result).Text,
 	}.run(ctx, root, s, c.DryRun)
 }
+
+type volumeReviewCmd struct {
+	Volume int  `name:"volume" type:"volume" required:"" help:"The finished volume whose staged review (staging/volumes/vol-VV/review.md) to keep." placeholder:"VV"`
+	DryRun bool `name:"dry-run" help:"Validate the staged review and print the plan without writing."`
+}
+
+func (c *volumeReviewCmd) Run(ctx *cli.Context) error {
+	v := c.Volume
+	root, s, now, err := setup(ctx)
+	if err != nil {
+		return err
+	}
+	if err := commit.PendingRollbackError(root); err != nil {
+		return err
+	}
+	resume := volumeplan.PendingReviewJournal(root, v)
+	return journaled[*volumeplan.ReviewJournal, *volumeplan.ReviewResult]{
+		resume:  resume,
+		load:    func() (*volumeplan.ReviewJournal, error) { return volumeplan.LoadReviewJournal(root, v) },
+		prepare: func() (*volumeplan.ReviewJournal, error) { return volumeplan.PrepareReview(root, v, now) },
+		dryRun: func(j *volumeplan.ReviewJournal) (any, []journal.PlanStep) {
+			return volumeplan.ReviewDryRun{DryRun: true, Resume: resume, Plan: j.Plan, ReviewResult: j.Output}, j.Plan
+		},
+		execute: func(j *volumeplan.ReviewJournal, fresh bool) (*volumeplan.ReviewResult, error) {
+			return volumeplan.ExecuteReview(root, j, fresh, journal.CrashHook(ctx.Getenv))
+		},
+		text: (*volumeplan.ReviewResult).Text,
+	}.run(ctx, root, s, c.DryRun)
+}

@@ -14,7 +14,7 @@ import (
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Packet      packetCmd `cmd:"" help:"Print the instruction packet of STEP (chapter:NNN:STAGE or volume:VV:plan)."`
+	Packet      packetCmd `cmd:"" help:"Print the instruction packet of STEP (chapter:NNN:STAGE or volume:VV:plan|contracts|review)."`
 }
 
 type packetCmd struct {
@@ -22,6 +22,7 @@ type packetCmd struct {
 	WriteManifest bool   `name:"write-manifest" help:"Also write the packet to staging/manifests/ with the write-boundary snapshot."`
 	Embed         bool   `help:"Embed every referenced file as a read-only <DATA> block (manifest.embedded)."`
 	Role          string `help:"Judge role: primary (default) or secondary (key chapters)." placeholder:"ROLE"`
+	Direction     string `help:"The author's direction for a volume plan (volume:VV:plan and :contracts): author_direction in the packet." placeholder:"TEXT"`
 }
 
 func (c *packetCmd) Run(ctx *cli.Context) error {
@@ -32,6 +33,10 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 	role, err := manifest.NormalizeRole(st, c.Role)
 	if err != nil {
 		return err
+	}
+	if c.Direction != "" && !(st.Volume && st.Stage != stepid.Review) {
+		return cli.UsageError("--direction 只适用于 volume:VV:plan 和 volume:VV:contracts，不适用于 "+st.String(),
+			"--direction applies to volume:VV:plan and volume:VV:contracts only, not "+st.String())
 	}
 	root, err := ctx.Root()
 	if err != nil {
@@ -45,7 +50,7 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := manifest.Build(root, cp, set, st, manifest.Options{Role: role, Embed: c.Embed})
+	p, err := manifest.Build(root, cp, set, st, manifest.Options{Role: role, Embed: c.Embed, Direction: c.Direction})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+)
+
+// Plot-architect modes beyond plan (SPEC §23).
+const (
+	ModeContracts = "contracts"
+	ModeReview    = "review"
+)
+
+// Batch is the [first,last] chapters of a contracts packet
+// (manifest.inline.batch); ok is false for every other packet.
+func (p *Packet) Batch() (int, int, bool) {
+	var m struct {
+		Inline struct {
+			Batch []int `json:"batch"`
+		} `json:"inline"`
+	}
+	if p.Agent.Mode != ModeContracts || json.Unmarshal(p.Manifest, &m) != nil || len(m.Inline.Batch) != 2 {
+		return 0, 0, false
+	}
+	return m.Inline.Batch[0], m.Inline.Batch[1], m.Inline.Batch[0] >= 1 && m.Inline.Batch[1] >= m.Inline.Batch[0]
+}
+
+// parseContracts takes one batch answer {"chapter_contracts":[…]}: every
+// contract must be one the packet asks for, and every required one must be
+// there, so a batch is written whole or not at all.
+func parseContracts(p *Packet, answer []byte, source string) (*Result, error) {
+	var b struct {
+		Contracts []json.RawMessage `json:"chapter_contracts"`
+	}
+	if err := jsonio.Decode(answer, source, &b); err != nil {
+		return nil, reportDecodeErr(p, source, err)
+	}
+	want := map[string]bool{}
+	for _, o := range p.ExpectedOutputs {
+		if o.Via == ViaFile {
+			want[o.Path] = o.Required
+		}
+	}
+	var files []File
+	got := map[string]bool{}
+	for i, raw := range b.Contracts {
+		idx := "chapter_contracts[" + strconv.Itoa(i) + "]"
+		v, err := decodeNumbers(raw)
+		ct, isObj := v.(map[string]any)
+		if err != nil || !isObj {
+			return nil, answerErr(p, source, "的 "+idx+" 不是对象", "has "+idx+" that is not an object").With("index", i)
+		}
+		c, ok := jsonio.Int(ct["chapter"])
+		if !ok || c < 1 {
+			return nil, answerErr(p, source, "的 "+idx+".chapter 不是 ≥ 1 的整数", "has "+idx+".chapter that is not an integer ≥ 1").With("index", i)
+		}
+		path := "staging/" + layout.Contract(p.Volume, c)
+		if _, asked := want[path]; !asked {
+			return nil, answerErr(p, source, "含有本批次之外的第 "+strconv.Itoa(c)+" 章契约", "has a contract for chapter "+strconv.Itoa(c)+", outside this batch").With("chapter", c)
+		}
+		if got[path] {
+			return nil, answerErr(p, source, "的 chapter_contracts 中第 "+strconv.Itoa(c)+" 章出现了两次", "has two chapter_contracts for chapter "+strconv.Itoa(c)).With("chapter", c)
+		}
+		got[path] = true
+		data, err := jsonio.Marshal(ct)
+		if err != nil {
+			return nil, answerErr(p, source, "的章节契约无法编码", "has a chapter contract that cannot be encoded")
+		}
+		files = append(files, File{Path: path, Data: data})
+	}
+	for _, o := range p.ExpectedOutputs {
+		if o.Required && !got[o.Path] {
+			return nil, answerErr(p, source, "缺少 "+o.Path+" 的章节契约（本批次每章都要有）", "lacks the contract "+o.Path+" (every chapter of the batch needs one)").With("file", o.Path)
+		}
+	}
+	return &Result{Files: files}, nil
+}
+
+// parseVolumeReview takes the review answer {"review": markdown}; a plain
+// Markdown answer (a model that ignored JSON mode) is accepted as is.
+func parseVolumeReview(p *Packet, answer []byte, source string) (*Result, error) {
+	out, ok := p.Output(ViaFile, func(s string) bool { return strings.HasSuffix(s, "/review.md") })
+	if !ok {
+		return nil, answerErr(p, source, "无处可写：指令包没有 review.md 输出", "has nowhere to go: the packet declares no review.md output")
+	}
+	text := string(bytes.TrimSpace(answer))
+	if strings.HasPrefix(text, "{") {
+		var b struct {
+			Review *string `json:"review"`
+		}
+		if err := jsonio.Decode(answer, source, &b); err != nil {
+			return nil, reportDecodeErr(p, source, err)
+		}
+		if b.Review == nil {
+			return nil, answerErr(p, source, "缺少 review（Markdown 卷末回顾）", "lacks review (the Markdown volume review)")
+		}
+		text = strings.TrimSpace(*b.Review)
+	}
+	if text == "" {
+		return nil, answerErr(p, source, "的卷末回顾是空的", "has an empty volume review")
+	}
+	return &Result{Files: []File{{Path: out.Path, Data: []byte(text + "\n")}}}, nil
+}

@@ -1,0 +1,184 @@
+package manifest
+
+import (
+	"regexp"
+	"strconv"
+
+	"github.com/novelsuite/novel/internal/audit"
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
+)
+
+// BatchSize is the most chapter contracts one planner answer holds
+// (SPEC §23): a volume whose target is longer is planned in batches.
+const BatchSize = 10
+
+// briefTarget reads the brief's "- **每卷章数**：N" line (novel init writes it).
+var briefTarget = regexp.MustCompile(`每卷章数\**\s*[：:]\s*\**\s*(\d{1,4})`)
+
+// target is the volume's target length: settings.json chapters_per_volume,
+// else the brief's 每卷章数 (0: unknown), and whether contracts are
+// planned in batches.
+func (b *builder) target() (int, bool) { return TargetChapters(b.root, b.set) }
+
+// TargetChapters is a volume's target length (0: unknown) and whether its
+// contracts are planned in batches of BatchSize.
+func TargetChapters(root *project.Root, set settings.Settings) (int, bool) {
+	n := set.ChaptersPerVolume
+	if n == 0 && root.IsFile(layout.Brief) {
+		if text, err := root.ReadText(layout.Brief); err == nil {
+			if m := briefTarget.FindStringSubmatch(text); m != nil {
+				n, _ = strconv.Atoi(m[1])
+			}
+		}
+	}
+	return n, n > BatchSize
+}
+
+// volumeContracts is the packet of one batch of chapter contracts
+// (volume:VV:contracts): the next ≤ BatchSize chapters of the staged
+// outline that have no staged contract yet, so a batch that was written
+// is never asked for again (a re-run resumes with the next one).
+func (b *builder) volumeContracts() error {
+	start, err := b.planAllowed()
+	if err != nil {
+		return err
+	}
+	v := b.vol
+	rel := layout.StagingVolumeDir(v) + "/outline.md"
+	data, err := b.root.ReadFile(rel)
+	if err != nil {
+		if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
+			e.Hint("先运行大纲步骤：novel instructions volume:"+layout.PadVol(v)+":plan", "run the outline step first: novel instructions volume:"+layout.PadVol(v)+":plan")
+		}
+		return err
+	}
+	o, err := outline.Parse(data, rel, v)
+	if err != nil {
+		return err
+	}
+	var batch []int
+	for _, c := range o.Chapters {
+		staged := "staging/" + layout.Contract(v, c)
+		if b.root.IsFile(staged) || b.root.IsFile(staged[:len(staged)-len(".json")]+".md") {
+			if len(batch) > 0 {
+				break
+			}
+			continue
+		}
+		if batch = append(batch, c); len(batch) == BatchSize {
+			break
+		}
+	}
+	if len(batch) == 0 {
+		return errs.Newf(errs.StageOrder, "%s 的每一章都已有暂存的章节契约", "every chapter of %s already has a staged contract", rel).
+			With("file", rel).With("volume", v).
+			Hint("校验并提交规划：novel-commit volume --volume "+layout.PadVol(v), "validate and commit the plan: novel-commit volume --volume "+layout.PadVol(v))
+	}
+	first, last := batch[0], batch[len(batch)-1]
+	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModeContracts}
+	b.p.Next = []string{"novel instructions volume:" + layout.PadVol(v) + ":contracts", "novel-commit volume --volume " + layout.PadVol(v)}
+	b.in.Set("volume", v)
+	b.in.Set("plan_start_chapter", start)
+	b.in.Set("batch", []int{first, last})
+	if target, _ := b.target(); target > 0 {
+		b.in.Set("target_chapters", target)
+	}
+	b.direction()
+	b.ps.Set("staged_outline", rel)
+	b.pathIf("staged_storyline_schedule", layout.StagingVolumeDir(v)+"/storyline-schedule.json")
+	b.pathIf("staged_foreshadowing", layout.StagingVolumeDir(v)+"/foreshadowing.json")
+	if first > start {
+		b.pathIf("previous_contract", "staging/"+layout.Contract(v, first-1))
+	}
+	if err := b.planContext(start); err != nil {
+		return err
+	}
+	for _, c := range batch {
+		b.output("staging/"+layout.Contract(v, c), true, ViaFile)
+	}
+	return nil
+}
+
+// volumeReview is plot-architect's review of a finished volume
+// (volume:VV:review, SPEC §23): allowed in VOL_REVIEW for the current
+// volume; it reads the volume's summaries and evals, the §21 inventories
+// and the continuity report, and writes staging/volumes/vol-VV/review.md.
+func (b *builder) volumeReview() error {
+	cp, v := b.cp, b.st.Number
+	b.vol, b.p.Volume = v, v
+	if cp.State != checkpoint.VolReview || v != cp.CurrentVolume {
+		e := errs.Newf(errs.State, "卷末回顾 %s 只能在 VOL_REVIEW（当前卷 %d）时进行，当前为 %s",
+			"the volume review %s is allowed only in VOL_REVIEW for the current volume (%d); the project is in %s",
+			b.st.String(), cp.CurrentVolume, cp.State).
+			With("orchestrator_state", cp.State).With("current_volume", cp.CurrentVolume).With("volume", v)
+		if cp.State == checkpoint.VolReview {
+			e.Hint("回顾当前卷：novel instructions volume:"+layout.PadVol(cp.CurrentVolume)+":review",
+				"review the current volume: novel instructions volume:"+layout.PadVol(cp.CurrentVolume)+":review")
+		} else {
+			e.Hint("卷末章节提交后（VOL_REVIEW）才能回顾本卷", "a volume is reviewed after its last chapter is committed (VOL_REVIEW)")
+		}
+		return e
+	}
+	first, last, err := b.reviewRange(v)
+	if err != nil {
+		return err
+	}
+	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModeReview}
+	b.p.Next = []string{"novel-commit volume-review --volume " + layout.PadVol(v)}
+	b.in.Set("volume", v)
+	b.in.Set("chapter_range", []int{first, last})
+	b.pathIf("project_brief", layout.Brief)
+	b.pathIf("volume_outline", layout.Outline(v))
+	var sums, evals []string
+	for c := first; c <= last; c++ {
+		sums = append(sums, layout.Summary(c))
+		evals = append(evals, layout.Eval(c))
+	}
+	b.pathsIf("volume_summaries", sums)
+	b.pathsIf("volume_evals", evals)
+	b.pathIf("continuity_report", layout.ContinuityLatest)
+	b.pathIf("foreshadowing_inventory", audit.ForeshadowInventoryPath)
+	b.pathIf("storyline_rhythm", audit.RhythmPath)
+	b.pathIf("broken_bridges", audit.BridgesPath)
+	b.pathIf("volume_foreshadowing", layout.VolumeDir(v)+"/foreshadowing.json")
+	b.pathIf("storyline_schedule", layout.VolumeDir(v)+"/storyline-schedule.json")
+	b.pathIf("global_foreshadowing", layout.GlobalForeshadow)
+	b.pathIf("current_state", layout.CurrentState)
+	b.pathIf("storyline_spec", layout.StorylineSpec)
+	b.output(layout.StagingVolumeReview(v), true, ViaFile)
+	return nil
+}
+
+// reviewRange is the chapters of finished volume v: from the first chapter
+// its outline heads to the last completed one. A volume without an outline
+// (a plugin-era project) starts after the previous volume's outline, else
+// at chapter 1, with a warning; next never proposes a review it refuses.
+func (b *builder) reviewRange(v int) (int, int, error) {
+	last := b.cp.LastCompleted
+	if b.root.IsFile(layout.Outline(v)) {
+		o, err := outline.LoadFor(b.root, v, b.cp)
+		if err != nil {
+			return 0, 0, err
+		}
+		first := last
+		for _, c := range o.Chapters {
+			if c <= last {
+				first = min(first, c)
+			}
+		}
+		return max(first, 1), last, nil
+	}
+	first := 1
+	if v > 1 && b.root.IsFile(layout.Outline(v-1)) {
+		if o, err := outline.Load(b.root, v-1); err == nil && len(o.Chapters) > 0 {
+			first = min(o.Chapters[len(o.Chapters)-1]+1, last)
+		}
+	}
+	b.warn("没有第 %d 卷大纲 %s：回顾范围按第 %d–%d 章", "volume %d has no outline %s: the review covers chapters %d–%d", v, layout.Outline(v), first, last)
+	return max(first, 1), last, nil
+}

@@ -1,0 +1,181 @@
+package volumeplan
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/boundary"
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// ReviewStep is the review step of volume v (volume:VV:review).
+func ReviewStep(v int) stepid.Step {
+	return stepid.Step{Volume: true, Number: v, Stage: stepid.Review}
+}
+
+// ReviewJournalPath is the journal of a volume review commit.
+func ReviewJournalPath(v int) string {
+	return "staging/volume-" + layout.PadVol(v) + "-review.journal.json"
+}
+
+// ReviewResult is what `novel-commit volume-review` prints.
+type ReviewResult struct {
+	Volume            int      `json:"volume"`
+	Review            string   `json:"review"`
+	Warnings          []string `json:"warnings"`
+	CurrentVolume     int      `json:"current_volume"`
+	OrchestratorState string   `json:"orchestrator_state"`
+	NextStep          string   `json:"next_step"`
+}
+
+// ReviewJournal is staging/volume-VV-review.journal.json (SPEC §8.4
+// applied to §23): written before the first change, deleted last.
+type ReviewJournal struct {
+	JournalVersion int                `json:"journal_version"`
+	Volume         int                `json:"volume"`
+	CommittedAt    string             `json:"committed_at"`
+	Plan           []journal.PlanStep `json:"plan"`
+	Move           journal.Move       `json:"move"`
+	Output         ReviewResult       `json:"output"`
+}
+
+// ReviewDryRun is what --dry-run prints.
+type ReviewDryRun struct {
+	DryRun bool               `json:"dry_run"`
+	Resume bool               `json:"resume"`
+	Plan   []journal.PlanStep `json:"plan"`
+	ReviewResult
+}
+
+// PrepareReview validates the staged review of volume v: VOL_REVIEW with
+// v the current volume, a non-empty UTF-8 review.md, no write outside
+// staging/ since the review packet, and a destination that holds nothing
+// different (nothing committed is overwritten).
+func PrepareReview(root *project.Root, v int, now string) (*ReviewJournal, error) {
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	vv := layout.PadVol(v)
+	if cp.State != checkpoint.VolReview || cp.CurrentVolume != v {
+		return nil, errs.Newf(errs.State, "只能在 VOL_REVIEW（当前卷 %d）时提交该卷的回顾，当前为 %s，要提交的是第 %d 卷",
+			"a volume review can be committed only in VOL_REVIEW for the current volume (%d); the project is in %s and the review is for volume %d",
+			cp.CurrentVolume, cp.State, v).
+			With("orchestrator_state", cp.State).With("current_volume", cp.CurrentVolume).With("volume", v).
+			Hint("卷末章节提交后（VOL_REVIEW）再回顾该卷", "review a volume after its last chapter is committed (VOL_REVIEW)")
+	}
+	src, dst := layout.StagingVolumeReview(v), layout.VolumeReview(v)
+	if !root.IsFile(src) {
+		if _, err := root.Abs(src); err != nil {
+			return nil, err
+		}
+		return nil, errs.Newf(errs.MissingFile, "缺少卷末回顾 %s", "the volume review %s is missing", src).With("file", src).With("volume", v).
+			Hint("运行回顾代理生成它：novel instructions volume:"+vv+":review；不回顾就运行 novel-step volume --next",
+				"run the reviewer to write it: novel instructions volume:"+vv+":review; to skip the review run novel-step volume --next")
+	}
+	text, err := root.ReadText(src)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil, errs.Newf(errs.Schema, "卷末回顾 %s 是空的", "the volume review %s is empty", src).With("file", src).
+			Hint("重新运行回顾，或手写回顾后再提交", "run the review again, or write it by hand, then commit")
+	}
+	warns, err := boundary.Check(root, ReviewStep(v), "")
+	if err != nil {
+		return nil, err
+	}
+	if err := journal.CheckDestinations(root, []journal.Dest{{File: dst, From: src}}, func(file string) journal.WayOut {
+		return journal.WayOut{Zh: "把 " + file + " 移走后重新运行 novel-commit volume-review --volume " + vv,
+			En: "move " + file + " aside and run novel-commit volume-review --volume " + vv + " again"}
+	}); err != nil {
+		return nil, err
+	}
+	next := v + 1
+	j := &ReviewJournal{JournalVersion: 1, Volume: v, CommittedAt: now, Move: journal.Move{From: src, To: dst}}
+	j.Output = ReviewResult{Volume: v, Review: dst, Warnings: warns, CurrentVolume: next, OrchestratorState: checkpoint.VolPlanning,
+		NextStep: "volume:" + layout.PadVol(next) + ":plan"}
+	if j.Output.Warnings == nil {
+		j.Output.Warnings = []string{}
+	}
+	j.Plan = []journal.PlanStep{
+		{Name: StepJournal, Writes: []string{ReviewJournalPath(v)}},
+		{Name: StepMove, Writes: []string{dst}},
+		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
+		{Name: StepCleanup, Writes: []string{layout.VolumeStepPacket(v, stepid.Review), layout.VolumeStepSnapshot(v, stepid.Review), ReviewJournalPath(v)}},
+	}
+	return j, nil
+}
+
+// PendingReviewJournal reports whether volume v has an unfinished review commit.
+func PendingReviewJournal(root *project.Root, v int) bool { return root.IsFile(ReviewJournalPath(v)) }
+
+// LoadReviewJournal reads volume v's review journal.
+func LoadReviewJournal(root *project.Root, v int) (*ReviewJournal, error) {
+	rel := ReviewJournalPath(v)
+	var j ReviewJournal
+	if err := journal.Read(root, rel, "卷回顾提交日志", "volume review journal", &j); err != nil {
+		return nil, err
+	}
+	if j.Volume != v || j.Move.From != layout.StagingVolumeReview(v) || j.Move.To != layout.VolumeReview(v) {
+		return nil, errs.Newf(errs.Schema, "%s 不是第 %d 卷的回顾提交日志", "%s is not the review journal of volume %d", rel, v).With("file", rel)
+	}
+	return &j, nil
+}
+
+// ExecuteReview runs the review journal: move the review into the volume
+// directory, enter VOL_PLANNING for the next volume, clean up.
+func ExecuteReview(root *project.Root, j *ReviewJournal, fresh bool, crash func(string)) (*ReviewResult, error) {
+	v := j.Volume
+	steps := []journal.Step{
+		{Name: StepMove, Run: func() error {
+			if src, err := root.Lexists(j.Move.From); err != nil || !src {
+				if dst, _ := root.Lexists(j.Move.To); !dst && err == nil {
+					return errs.Newf(errs.MissingFile, "回顾提交中 %s 和 %s 都不存在", "neither %s nor %s exists during the review commit", j.Move.From, j.Move.To).
+						With("file", j.Move.From)
+				}
+				return err
+			}
+			return root.Move(j.Move.From, j.Move.To)
+		}},
+		{Name: StepCheckpoint, Run: func() error {
+			return checkpoint.Edit(root, j.CommittedAt, func(cp *checkpoint.Checkpoint) (bool, error) {
+				if cp.State == checkpoint.VolPlanning && cp.CurrentVolume == v+1 {
+					return false, nil // done by an earlier run
+				}
+				cp.State, cp.CurrentVolume = checkpoint.VolPlanning, v+1
+				return true, nil
+			})
+		}},
+		{Name: StepCleanup, Run: func() error {
+			for _, rel := range []string{layout.VolumeStepPacket(v, stepid.Review), layout.VolumeStepSnapshot(v, stepid.Review)} {
+				if err := root.Remove(rel); err != nil {
+					return err
+				}
+			}
+			for _, rel := range []string{layout.StagingVolumeDir(v), "staging/volumes"} {
+				if abs, err := root.Abs(rel); err == nil {
+					os.Remove(abs) // only when empty
+				}
+			}
+			return root.Remove(ReviewJournalPath(v))
+		}},
+	}
+	tx := journal.Tx{File: ReviewJournalPath(v), Key: "commit_step", Resume: "novel-commit volume-review --volume " + layout.PadVol(v)}
+	if err := tx.Run(root, j, fresh, crash, steps); err != nil {
+		return nil, err
+	}
+	out := j.Output
+	return &out, nil
+}
+
+// Text is the --text line of a review commit.
+func (r *ReviewResult) Text() string {
+	return "第 " + strconv.Itoa(r.Volume) + " 卷回顾已保存到 " + r.Review + "，进入第 " + strconv.Itoa(r.CurrentVolume) + " 卷规划，下一步 novel instructions " + r.NextStep
+}
