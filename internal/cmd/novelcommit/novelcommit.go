@@ -21,6 +21,7 @@ type grammar struct {
 	Chapter  chapterCmd  `cmd:"" default:"withargs" help:"Commit chapter C (novel-commit --chapter C [--dry-run])."`
 	Rebuild  rebuildCmd  `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
 	Rollback rollbackCmd `cmd:"" help:"Undo the committed chapters ≥ C (--to C): move their files to staging/rolled-back/, replay the state to C−1, restore memories and foreshadowing (journaled, SPEC §8.4)."`
+	Amend    amendCmd    `cmd:"" help:"Replace committed chapter C's summary, changelog line and (when C is its storyline's newest) memory with the re-summarized edited text, then rebuild state and foreshadowing (journaled, SPEC §23)."`
 	Volume   volumeCmd   `cmd:"" help:"Validate the staged volume plan (staging/volumes/vol-VV/) and move it into volumes/vol-VV/ (journaled); enters WRITING (SPEC §6.1)."`
 }
 
