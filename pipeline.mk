@@ -4,6 +4,8 @@
 #   make -f pipeline.mk continue N=5
 #   make -f pipeline.mk volume V=2       # plan → validate → commit a new volume (VOL_PLANNING)
 #   make -f pipeline.mk next | status | report
+#   make -f pipeline.mk amend C=12        # re-summarize a committed chapter the author edited
+#   make -f pipeline.mk backfill          # summarize + commit the chapters novel import wrote
 #   make -n -f pipeline.mk chapter        # the plan of the current round; runs nothing
 #
 # Design (docs/DESIGN.md, "Pipeline"): a run holds the project lock (novel-lock run) around an
@@ -208,3 +210,19 @@ else
 _volume:
 	+@novel-agent pipeline volume --volume $(VV) --plan --text
 endif
+
+# ---- committed text (SPEC §23): amend re-summarizes a committed chapter the author edited
+# (packet mode amend, state as before it) and runs novel-commit amend; backfill summarizes and
+# commits each imported chapter in order (packet mode backfill, novel-commit backfill). Each is
+# one helper under the lock, like volume: packet → $(AGENT) → novel-commit … --dry-run → one
+# retry → commit.
+.PHONY: amend backfill _amend _backfill
+amend:
+	@[ -n '$(C)' ] || $(NO_CHAPTER)
+	@novel-lock run --chapter $(C) -- $(MAKE) -f $(PIPELINE_MK) _amend C=$(C)
+backfill:
+	@novel-lock run -- $(MAKE) -f $(PIPELINE_MK) _backfill
+_amend: _locked
+	@novel-agent pipeline amend --chapter $(C) --agent "$$AGENT" --text
+_backfill: _locked
+	@novel-agent pipeline backfill --agent "$$AGENT" --text

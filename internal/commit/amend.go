@@ -586,3 +586,34 @@ func amendCleanup(root *project.Root, j *AmendJournal) error {
 
 // AmendStage names the amend packet file (staging/manifests/chapter-NNN-amend.packet.json).
 const AmendStage = "amend"
+
+// MemoryBefore is the storyline memory as it was before committed
+// chapter c: the history copy its commit kept (history/memory-NNN.md, NNN
+// the line's previous chapter, 000 for a memory from before the suite);
+// "" when the line had no memory then.
+func MemoryBefore(root *project.Root, id string, c int) (string, error) {
+	prev, err := lastOnStoryline(root, id, c)
+	if err != nil {
+		return "", err
+	}
+	if rel := layout.MemoryHistory(id, prev); root.IsFile(rel) {
+		return rel, nil
+	}
+	return "", nil
+}
+
+// ChapterLine returns committed chapter c's changelog line after the
+// baseline (nil when it has none: imported or from before the suite).
+func ChapterLine(root *project.Root, c int) (*Line, error) {
+	if !root.Exists(layout.Changelog) {
+		return nil, nil
+	}
+	lines, idx, err := amendLines(root, c)
+	if err != nil {
+		if errs.Is(err, errs.State) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return &lines[idx].line, nil
+}

@@ -22,6 +22,7 @@ type grammar struct {
 	Rebuild  rebuildCmd  `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
 	Rollback rollbackCmd `cmd:"" help:"Undo the committed chapters ≥ C (--to C): move their files to staging/rolled-back/, replay the state to C−1, restore memories and foreshadowing (journaled, SPEC §8.4)."`
 	Amend    amendCmd    `cmd:"" help:"Replace committed chapter C's summary, changelog line and (when C is its storyline's newest) memory with the re-summarized edited text, then rebuild state and foreshadowing (journaled, SPEC §23)."`
+	Backfill backfillCmd `cmd:"" help:"Commit the summary, state, memory and foreshadowing of imported chapter C (logs/import.json) as it is: no judge, no gate (journaled, SPEC §23)."`
 	Volume   volumeCmd   `cmd:"" help:"Validate the staged volume plan (staging/volumes/vol-VV/) and move it into volumes/vol-VV/ (journaled); enters WRITING (SPEC §6.1)."`
 }
 

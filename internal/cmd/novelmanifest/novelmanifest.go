@@ -22,6 +22,7 @@ type packetCmd struct {
 	WriteManifest bool   `name:"write-manifest" help:"Also write the packet to staging/manifests/ with the write-boundary snapshot."`
 	Embed         bool   `help:"Embed every referenced file as a read-only <DATA> block (manifest.embedded)."`
 	Role          string `help:"Judge role: primary (default) or secondary (key chapters)." placeholder:"ROLE"`
+	Mode          string `help:"Summarizer variant: amend (an edited committed chapter) or backfill (an imported chapter)." placeholder:"MODE"`
 }
 
 func (c *packetCmd) Run(ctx *cli.Context) error {
@@ -30,6 +31,10 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	role, err := manifest.NormalizeRole(st, c.Role)
+	if err != nil {
+		return err
+	}
+	mode, err := manifest.NormalizeMode(st, c.Mode)
 	if err != nil {
 		return err
 	}
@@ -45,7 +50,7 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := manifest.Build(root, cp, set, st, manifest.Options{Role: role, Embed: c.Embed})
+	p, err := manifest.Build(root, cp, set, st, manifest.Options{Role: role, Mode: mode, Embed: c.Embed})
 	if err != nil {
 		return err
 	}
@@ -58,7 +63,11 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		err = manifest.Write(root, p, st, role)
+		if mode != "" {
+			err = manifest.WriteVariant(root, p, st.Chapter, mode)
+		} else {
+			err = manifest.Write(root, p, st, role)
+		}
 		release()
 		if err != nil {
 			return err
