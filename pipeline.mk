@@ -217,6 +217,7 @@ endif
 # one helper under the lock, like volume: packet → $(AGENT) → novel-commit … --dry-run → one
 # retry → commit.
 .PHONY: amend backfill _amend _backfill
+ifeq ($(DRYRUN),)
 amend:
 	@[ -n '$(C)' ] || $(NO_CHAPTER)
 	@novel-lock run --chapter $(C) -- $(MAKE) -f $(PIPELINE_MK) _amend C=$(C)
@@ -226,3 +227,16 @@ _amend: _locked
 	@novel-agent pipeline amend --chapter $(C) --agent "$$AGENT" --text
 _backfill: _locked
 	@novel-agent pipeline backfill --agent "$$AGENT" --text
+else
+# make -n: the commands the helper runs per chapter (printed, not run).
+amend _amend:
+	novel-manifest packet chapter:$(NNN):summarize --mode amend --write-manifest
+	$$AGENT staging/manifests/chapter-$(NNN)-amend.packet.json
+	novel-commit amend --chapter $(C) --dry-run
+	novel-commit amend --chapter $(C)
+backfill _backfill:
+	novel-manifest packet chapter:NNN:summarize --mode backfill --write-manifest
+	$$AGENT staging/manifests/chapter-NNN-backfill.packet.json
+	novel-commit backfill --chapter NNN --dry-run
+	novel-commit backfill --chapter NNN
+endif
