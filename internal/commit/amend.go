@@ -617,3 +617,17 @@ func ChapterLine(root *project.Root, c int) (*Line, error) {
 	}
 	return &lines[idx].line, nil
 }
+
+// PendingAmendError refuses other state writers (a chapter commit, a
+// backfill, a rollback) while an amend is unfinished: they would replay
+// or extend a changelog the amend is halfway through replacing.
+func PendingAmendError(root *project.Root) error {
+	c, err := PendingAmend(root)
+	if err != nil || c == 0 {
+		return err
+	}
+	n := strconv.Itoa(c)
+	return errs.Newf(errs.State, "第 %d 章的修订尚未完成（%s）", "the amend of chapter %d is unfinished (%s)", c, AmendJournalPath(c)).
+		With("journal", AmendJournalPath(c)).WithExit(errs.ExitFailed).
+		Hint("先运行 novel-commit amend --chapter "+n+" 完成它", "run novel-commit amend --chapter "+n+" first to finish it")
+}

@@ -92,6 +92,14 @@ func TestAmendCrashAfterEveryStep(t *testing.T) {
 			if code, out := novel(bin, dir, []string{"NOVEL_CRASH_AT=" + step}, "amend", "--chapter", "3"); code != 137 {
 				t.Fatalf("crash at %s: exit %d, want 137\n%s", step, code, out)
 			}
+			if step != commit.AStepCleanup {
+				// While the journal exists the other state writers wait for it.
+				for _, args := range [][]string{{"--chapter", "5"}, {"rollback", "--to", "2"}} {
+					if code, out := novel(bin, dir, nil, args...); code != 1 || !strings.Contains(out, "amend --chapter 3") {
+						t.Fatalf("%v during an unfinished amend: exit %d\n%s", args, code, out)
+					}
+				}
+			}
 			code, out := novel(bin, dir, nil, "amend", "--chapter", "3")
 			if step == commit.AStepCleanup {
 				if code != 1 || !strings.Contains(out, `"code":"E_MISSING_FILE"`) {

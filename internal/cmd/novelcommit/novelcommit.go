@@ -45,6 +45,9 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 	if err := commit.PendingRollbackError(root); err != nil {
 		return err
 	}
+	if err := commit.PendingAmendError(root); err != nil {
+		return err
+	}
 	pending, err := commit.PendingJournal(root)
 	if err != nil {
 		return err
