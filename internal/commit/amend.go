@@ -17,6 +17,7 @@ import (
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
@@ -570,7 +571,8 @@ func replaceFiles(root *project.Root, g []Replace) error {
 // the amend packet, the work dir), then the journal.
 func amendCleanup(root *project.Root, j *AmendJournal) error {
 	c := j.Chapter
-	for _, rel := range []string{layout.StagingDelta(c), layout.Packet(c, AmendStage), layout.Snapshot(c, AmendStage)} {
+	snap := layout.Snapshot(c, stepid.Summarize) // the amend packet's write-boundary snapshot
+	for _, rel := range []string{layout.StagingDelta(c), layout.Packet(c, AmendStage), snap, snap + ".end"} {
 		if err := root.Remove(rel); err != nil {
 			return err
 		}

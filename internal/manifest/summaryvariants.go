@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/novelsuite/novel/internal/boundary"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
@@ -141,10 +142,18 @@ func (b *builder) optionalBlock() *outline.Block {
 	return blk
 }
 
-// WriteVariant writes a variant packet to VariantPath (no write-boundary
-// snapshot: novel-commit amend/backfill --dry-run validates the outputs).
-func WriteVariant(root *project.Root, p *Packet, c int, mode string) error {
-	rel := VariantPath(c, mode)
+// WriteVariant records the write-boundary snapshot (role = the mode, so
+// a normal summarize's check never accepts it) and writes a variant packet
+// to VariantPath; novel-commit amend|backfill --dry-run validates the
+// outputs.
+func WriteVariant(root *project.Root, p *Packet, st stepid.Step, mode string) error {
+	rel := VariantPath(st.Chapter, mode)
+	if _, err := root.Abs(rel); err != nil {
+		return err
+	}
 	p.WrittenManifestPath = rel
+	if err := boundary.Record(root, st, mode); err != nil {
+		return err
+	}
 	return root.WriteJSON(rel, p)
 }

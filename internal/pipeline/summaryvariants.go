@@ -6,9 +6,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/novelsuite/novel/internal/boundary"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -81,8 +83,17 @@ func (e *Env) variantChapter(out *VariantOutcome, c int, agentCmd string) error 
 	if failure != nil {
 		rec.Action = "summarized"
 		st := stepid.Chapter(c, stepid.Summarize)
-		if _, err := e.must("novel-manifest", "packet", st.String(), "--mode", mode, "--write-manifest"); err != nil {
+		raw, err := e.must("novel-manifest", "packet", st.String(), "--mode", mode, "--write-manifest")
+		if err != nil {
 			return err
+		}
+		var pk packetInfo
+		if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
+			return err
+		}
+		var outputs []string
+		for _, o := range pk.ExpectedOutputs {
+			outputs = append(outputs, o.Path)
 		}
 		packet := manifest.VariantPath(c, mode)
 		for attempt := 1; attempt <= 2 && failure != nil; attempt++ {
@@ -100,6 +111,13 @@ func (e *Env) variantChapter(out *VariantOutcome, c int, agentCmd string) error 
 				continue
 			}
 			fmt.Fprintf(e.Stderr, "%s summarize ✓ %ss\n", label, e.wholeSeconds(start))
+			// Files the executor wrote outside staging/ are never committed
+			// over: the run stops with the boundary error naming them.
+			// Its outputs go too, so a re-run summarizes again.
+			if _, err := boundary.Check(e.Root, st, mode); err != nil {
+				e.remove(outputs...)
+				return err
+			}
 			if failure, err = e.variantValid(mode, c); err != nil {
 				return err
 			}

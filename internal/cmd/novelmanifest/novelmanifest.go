@@ -64,7 +64,7 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 			return err
 		}
 		if mode != "" {
-			err = manifest.WriteVariant(root, p, st.Chapter, mode)
+			err = manifest.WriteVariant(root, p, st, mode)
 		} else {
 			err = manifest.Write(root, p, st, role)
 		}
