@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -195,8 +196,11 @@ func PrepareAmend(env Env, c int) (*AmendJournal, error) {
 	}
 	backup := amendedDir(root, c)
 	j.Output.BackupDir = backup
+	if err := amendChapterLog(root, j); err != nil {
+		return nil, err
+	}
 	amendSummary(root, j, lines[idx+1:], backup)
-	for _, group := range [][]Replace{j.State, j.Foreshadow, j.Unknown} {
+	for _, group := range [][]Replace{j.Summary, j.State, j.Foreshadow, j.Unknown} {
 		for i := range group {
 			group[i].Backup = backup + "/" + group[i].To
 		}
@@ -455,6 +459,30 @@ func amendUnknown(root *project.Root, j *AmendJournal, delta *products.Delta) er
 	return nil
 }
 
+// amendChapterLog updates the chapter log's word count to the edited
+// text (the report reads it); a log that does not decode is left alone.
+func amendChapterLog(root *project.Root, j *AmendJournal) error {
+	rel := layout.ChapterLog(j.Chapter)
+	if !root.IsFile(rel) {
+		return nil
+	}
+	var log ChapterLog
+	if err := root.ReadJSON(rel, &log); err != nil {
+		j.Output.Warnings = append(j.Output.Warnings, rel+" 无法读取，字数未更新 / "+rel+" does not decode; its word count is not updated")
+		return nil
+	}
+	if log.WordCount == j.Output.WordCount {
+		return nil
+	}
+	log.WordCount = j.Output.WordCount
+	data, err := jsonio.Marshal(log)
+	if err != nil {
+		return err
+	}
+	j.stage(&j.Summary, rel, data)
+	return nil
+}
+
 // amendSummary replaces the summary and crossref, and the storyline
 // memory when c is the newest chapter of its line; otherwise the memory
 // kept after c (history/memory-NNN.md, which a rollback restores) when
@@ -462,7 +490,7 @@ func amendUnknown(root *project.Root, j *AmendJournal, delta *products.Delta) er
 func amendSummary(root *project.Root, j *AmendJournal, later []amendLine, backup string) {
 	c, sid := j.Chapter, j.StorylineID
 	add := func(from, to string) {
-		j.Summary = append(j.Summary, Replace{From: from, To: to, Backup: backup + "/" + to})
+		j.Summary = append(j.Summary, Replace{From: from, To: to})
 	}
 	add(layout.StagingSummary(c), layout.Summary(c))
 	add(layout.StagingCrossref(c), layout.Crossref(c))
@@ -511,17 +539,20 @@ func amendPlan(j *AmendJournal) []journal.PlanStep {
 func ExecuteAmend(env Env, j *AmendJournal, fresh bool) (*AmendOutput, error) {
 	root := env.Root
 	if fresh {
-		for _, g := range [][]Replace{j.State, j.Foreshadow, j.Unknown} {
-			for _, r := range g {
-				if err := root.WriteFile(r.From, j.work[r.From]); err != nil {
-					return nil, err
-				}
+		froms := make([]string, 0, len(j.work))
+		for from := range j.work {
+			froms = append(froms, from)
+		}
+		sort.Strings(froms)
+		for _, from := range froms {
+			if err := root.WriteFile(from, j.work[from]); err != nil {
+				return nil, err
 			}
 		}
 	}
 	replaceAll := func(g []Replace) func() error { return func() error { return replaceFiles(root, g) } }
 	tx := journal.Tx{File: AmendJournalPath(j.Chapter), Key: "amend_step", Resume: "novel-commit amend --chapter " + strconv.Itoa(j.Chapter),
-		Temps: []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities}}
+		Temps: []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.ChapterLog(j.Chapter)}}
 	err := tx.Run(root, j, fresh, env.Crash, []journal.Step{
 		{Name: AStepSummary, Run: replaceAll(j.Summary)},
 		{Name: AStepState, Run: replaceAll(j.State)},

@@ -30,6 +30,7 @@ var amendCompared = []string{
 	"state/current-state.json", "state/changelog.jsonl", "state/baseline.json", "foreshadowing/global.json",
 	"logs/unknown-entities.jsonl", "storylines/main-arc/memory.md", "storylines/main-arc/history/memory-003.md",
 	"storylines/side-line/memory.md", "storylines/main-arc/history/memory-000.md", ".checkpoint.json",
+	"logs/chapter-003-log.json",
 }
 
 // TestAmendEqualsFreshCommit: six chapters committed, chapter 3 edited
