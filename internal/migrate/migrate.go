@@ -196,13 +196,6 @@ func (j *Journal) state(root *project.Root) error {
 	if err != nil {
 		return err
 	}
-	out, err := jsonio.Marshal(st)
-	if err != nil {
-		return err
-	}
-	if string(out) == string(data) {
-		return nil
-	}
 	var missing []string
 	var orig map[string]json.RawMessage
 	if json.Unmarshal(data, &orig) == nil {
@@ -211,6 +204,13 @@ func (j *Journal) state(root *project.Root) error {
 				missing = append(missing, g)
 			}
 		}
+	}
+	if len(missing) == 0 {
+		return nil // only its layout differs: not worth a rewrite
+	}
+	out, err := jsonio.Marshal(st)
+	if err != nil {
+		return err
 	}
 	s := string(out)
 	j.State = &s
