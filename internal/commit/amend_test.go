@@ -181,3 +181,48 @@ func readOpt(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// TestAmendLatestOnStoryline: chapter 4 is side-line's newest chapter,
+// so the amend replaces the storyline's memory itself (the memory kept
+// before chapter 4 stays in history/) — again as a fresh commit would.
+func TestAmendLatestOnStoryline(t *testing.T) {
+	bin := buildCommit(t)
+	in := chapterInputs(4)
+	in["staging/summaries/chapter-004-summary.md"] = "第4章改写后的摘要。\n"
+	in["staging/state/chapter-004-delta.json"] = `{"chapter":4,"base_state_version":3,"storyline_id":"side-line","ops":[` +
+		`{"op":"set","path":"factions.night-guard.alert","value":"戒严"},{"op":"foreshadow","path":"F-C","value":"planted","detail":"改写"}]}`
+	in["staging/storylines/side-line/memory.md"] = "side-line 第4章改写后的记忆。\n"
+	in["staging/chapters/chapter-004.md"] = "# 第4章\n\n夜巡戒严。\n"
+
+	ref := newSeqProject(t)
+	commitChapters(t, bin, ref, 1, 3)
+	writeFiles(t, ref, in)
+	cp := readFile(t, filepath.Join(ref, ".checkpoint.json"))
+	cp = strings.Replace(strings.Replace(cp, `"inflight_chapter": null`, `"inflight_chapter": 4`, 1), `"pipeline_stage": "committed"`, `"pipeline_stage": "judged"`, 1)
+	writeFiles(t, ref, map[string]string{".checkpoint.json": cp})
+	if code, out := novel(bin, ref, nil, "--chapter", "4"); code != 0 {
+		t.Fatalf("commit 4: exit %d\n%s", code, out)
+	}
+
+	dir := newSeqProject(t)
+	commitChapters(t, bin, dir, 1, 4)
+	files := map[string]string{"chapters/chapter-004.md": in["staging/chapters/chapter-004.md"]}
+	for _, rel := range []string{"staging/summaries/chapter-004-summary.md", "staging/state/chapter-004-delta.json",
+		"staging/state/chapter-004-crossref.json", "staging/storylines/side-line/memory.md"} {
+		files[rel] = in[rel]
+	}
+	writeFiles(t, dir, files)
+	code, out := novel(bin, dir, nil, "amend", "--chapter", "4", "--jq", "[.memory_replaced, .later_dropped]")
+	if code != 0 || strings.TrimSpace(out) != `["storylines/side-line/memory.md",[]]` {
+		t.Fatalf("amend 4: exit %d\n%s", code, out)
+	}
+	for _, rel := range []string{"storylines/side-line/memory.md", "storylines/side-line/history/memory-002.md", "summaries/chapter-004-summary.md",
+		"state/current-state.json", "state/changelog.jsonl", "foreshadowing/global.json", "logs/unknown-entities.jsonl", "logs/chapter-004-log.json"} {
+		if got, want := readOpt(t, filepath.Join(dir, rel)), readOpt(t, filepath.Join(ref, rel)); got != want {
+			t.Fatalf("%s after amend differs from a fresh commit:\n%s", rel, diffLines(want, got))
+		}
+	}
+	if got := readFile(t, filepath.Join(dir, "staging/amended/chapter-004/storylines/side-line/memory.md")); got != "side-line 第4章后的记忆。\n" {
+		t.Fatalf("kept old memory = %q", got)
+	}
+}
