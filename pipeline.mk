@@ -7,6 +7,8 @@
 #                                         # APPROVE=1 (or volume_plan_approval "auto") commits it
 #   make -f pipeline.mk start            # a new project (novel init): setup steps + volume 1 plan
 #   make -f pipeline.mk next | status | report
+#   make -f pipeline.mk amend C=12        # re-summarize a committed chapter the author edited
+#   make -f pipeline.mk backfill          # summarize + commit the chapters novel import wrote
 #   make -n -f pipeline.mk chapter        # the plan of the current round; runs nothing
 #
 # Design (docs/DESIGN.md, "Pipeline"): a run holds the project lock (novel-lock run) around an
@@ -237,4 +239,34 @@ _start: _locked
 else
 start _start:
 	+@novel-agent pipeline start --plan --text
+endif
+
+# ---- committed text (SPEC §23): amend re-summarizes a committed chapter the author edited
+# (packet mode amend, state as before it) and runs novel-commit amend; backfill summarizes and
+# commits each imported chapter in order (packet mode backfill, novel-commit backfill). Each is
+# one helper under the lock, like volume: packet → $(AGENT) → novel-commit … --dry-run → one
+# retry → commit.
+.PHONY: amend backfill _amend _backfill
+ifeq ($(DRYRUN),)
+amend:
+	@[ -n '$(C)' ] || $(NO_CHAPTER)
+	@novel-lock run --chapter $(C) -- $(MAKE) -f $(PIPELINE_MK) _amend C=$(C)
+backfill:
+	@novel-lock run -- $(MAKE) -f $(PIPELINE_MK) _backfill
+_amend: _locked
+	@novel-agent pipeline amend --chapter $(C) --agent "$$AGENT" --text
+_backfill: _locked
+	@novel-agent pipeline backfill --agent "$$AGENT" --text
+else
+# make -n: the commands the helper runs per chapter (printed, not run).
+amend _amend:
+	novel-manifest packet chapter:$(NNN):summarize --mode amend --write-manifest
+	$$AGENT staging/manifests/chapter-$(NNN)-amend.packet.json
+	novel-commit amend --chapter $(C) --dry-run
+	novel-commit amend --chapter $(C)
+backfill _backfill:
+	novel-manifest packet chapter:NNN:summarize --mode backfill --write-manifest
+	$$AGENT staging/manifests/chapter-NNN-backfill.packet.json
+	novel-commit backfill --chapter NNN --dry-run
+	novel-commit backfill --chapter NNN
 endif

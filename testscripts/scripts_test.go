@@ -32,6 +32,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/novellint"
 	"github.com/novelsuite/novel/internal/cmd/novellock"
 	"github.com/novelsuite/novel/internal/cmd/novelmanifest"
+	"github.com/novelsuite/novel/internal/cmd/novelmigrate"
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
 	"github.com/novelsuite/novel/internal/cmd/novelreport"
 	"github.com/novelsuite/novel/internal/cmd/novelstep"
@@ -54,6 +55,7 @@ var Commands = map[string]func(){
 	"novel-report":     func() { os.Exit(novelreport.Main()) },
 	"novel-export":     func() { os.Exit(novelexport.Main()) },
 	"novel-import":     func() { os.Exit(novelimport.Main()) },
+	"novel-migrate":    func() { os.Exit(novelmigrate.Main()) },
 	"novel-init":       func() { os.Exit(novelinit.Main()) },
 	"novel-audit":      func() { os.Exit(novelaudit.Main()) },
 	"novel-lint":       func() { os.Exit(novellint.Main()) },

@@ -73,6 +73,7 @@ type DryRun struct {
 // change and deleted last (SPEC §8.4).
 type Journal struct {
 	JournalVersion  int                 `json:"journal_version"`
+	Backfill        bool                `json:"backfill,omitempty"` // an imported chapter: no eval, gate or chapter log
 	Chapter         int                 `json:"chapter"`
 	Volume          int                 `json:"volume"`
 	CommittedAt     string              `json:"committed_at"`
@@ -542,7 +543,12 @@ func plan(j *Journal) []journal.PlanStep {
 	if j.MemoryHistory != "" {
 		moves = append(moves, j.MemoryHistory)
 	}
-	moves = append(moves, layout.Eval(c))
+	logW, maintW := []string{layout.ChapterLog(c)}, []string{layout.AIBlacklist, layout.StyleDrift}
+	if j.Backfill {
+		logW, maintW = []string{}, []string{}
+	} else {
+		moves = append(moves, layout.Eval(c))
+	}
 	stateW := []string{layout.CurrentState, layout.Changelog}
 	if j.State.WriteBaseline {
 		stateW = append(stateW, layout.Baseline)
@@ -561,8 +567,8 @@ func plan(j *Journal) []journal.PlanStep {
 		{Name: StepState, Writes: stateW},
 		{Name: StepForeshadow, Writes: fsW},
 		{Name: StepUnknownEntities, Writes: ueW},
-		{Name: StepChapterLog, Writes: []string{layout.ChapterLog(c)}},
-		{Name: StepMaintenance, Writes: []string{layout.AIBlacklist, layout.StyleDrift}},
+		{Name: StepChapterLog, Writes: logW},
+		{Name: StepMaintenance, Writes: maintW},
 		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
 		{Name: StepCleanup, Writes: []string{"staging/…/chapter-" + layout.Pad(c) + "*", layout.CommitJournal(c)}},
 	}

@@ -98,8 +98,16 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 			}
 			return j.UnknownEntities.Replay(root)
 		}},
-		{Name: StepChapterLog, Run: func() error { return root.WriteJSON(layout.ChapterLog(j.Chapter), j.ChapterLog) }},
+		{Name: StepChapterLog, Run: func() error {
+			if j.Backfill {
+				return nil
+			}
+			return root.WriteJSON(layout.ChapterLog(j.Chapter), j.ChapterLog)
+		}},
 		{Name: StepMaintenance, Run: func() error {
+			if j.Backfill {
+				return nil // no eval to learn from; the audits run on the next written chapter
+			}
 			ev, _ := j.Eval.(map[string]any)
 			rep, warns := Maintenance(root, j.Chapter, ev, j.CommittedAt)
 			out.Maintenance = rep
@@ -160,6 +168,9 @@ func stepMove(root *project.Root, j *Journal) error {
 		if err := root.Move(m.From, m.To); err != nil {
 			return err
 		}
+	}
+	if j.Backfill {
+		return nil
 	}
 	return root.WriteJSON(layout.Eval(j.Chapter), j.Eval)
 }

@@ -73,6 +73,7 @@ type Packet struct {
 // Options select the packet variant.
 type Options struct {
 	Role  string // "" (primary) or "secondary" (judge only)
+	Mode  string // "" or a summarizer variant: amend, backfill (summaryvariants.go)
 	Embed bool
 	// Direction is the author's direction for a volume plan (--direction,
 	// SPEC §23): author_direction in plan and contracts packets.
@@ -182,6 +183,10 @@ func (b *builder) chapter() error {
 	b.p.Volume = b.vol
 	if cp.Inflight == b.c || cp.Idle() {
 		b.p.RevisionRound = cp.RevisionCount
+	}
+	if b.opt.Mode != "" {
+		b.p.RevisionRound = 0
+		return b.summaryVariant()
 	}
 	journal := st.Stage == stepid.Commit && b.root.Exists(layout.CommitJournal(b.c))
 	if !journal && !cp.Writable() {

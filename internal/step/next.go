@@ -325,6 +325,25 @@ func StateError(cp *checkpoint.Checkpoint, what string) *errs.Error {
 	return e
 }
 
+// importedNext reports whether logs/import.json lists chapter c (an
+// imported chapter waiting for its backfill commit).
+func importedNext(root *project.Root, c int) bool {
+	var log struct {
+		Chapters []struct {
+			Chapter int `json:"chapter"`
+		} `json:"chapters"`
+	}
+	if !root.Exists(layout.ImportLog) || root.ReadJSON(layout.ImportLog, &log) != nil {
+		return false
+	}
+	for _, ch := range log.Chapters {
+		if ch.Chapter == c {
+			return true
+		}
+	}
+	return false
+}
+
 // committedAhead refuses a checkpoint whose last_completed_chapter is
 // below the highest chapter in chapters/ (a hand-edited checkpoint).
 func committedAhead(root *project.Root, cp *checkpoint.Checkpoint) error {
@@ -333,6 +352,12 @@ func committedAhead(root *project.Root, cp *checkpoint.Checkpoint) error {
 		return err
 	}
 	rel, h, last := layout.Chapter(high), strconv.Itoa(high), strconv.Itoa(cp.LastCompleted)
+	if importedNext(root, cp.NextChapter()) {
+		return errs.New(errs.Checkpoint, rel+" 等导入的章节尚未回填（last_completed_chapter 为 "+last+"）",
+			"imported chapters up to "+rel+" are not backfilled yet (last_completed_chapter is "+last+")").
+			With("file", layout.ImportLog).With("highest_committed_chapter", high).With("last_completed_chapter", cp.LastCompleted).
+			Hint("运行 make -f pipeline.mk backfill，为导入的章节生成摘要、状态和记忆", "run make -f pipeline.mk backfill to summarize the imported chapters and build their state and memory")
+	}
 	return errs.New(errs.Checkpoint, rel+" 已提交，但 "+layout.Checkpoint+" 的 last_completed_chapter 为 "+last,
 		rel+" is committed but "+layout.Checkpoint+" has last_completed_chapter "+last).
 		With("file", rel).With("highest_committed_chapter", high).With("last_completed_chapter", cp.LastCompleted).

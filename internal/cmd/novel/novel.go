@@ -34,6 +34,7 @@ var Tools = [][2]string{
 	{"novel-report", "render the project's health report (html, md, json)"},
 	{"novel-init", "create a new novel project (QUICK_START) with a brief to fill in"},
 	{"novel-import", "import an existing manuscript (UTF-8 or GB18030/GBK) as chapter files"},
+	{"novel-migrate", "check a plugin or TypeScript-CLI project and apply what the suite needs (--dry-run lists it)"},
 	{"novel-export", "export the committed chapters as a book (txt, md, epub)"},
 	{"novel-audit", "continuity: sliding-window consistency audit of the committed chapters"},
 	{"novel-lint", "lint a chapter: platform word counts, heading, model artefacts, leaks, style (§20)"},

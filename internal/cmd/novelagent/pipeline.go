@@ -11,15 +11,17 @@ import (
 
 // pipelineCmd groups the helpers pipeline.mk runs, one per stage kind.
 type pipelineCmd struct {
-	Plan    planCmd    `cmd:"" help:"Read-only: the chapter's current revision round (for make's targets)."`
-	Next    nextCmd    `cmd:"" help:"Whether a chapter still has work (run|done|volume_review); a blocked project writes staging/BLOCKED.json and exits 3."`
-	Step    stepCmd    `cmd:"" help:"Run one agent stage: packet, pre-stage copy, executor, validate (restore on failure), one retry, advance, stamp."`
-	Gate    gateCmd    `cmd:"" help:"Run novel-gate decide --apply for the round; a pause writes staging/BLOCKED.json and exits 3."`
-	Commit  commitCmd  `cmd:"" help:"Run novel-commit when the chapter is ready to commit."`
-	Summary summaryCmd `cmd:"" help:"Print the run summary (Ch 1: 3120字 4.2 pass | …) from a summary file."`
-	Volume  volumeCmd  `cmd:"" help:"Plan a volume: packet, executor, validate (novel-commit volume --dry-run), one retry, then novel-commit volume; a staged plan that validates is committed without planning again."`
-	Start   startCmd   `cmd:"" help:"Start a new project (QUICK_START): every setup step whose products are missing (packet, executor, validate, one retry, novel-commit setup), then the volume-1 plan; resumable (SPEC §17)."`
-	Error   errorCmd   `cmd:"" help:"Report one of pipeline.mk's own refusals as the JSON error line (exits non-zero)."`
+	Plan     planCmd     `cmd:"" help:"Read-only: the chapter's current revision round (for make's targets)."`
+	Next     nextCmd     `cmd:"" help:"Whether a chapter still has work (run|done|volume_review); a blocked project writes staging/BLOCKED.json and exits 3."`
+	Step     stepCmd     `cmd:"" help:"Run one agent stage: packet, pre-stage copy, executor, validate (restore on failure), one retry, advance, stamp."`
+	Gate     gateCmd     `cmd:"" help:"Run novel-gate decide --apply for the round; a pause writes staging/BLOCKED.json and exits 3."`
+	Commit   commitCmd   `cmd:"" help:"Run novel-commit when the chapter is ready to commit."`
+	Summary  summaryCmd  `cmd:"" help:"Print the run summary (Ch 1: 3120字 4.2 pass | …) from a summary file."`
+	Amend    amendCmd    `cmd:"" help:"Re-summarize committed chapter C after the author edited it (packet mode amend) and run novel-commit amend (SPEC §23)."`
+	Backfill backfillCmd `cmd:"" help:"Summarize and commit each imported chapter (logs/import.json) above last_completed_chapter in order: packet mode backfill, then novel-commit backfill (SPEC §23)."`
+	Volume   volumeCmd   `cmd:"" help:"Plan a volume: packet, executor, validate (novel-commit volume --dry-run), one retry, then novel-commit volume; a staged plan that validates is committed without planning again."`
+	Start    startCmd    `cmd:"" help:"Start a new project (QUICK_START): every setup step whose products are missing (packet, executor, validate, one retry, novel-commit setup), then the volume-1 plan; resumable (SPEC §17)."`
+	Error    errorCmd    `cmd:"" help:"Report one of pipeline.mk's own refusals as the JSON error line (exits non-zero)."`
 }
 
 func env(ctx *cli.Context) (*pipeline.Env, error) {

@@ -21,6 +21,8 @@ type grammar struct {
 	Chapter      chapterCmd      `cmd:"" default:"withargs" help:"Commit chapter C (novel-commit --chapter C [--dry-run])."`
 	Rebuild      rebuildCmd      `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
 	Rollback     rollbackCmd     `cmd:"" help:"Undo the committed chapters ≥ C (--to C): move their files to staging/rolled-back/, replay the state to C−1, restore memories and foreshadowing (journaled, SPEC §8.4)."`
+	Amend        amendCmd        `cmd:"" help:"Replace committed chapter C's summary, changelog line and (when C is its storyline's newest) memory with the re-summarized edited text, then rebuild state and foreshadowing (journaled, SPEC §23)."`
+	Backfill     backfillCmd     `cmd:"" help:"Commit the summary, state, memory and foreshadowing of imported chapter C (logs/import.json) as it is: no judge, no gate (journaled, SPEC §23)."`
 	Volume       volumeCmd       `cmd:"" help:"Validate the staged volume plan (staging/volumes/vol-VV/) and move it into volumes/vol-VV/ (journaled); enters WRITING (SPEC §6.1)."`
 	VolumeReview volumeReviewCmd `cmd:"" name:"volume-review" help:"Keep the staged volume review (staging/volumes/vol-VV/review.md) as volumes/vol-VV/review.md (journaled); enters VOL_PLANNING for volume VV+1 (SPEC §23)."`
 	Setup        setupCmd        `cmd:"" help:"Validate a setup step's staged outputs (staging/setup/…) and move them into place (journaled); a differing committed file is E_CONFLICT unless --replace, which keeps it under staging/replaced/ (SPEC §17)."`
@@ -43,6 +45,9 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 	}
 	env := commit.Env{Root: root, Settings: s, Now: now, Crash: journal.CrashHook(ctx.Getenv)}
 	if err := commit.PendingRollbackError(root); err != nil {
+		return err
+	}
+	if err := commit.PendingAmendError(root); err != nil {
 		return err
 	}
 	pending, err := commit.PendingJournal(root)

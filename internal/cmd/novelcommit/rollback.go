@@ -21,6 +21,9 @@ func (r *rollbackCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	env := commit.Env{Root: root, Settings: s, Now: now, Crash: journal.CrashHook(ctx.Getenv)}
+	if err := commit.PendingAmendError(root); err != nil {
+		return err
+	}
 	resume := commit.PendingRollback(root)
 	return journaled[*commit.RollbackJournal, *commit.RollbackOutput]{
 		resume: resume,

@@ -23,6 +23,7 @@ type packetCmd struct {
 	Embed         bool   `help:"Embed every referenced file as a read-only <DATA> block (manifest.embedded)."`
 	Role          string `help:"Judge role: primary (default) or secondary (key chapters)." placeholder:"ROLE"`
 	Direction     string `help:"The author's direction for a volume plan (volume:VV:plan and :contracts): author_direction in the packet." placeholder:"TEXT"`
+	Mode          string `help:"Summarizer variant: amend (an edited committed chapter) or backfill (an imported chapter)." placeholder:"MODE"`
 }
 
 func (c *packetCmd) Run(ctx *cli.Context) error {
@@ -38,6 +39,10 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 		return cli.UsageError("--direction 只适用于 volume:VV:plan 和 volume:VV:contracts，不适用于 "+st.String(),
 			"--direction applies to volume:VV:plan and volume:VV:contracts only, not "+st.String())
 	}
+	mode, err := manifest.NormalizeMode(st, c.Mode)
+	if err != nil {
+		return err
+	}
 	root, err := ctx.Root()
 	if err != nil {
 		return err
@@ -50,7 +55,7 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := manifest.Build(root, cp, set, st, manifest.Options{Role: role, Embed: c.Embed, Direction: c.Direction})
+	p, err := manifest.Build(root, cp, set, st, manifest.Options{Role: role, Mode: mode, Embed: c.Embed, Direction: c.Direction})
 	if err != nil {
 		return err
 	}
@@ -63,7 +68,11 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		err = manifest.Write(root, p, st, role)
+		if mode != "" {
+			err = manifest.WriteVariant(root, p, st, mode)
+		} else {
+			err = manifest.Write(root, p, st, role)
+		}
 		release()
 		if err != nil {
 			return err
