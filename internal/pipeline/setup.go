@@ -41,7 +41,7 @@ func PlanStart() *VolumePlan {
 		cmds = append(cmds, "novel-manifest packet "+id+" --write-manifest", "$AGENT "+setupstep.PacketPath(st),
 			"novel-step validate "+id, "novel-commit setup --step "+st)
 	}
-	return &VolumePlan{Volume: 1, Commands: append(cmds, PlanVolume(1).Commands...)}
+	return &VolumePlan{Volume: 1, Commands: append(cmds, planVolume(1, true).Commands...)}
 }
 
 // Start takes a new project from QUICK_START to WRITING (SPEC §17): every

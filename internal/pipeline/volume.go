@@ -43,8 +43,16 @@ type VolumePlan struct {
 }
 
 // PlanVolume lists what Volume would run for volume v (it runs nothing).
-func PlanVolume(v int) *VolumePlan {
+func PlanVolume(v int) *VolumePlan { return planVolume(v, false) }
+
+// planVolume is PlanVolume; approved is a run that commits without the
+// author's stop (make start's volume 1).
+func planVolume(v int, approved bool) *VolumePlan {
 	vv := layout.PadVol(v)
+	commit := "(APPROVE=1 or volume_plan_approval \"auto\"; otherwise stop with E_AWAITING_APPROVAL) novel-commit volume --volume " + vv
+	if approved {
+		commit = "novel-commit volume --volume " + vv
+	}
 	return &VolumePlan{Volume: v, Commands: []string{
 		"novel-commit volume --volume " + vv + " --dry-run",
 		"novel-manifest packet volume:" + vv + ":plan --write-manifest",
@@ -52,7 +60,7 @@ func PlanVolume(v int) *VolumePlan {
 		"novel-commit volume --volume " + vv + " --dry-run",
 		"(long volumes, repeated per batch of ≤ 10 chapters) novel-manifest packet volume:" + vv + ":contracts --write-manifest; $AGENT " +
 			layout.VolumeStepPacket(v, stepid.Contracts) + "; novel-commit volume --volume " + vv + " --dry-run",
-		"(APPROVE=1 or volume_plan_approval \"auto\"; otherwise stop with E_AWAITING_APPROVAL) novel-commit volume --volume " + vv,
+		commit,
 	}}
 }
 

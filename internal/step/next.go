@@ -130,13 +130,14 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 		n := &Next{Step: stepid.Chapter(c, stepid.Commit).String(), Reason: ReasonResumeCommit, Chapter: c, Inflight: inflightView(cp)}
 		return n, nil
 	}
-	if n, err := setupNext(root, cp); n != nil || err != nil {
-		return n, err
-	}
 	// The checkpoint must not lag the committed tree (SPEC §22): a step
-	// proposed from it would redo, and overwrite, committed chapters.
+	// proposed from it would redo, and overwrite, committed chapters (an
+	// import is backfilled before anything else).
 	if err := committedAhead(root, cp); err != nil {
 		return nil, err
+	}
+	if n, err := setupNext(root, cp); n != nil || err != nil {
+		return n, err
 	}
 	// Rule 1 (VOL_REVIEW: the volume review, SPEC §23).
 	if cp.State == checkpoint.VolReview {
@@ -375,6 +376,12 @@ func setupNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
 		}
 	}
 	if cp.State != checkpoint.QuickStart {
+		return nil, nil
+	}
+	// A volume 1 plan already in place is a project started by another
+	// tool (the plugin's quick start moves its plan into volumes/vol-01/):
+	// its setup is behind it, and novel migrate is what it needs.
+	if root.Exists(layout.Outline(1)) {
 		return nil, nil
 	}
 	st, err := setupstep.Next(root)
