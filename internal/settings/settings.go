@@ -50,6 +50,9 @@ type Settings struct {
 	Platform        string `json:"platform"`
 	WordsPerChapter int    `json:"words_per_chapter"`
 	QuoteStyle      string `json:"quote_style"`
+	// BudgetTokens overrides DefaultBudgets per role (SPEC §19).
+	// (0 keeps the default; an array keeps Settings comparable).
+	BudgetTokens [len(BudgetRoles)]int `json:"budget_tokens"`
 }
 
 // Weights returns the judge weights by dimension name.
@@ -206,6 +209,9 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 		}
 	}
 	if err := s.applyLint(raw, src); err != nil {
+		return err
+	}
+	if err := s.applyContext(raw, src); err != nil {
 		return err
 	}
 	if v, ok := raw["gate_thresholds"]; ok && v != nil {

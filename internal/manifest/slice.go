@@ -1,0 +1,178 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/stateops"
+)
+
+// MaxTailChars bounds previous_chapter_tail (SPEC §19).
+const MaxTailChars = 800
+
+// castSlugs is the chapter's cast for the state slice (SPEC §19): the
+// contract's character_states, the characters the outline block names
+// (its POV line included) and, for the summarizer, every character the
+// draft names — mapped through entity_id_map.
+func (b *builder) castSlugs(draft string) (map[string]bool, error) {
+	chars, err := b.characters()
+	if err != nil {
+		return nil, err
+	}
+	bySlug := map[string]string{}
+	byName := map[string]string{}
+	for _, c := range chars {
+		bySlug[c.Slug] = c.DisplayName
+		byName[c.DisplayName] = c.Slug
+	}
+	cast := map[string]bool{}
+	if b.contract != nil {
+		for _, n := range b.contract.CharacterNames {
+			if s, ok := byName[n]; ok {
+				cast[s] = true
+			} else if _, ok := bySlug[n]; ok {
+				cast[n] = true
+			}
+		}
+	}
+	for _, c := range chars {
+		if c.DisplayName == "" {
+			continue
+		}
+		if strings.Contains(b.blk.Text, c.DisplayName) || (draft != "" && strings.Contains(draft, c.DisplayName)) {
+			cast[c.Slug] = true
+		}
+	}
+	return cast, nil
+}
+
+// stateSlice sets inline state_slice: state_version, last_updated_chapter,
+// the cast's characters, the items/locations/factions the cast's entries
+// or the outline block name (or that name a cast member), and world_state.
+// The whole state file is never sent to a model (a long project's is MBs).
+func (b *builder) stateSlice(draft string) error {
+	if !b.root.IsFile(layout.CurrentState) {
+		return nil
+	}
+	data, err := b.root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return err
+	}
+	if data, err = jsonio.Validate(data, layout.CurrentState); err != nil {
+		return err
+	}
+	top, ok := jsonio.ObjectMap(data)
+	if !ok {
+		return schemaErr(layout.CurrentState, "必须是 JSON 对象", "must be a JSON object")
+	}
+	cast, err := b.castSlugs(draft)
+	if err != nil {
+		return err
+	}
+	out := &OMap{}
+	for _, k := range []string{"state_version", "last_updated_chapter"} {
+		if v, ok := top[k]; ok {
+			out.Set(k, v)
+		}
+	}
+	chars := &OMap{}
+	var castJSON bytes.Buffer
+	jsonio.SplitObject(top["characters"], func(k string, v json.RawMessage) {
+		if cast[k] {
+			chars.Set(k, v)
+			castJSON.Write(v)
+		}
+	})
+	out.Set("characters", chars)
+	named := func(k string, v json.RawMessage) bool {
+		if bytes.Contains(castJSON.Bytes(), []byte(`"`+k+`"`)) || strings.Contains(b.blk.Text, k) {
+			return true
+		}
+		for s := range cast {
+			if bytes.Contains(v, []byte(`"`+s+`"`)) {
+				return true
+			}
+		}
+		var n struct {
+			Name        string `json:"name"`
+			DisplayName string `json:"display_name"`
+		}
+		if json.Unmarshal(v, &n) == nil {
+			for _, name := range []string{n.Name, n.DisplayName} {
+				if name != "" && strings.Contains(b.blk.Text, name) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, g := range stateops.Groups[1:4] { // items, locations, factions
+		sel := &OMap{}
+		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
+			if named(k, v) {
+				sel.Set(k, v)
+			}
+		})
+		out.Set(g, sel)
+	}
+	if v, ok := top["world_state"]; ok {
+		out.Set("world_state", v)
+	}
+	b.in.Set(keyStateSlice, out)
+	return nil
+}
+
+// previousTail sets previous_chapter_tail: the last ≤ MaxTailChars
+// characters of chapters/chapter-{C−1}.md, starting at a paragraph
+// boundary (a sentence end when the last paragraph alone is longer).
+func (b *builder) previousTail() error {
+	if b.c <= 1 {
+		return nil
+	}
+	rel := layout.Chapter(b.c - 1)
+	if !b.root.IsFile(rel) {
+		return nil
+	}
+	text, err := b.root.ReadText(rel)
+	if err != nil {
+		return err
+	}
+	if tail := Tail(text, MaxTailChars); tail != "" {
+		b.in.Set(keyTail, tail)
+	}
+	return nil
+}
+
+// Tail is the end of text in at most n characters, cut at the first
+// paragraph start inside the window (else after the first sentence end,
+// else at the window).
+func Tail(text string, n int) string {
+	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), " \t\n\u3000")
+	if utf8.RuneCountInString(text) <= n {
+		return strings.TrimSpace(text)
+	}
+	r := []rune(text)
+	win := string(r[len(r)-n:])
+	if i := strings.Index(win, "\n"); i >= 0 {
+		return strings.TrimLeft(win[i:], "\n \t\u3000")
+	}
+	for i, c := range win {
+		if strings.ContainsRune("。！？!?…", c) {
+			return strings.TrimLeft(win[i+utf8.RuneLen(c):], "”」』 \t\u3000")
+		}
+	}
+	return win
+}
+
+// foreshadowReminders sets foreshadow_reminders (SPEC §21) when any open
+// item has been dormant beyond its limit.
+func (b *builder) foreshadowReminders(global []foreshadow.Item) {
+	if r := foreshadow.Reminders(global, b.c); len(r) > 0 {
+		b.in.Set("foreshadow_reminders", r)
+	}
+}
