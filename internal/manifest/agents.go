@@ -164,7 +164,7 @@ func (b *builder) writer() error {
 	if err := b.previousTail(); err != nil {
 		return err
 	}
-	if err := b.stateSlice(""); err != nil {
+	if err := b.stateSlice("", false); err != nil {
 		return err
 	}
 	b.pathIf("project_brief", layout.Brief)
@@ -267,7 +267,7 @@ func (b *builder) summarizer() error {
 	} else {
 		b.warn("草稿 %s 尚不存在", "the draft %s does not exist yet", draft)
 	}
-	if err := b.stateSlice(text); err != nil {
+	if err := b.stateSlice(text, true); err != nil {
 		return err
 	}
 	b.pathIf("storyline_memory", layout.Memory(sid))
@@ -414,7 +414,7 @@ func (b *builder) logicReviewer() error {
 	if err := b.previousTail(); err != nil {
 		return err
 	}
-	if err := b.stateSlice(""); err != nil {
+	if err := b.stateSlice("", false); err != nil {
 		return err
 	}
 	b.output(layout.StagingLogicReview(b.c), true, ViaStdout)

@@ -54,8 +54,11 @@ func (b *builder) castSlugs(draft string) (map[string]bool, error) {
 // stateSlice sets inline state_slice: state_version, last_updated_chapter,
 // the cast's characters, the items/locations/factions the cast's entries
 // or the outline block name (or that name a cast member), and world_state.
-// The whole state file is never sent to a model (a long project's is MBs).
-func (b *builder) stateSlice(draft string) error {
+// The whole state file is never sent to a model (a long project's is MBs),
+// so paths.current_state is not given to these agents; the summarizer's
+// packet also carries base_state_version, the version the slice was cut
+// from, which its delta is checked against at commit.
+func (b *builder) stateSlice(draft string, base bool) error {
 	if !b.root.IsFile(layout.CurrentState) {
 		return nil
 	}
@@ -79,6 +82,9 @@ func (b *builder) stateSlice(draft string) error {
 		if v, ok := top[k]; ok {
 			out.Set(k, v)
 		}
+	}
+	if v, ok := top["state_version"]; ok && base {
+		b.in.Set("base_state_version", v)
 	}
 	chars := &OMap{}
 	var castJSON bytes.Buffer
