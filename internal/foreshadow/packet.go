@@ -12,40 +12,44 @@ const (
 	MaxReminders    = 5
 )
 
-// PacketTasks trims a query result for an instruction packet (SPEC §19):
-// no item carries its history, and of the overdue short items only the
-// MaxOverdueTasks longest overdue (then by id) stay. The rest keep the
-// query's id order. dropped counts the overdue items left out.
-func PacketTasks(items []Output, c int) (out []Output, dropped int) {
-	var overdue []int
-	for i := range items {
-		if OverdueShort(&items[i].Item, c) {
-			overdue = append(overdue, i)
+// PacketTasks is Query trimmed for an instruction packet (SPEC §19): no
+// item carries its history, and of the overdue short items only the
+// MaxOverdueTasks longest overdue (then by id) stay; the rest keep the
+// query's id order. Items are parsed in full only when kept (a long
+// project has hundreds overdue). dropped counts the overdue items left
+// out.
+func PacketTasks(global, plan []Item, c, volume int) (out []Output, dropped int) {
+	_, ids, g, p := selectItems(global, plan, c, volume)
+	// Overdue is judged on the global item, as Query does.
+	var overdue []string
+	end := map[string]int{}
+	for _, id := range ids {
+		if it, ok := g[id]; ok && OverdueShort(it, c) {
+			overdue = append(overdue, id)
+			_, end[id], _ = it.Range()
 		}
 	}
-	keep := map[int]bool{}
+	drop := map[string]bool{}
 	if len(overdue) > MaxOverdueTasks {
-		end := func(i int) int { _, b, _ := items[i].Range(); return b }
 		sort.SliceStable(overdue, func(a, b int) bool {
-			ea, eb := end(overdue[a]), end(overdue[b])
-			if ea != eb {
-				return ea < eb // longest overdue first
+			if end[overdue[a]] != end[overdue[b]] {
+				return end[overdue[a]] < end[overdue[b]] // longest overdue first
 			}
-			return items[overdue[a]].ID < items[overdue[b]].ID
+			return overdue[a] < overdue[b]
 		})
-		for _, i := range overdue[MaxOverdueTasks:] {
-			keep[i] = false
+		for _, id := range overdue[MaxOverdueTasks:] {
+			drop[id] = true
 		}
 		dropped = len(overdue) - MaxOverdueTasks
 	}
-	out = make([]Output, 0, len(items)-dropped)
-	for i := range items {
-		if k, decided := keep[i]; decided && !k {
+	out = make([]Output, 0, len(ids)-dropped)
+	for _, id := range ids {
+		if drop[id] {
 			continue
 		}
-		it := items[i]
-		it.dropHistory()
-		out = append(out, it)
+		o := Output{merged(id, g, p)}
+		o.dropHistory()
+		out = append(out, o)
 	}
 	return out, dropped
 }
@@ -80,12 +84,34 @@ type Reminder struct {
 // items (LoadGlobalLight) are pre-selected on their light fields, which
 // can only make an item look older, and confirmed on the full item.
 func Reminders(global []Item, c int) []Reminder {
-	out := []Reminder{}
+	type cand struct {
+		it    *Item
+		since int
+	}
+	var cands []cand
 	for _, it := range index(global) {
-		if _, ok := Dormant(it, c); !ok {
-			continue
+		if since, ok := Dormant(it, c); ok {
+			cands = append(cands, cand{it, since})
 		}
-		full := it.clone()
+	}
+	// Longest (light) dormancy first: once MaxReminders are confirmed and
+	// the next candidate's light dormancy (an upper bound) is shorter than
+	// the last kept, no later candidate can enter.
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].since != cands[j].since {
+			return cands[i].since > cands[j].since
+		}
+		return cands[i].it.ID < cands[j].it.ID
+	})
+	out := []Reminder{}
+	for _, cd := range cands {
+		if len(out) >= MaxReminders {
+			sortReminders(out)
+			if cd.since < out[MaxReminders-1].DormantChapters {
+				break
+			}
+		}
+		full := cd.it.clone()
 		since, ok := Dormant(&full, c)
 		if !ok {
 			continue
@@ -93,11 +119,15 @@ func Reminders(global []Item, c int) []Reminder {
 		out = append(out, Reminder{ID: full.ID, Description: full.Description, Scope: full.Scope, Status: full.Status,
 			LastTouched: LastTouched(&full), DormantChapters: since})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].DormantChapters != out[j].DormantChapters {
-			return out[i].DormantChapters > out[j].DormantChapters
-		}
-		return out[i].ID < out[j].ID
-	})
+	sortReminders(out)
 	return out[:min(MaxReminders, len(out))]
+}
+
+func sortReminders(r []Reminder) {
+	sort.Slice(r, func(i, j int) bool {
+		if r[i].DormantChapters != r[j].DormantChapters {
+			return r[i].DormantChapters > r[j].DormantChapters
+		}
+		return r[i].ID < r[j].ID
+	})
 }

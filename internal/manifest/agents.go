@@ -70,7 +70,7 @@ func (b *builder) foreshadowing(reminders bool) error {
 	if err != nil {
 		return err
 	}
-	items, dropped := foreshadow.PacketTasks(foreshadow.Query(global, plan, b.c, b.vol).Items, b.c)
+	items, dropped := foreshadow.PacketTasks(global, plan, b.c, b.vol)
 	if dropped > 0 {
 		b.warn("另有 %d 条逾期伏笔未放入指令包（只保留逾期最久的 %d 条）；完整列表见 novel-foreshadow query",
 			"%d more overdue foreshadowing items are left out (only the %d longest overdue are kept); see novel-foreshadow query for all",

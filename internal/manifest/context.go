@@ -216,14 +216,16 @@ func inlineString(v any) string {
 	return indentJSON(v)
 }
 
-// indentJSON renders an inline value as 2-space-indented JSON, the same
-// bytes whether v is typed or raw (read back from a packet file).
+// indentJSON renders an inline value as JSON with one member or element
+// per line and no indentation (indentation is a large share of a deep
+// value's tokens and tells a model nothing), the same bytes whether v is
+// typed or raw (read back from a packet file).
 func indentJSON(v any) string {
 	var compact, out bytes.Buffer
 	if encodeCompact(&compact, v) != nil {
 		return ""
 	}
-	if json.Indent(&out, compact.Bytes(), "", "  ") != nil {
+	if json.Indent(&out, compact.Bytes(), "", "") != nil {
 		return compact.String()
 	}
 	return out.String() + "\n"

@@ -66,12 +66,9 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	if err != nil {
 		return err
 	}
-	if data, err = jsonio.Validate(data, layout.CurrentState); err != nil {
+	top, err := stateMembers(data)
+	if err != nil {
 		return err
-	}
-	top, ok := jsonio.ObjectMap(data)
-	if !ok {
-		return schemaErr(layout.CurrentState, "必须是 JSON 对象", "must be a JSON object")
 	}
 	cast, err := b.castSlugs(draft)
 	if err != nil {
@@ -129,10 +126,89 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	if v, ok := top["world_state"]; ok {
 		out.Set("world_state", v)
 	}
+	// Encoding checks every kept value, so a hand-edited file is trusted
+	// only where it is used; a bad one gets the full validation's error.
+	var probe bytes.Buffer
+	if encodeCompact(&probe, out) != nil {
+		if _, err := jsonio.Validate(data, layout.CurrentState); err != nil {
+			return err
+		}
+		return schemaErr(layout.CurrentState, "的结构无法切片", "cannot be sliced")
+	}
 	b.in.Set(keyStateSlice, out)
 	return nil
 }
 
+// stateMembers returns the state's top-level members. A canonical state
+// (what every commit writes: sorted keys, 2-space indent) is cut at its
+// top-level key lines without scanning the whole file — a long project's
+// state is MBs and a packet must stay ≤ 30 ms — and every value the slice
+// keeps is checked; anything else is validated and split in full.
+func stateMembers(data []byte) (map[string]json.RawMessage, error) {
+	data = jsonio.StripBOM(data)
+	if top, ok := canonicalMembers(data); ok {
+		return top, nil
+	}
+	body, err := jsonio.Validate(data, layout.CurrentState)
+	if err != nil {
+		return nil, err
+	}
+	top, ok := jsonio.ObjectMap(body)
+	if !ok {
+		return nil, schemaErr(layout.CurrentState, "必须是 JSON 对象", "must be a JSON object")
+	}
+	return top, nil
+}
+
+// canonicalMembers finds the members the slice needs by their canonical
+// key lines ("\n  \"key\": "), searched in sorted key order so the file is
+// scanned once; a value ends at the last canonical closing line before the
+// next key found. ok is false when a key line is missing.
+func canonicalMembers(data []byte) (map[string]json.RawMessage, bool) {
+	if !bytes.HasPrefix(data, []byte("{\n  \"")) {
+		return nil, false
+	}
+	keys := []string{"characters", "factions", "items", "last_updated_chapter", "locations", "state_version", "world_state"}
+	starts, lines := make([]int, len(keys)), make([]int, len(keys)+1)
+	pos := 0
+	for n, k := range keys {
+		marker := []byte("\n  \"" + k + "\": ")
+		i := bytes.Index(data[pos:], marker)
+		if i < 0 {
+			return nil, false
+		}
+		lines[n], starts[n] = pos+i, pos+i+len(marker)
+		pos = starts[n]
+	}
+	lines[len(keys)] = len(data)
+	top := make(map[string]json.RawMessage, len(keys))
+	for n, k := range keys {
+		start, region := starts[n], data[starts[n]:lines[n+1]]
+		var end int
+		switch {
+		case bytes.HasPrefix(region, []byte("{}")) || bytes.HasPrefix(region, []byte("[]")):
+			end = start + 2
+		case len(region) > 0 && (region[0] == '{' || region[0] == '['):
+			closer := []byte("\n  }")
+			if region[0] == '[' {
+				closer = []byte("\n  ]")
+			}
+			j := bytes.LastIndex(region, closer)
+			if j < 0 {
+				return nil, false
+			}
+			end = start + j + len(closer)
+		default:
+			j := bytes.IndexAny(region, ",\n")
+			if j < 0 {
+				return nil, false
+			}
+			end = start + j
+		}
+		top[k] = data[start:end:end]
+	}
+	return top, true
+}
 // previousTail sets previous_chapter_tail: the last ≤ MaxTailChars
 // characters of chapters/chapter-{C−1}.md, starting at a paragraph
 // boundary (a sentence end when the last paragraph alone is longer).
