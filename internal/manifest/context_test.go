@@ -14,9 +14,9 @@ func TestEstimateText(t *testing.T) {
 		chars, token int
 	}{
 		{"", 0, 0},
-		{"abc", 3, 1},         // ⌈0.9⌉
-		{"沈砚", 2, 2},          // ⌈1.2⌉
-		{"沈砚，a b", 6, 3},     // 3 CJK (，is full-width) → 1.8, 3 other → 0.9 → ⌈2.7⌉
+		{"abc", 3, 1},      // ⌈0.9⌉
+		{"沈砚", 2, 2},       // ⌈1.2⌉
+		{"沈砚，a b", 6, 3},   // 3 CJK (，is full-width) → 1.8, 3 other → 0.9 → ⌈2.7⌉
 		{"「第七盏灯」\n", 7, 4}, // corner brackets are CJK punctuation: 6×0.6 + 0.3 = 3.9
 	} {
 		got := EstimateText(c.in)
@@ -57,7 +57,7 @@ func head(s string) string {
 func TestStateMembers(t *testing.T) {
 	st := map[string]any{"schema_version": 1, "state_version": 12, "last_updated_chapter": 11, "active_foreshadowing": []any{"F-1"},
 		"characters": map[string]any{"a": map[string]any{"rel": map[string]any{"b": "友"}, "bag": []any{"x"}}, "b": map[string]any{}},
-		"items": map[string]any{"i": map[string]any{"owner": "a"}}, "locations": map[string]any{}, "factions": map[string]any{"f": []any{}},
+		"items":      map[string]any{"i": map[string]any{"owner": "a"}}, "locations": map[string]any{}, "factions": map[string]any{"f": []any{}},
 		"world_state": map[string]any{"season": "冬"}}
 	canonical, err := jsonio.Marshal(st)
 	if err != nil {

@@ -209,6 +209,7 @@ func canonicalMembers(data []byte) (map[string]json.RawMessage, bool) {
 	}
 	return top, true
 }
+
 // previousTail sets previous_chapter_tail: the last ≤ MaxTailChars
 // characters of chapters/chapter-{C−1}.md, starting at a paragraph
 // boundary (a sentence end when the last paragraph alone is longer).
