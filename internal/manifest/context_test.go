@@ -99,3 +99,22 @@ func TestBudgetRole(t *testing.T) {
 		}
 	}
 }
+
+// splitGroup's canonical line search and the generic scanner agree.
+func TestSplitGroup(t *testing.T) {
+	st := map[string]any{"characters": map[string]any{
+		"a": map[string]any{"rel": map[string]any{"b": "友"}, "note": "含\"引号\"与\\n", "bag": []any{"x", map[string]any{"k": 1}}},
+		"b": map[string]any{}, "c": 3, "d": []any{}, "e\"q": "x"}}
+	canonical, _ := jsonio.Marshal(st)
+	top, ok := canonicalMembers(append(canonical[:len(canonical)-2:len(canonical)-2],
+		[]byte(",\n  \"factions\": {},\n  \"items\": {},\n  \"last_updated_chapter\": 1,\n  \"locations\": {},\n  \"state_version\": 1,\n  \"world_state\": {}\n}\n")...))
+	if !ok {
+		t.Fatal("not canonical")
+	}
+	var fast, slow []string
+	splitGroup(top["characters"], func(k string, v json.RawMessage) { fast = append(fast, k+"="+string(v)) })
+	jsonio.SplitObject(top["characters"], func(k string, v json.RawMessage) { slow = append(slow, k+"="+string(v)) })
+	if strings.Join(fast, "|") != strings.Join(slow, "|") || len(fast) != 5 {
+		t.Errorf("fast %q\nslow %q", fast, slow)
+	}
+}

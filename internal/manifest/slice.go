@@ -85,7 +85,7 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	}
 	chars := &OMap{}
 	var castJSON bytes.Buffer
-	jsonio.SplitObject(top["characters"], func(k string, v json.RawMessage) {
+	splitGroup(top["characters"], func(k string, v json.RawMessage) {
 		if cast[k] {
 			chars.Set(k, v)
 			castJSON.Write(v)
@@ -258,4 +258,53 @@ func (b *builder) foreshadowReminders(global []foreshadow.Item) {
 	if r := foreshadow.Reminders(global, b.c); len(r) > 0 {
 		b.in.Set("foreshadow_reminders", r)
 	}
+}
+
+// splitGroup calls fn for each member of a top-level state group. In the
+// canonical layout a member's key line is the only line indented exactly
+// four spaces, so the members are found by searching for those lines
+// (far faster than walking every value of a multi-MB group); any other
+// layout is split by the generic scanner. Values are checked when the
+// slice is encoded.
+func splitGroup(group []byte, fn func(k string, v json.RawMessage)) {
+	const line = "\n    \""
+	if !bytes.HasPrefix(group, []byte("{"+line)) || !bytes.HasSuffix(group, []byte("\n  }")) {
+		jsonio.SplitObject(group, fn)
+		return
+	}
+	body := group[1 : len(group)-len("\n  }")]
+	for pos := 0; pos < len(body); {
+		next := bytes.Index(body[pos+1:], []byte(line))
+		end := len(body)
+		if next >= 0 {
+			end = pos + 1 + next
+		}
+		member := body[pos+len(line)-1 : end] // from the key's opening quote
+		kend := stringEnd(member)
+		if kend < 0 || !bytes.HasPrefix(member[kend:], []byte(": ")) {
+			jsonio.SplitObject(group, fn) // not the layout it looked like
+			return
+		}
+		key, ok := jsonio.String(member[:kend])
+		if !ok {
+			jsonio.SplitObject(group, fn)
+			return
+		}
+		v := bytes.TrimSuffix(member[kend+2:], []byte(","))
+		fn(key, v[:len(v):len(v)])
+		pos = end
+	}
+}
+
+// stringEnd is the index just past the JSON string opening s, or -1.
+func stringEnd(s []byte) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
 }
