@@ -2,7 +2,6 @@ package agent
 
 import (
 	"embed"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,12 +20,6 @@ var promptFS embed.FS
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
-}
-
-type manifestView struct {
-	Inline   *manifest.OMap `json:"inline"`
-	Paths    *manifest.OMap `json:"paths"`
-	Embedded []string       `json:"embedded"`
 }
 
 // RenderPrompt builds the chat messages for a packet: the role's system
@@ -69,12 +62,7 @@ func RenderPrompt(root *project.Root, p *Packet, feedback error, previous string
 // RenderUser is the packet's user message. An --embed packet already
 // carries its blocks and header; any other is assembled from the project.
 func RenderUser(root *project.Root, p *Packet) (string, error) {
-	mv := manifestView{Inline: &manifest.OMap{}, Paths: &manifest.OMap{}}
-	if len(p.Manifest) > 0 && string(p.Manifest) != "null" {
-		if err := json.Unmarshal(p.Manifest, &mv); err != nil {
-			return "", packetErr(p.File, "manifest 不是对象", "manifest is not an object", "manifest")
-		}
-	}
+	mv := p.Manifest
 	if mv.Inline == nil {
 		mv.Inline = &manifest.OMap{}
 	}

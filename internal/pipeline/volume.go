@@ -71,7 +71,7 @@ func (e *Env) Volume(v int, agentCmd string) (*VolumeOutcome, error) {
 		if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
 			return nil, err
 		}
-		packet := pk.Written
+		packet := pk.WrittenManifestPath
 		if packet == "" {
 			packet = layout.VolumePacket(v)
 		}
