@@ -129,6 +129,7 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 				warns = append(warns, e.Message("zh")+"（--embed 与 novel-agent 会拒绝它） / "+e.Message("en")+" (--embed and novel-agent refuse it)")
 				text = string(raw)
 			}
+			text = trimTrailing(text)
 			switch {
 			case key == "volume_outline" && chapter > 0:
 				if ol, perr := outline.Parse([]byte(text), rel, volume); perr == nil {
@@ -299,4 +300,15 @@ func BudgetRole(mode string) string {
 		return "plan"
 	}
 	return "setup"
+}
+
+// trimTrailing drops trailing blank space from a block (a final line
+// break is kept): it tells a model nothing and a padded file would
+// otherwise inflate the estimate.
+func trimTrailing(s string) string {
+	t := strings.TrimRight(s, " \t\r\n")
+	if len(t) < len(s) && strings.HasSuffix(s, "\n") {
+		return t + "\n"
+	}
+	return t
 }

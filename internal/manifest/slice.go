@@ -59,7 +59,7 @@ func (b *builder) castSlugs(draft string) (map[string]bool, error) {
 // packet also carries base_state_version, the version the slice was cut
 // from, which its delta is checked against at commit.
 func (b *builder) stateSlice(draft string, base bool) error {
-	if !b.root.IsFile(layout.CurrentState) {
+	if !b.root.Exists(layout.CurrentState) { // a directory or an escaping link is read, and refused
 		return nil
 	}
 	data, err := b.root.ReadFile(layout.CurrentState)
@@ -68,6 +68,9 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	}
 	top, err := stateMembers(data)
 	if err != nil {
+		return err
+	}
+	if err := checkStateShape(top); err != nil {
 		return err
 	}
 	cast, err := b.castSlugs(draft)
@@ -218,7 +221,7 @@ func (b *builder) previousTail() error {
 		return nil
 	}
 	rel := layout.Chapter(b.c - 1)
-	if !b.root.IsFile(rel) {
+	if !b.root.Exists(rel) {
 		return nil
 	}
 	text, err := b.root.ReadText(rel)
@@ -307,4 +310,21 @@ func stringEnd(s []byte) int {
 		}
 	}
 	return -1
+}
+
+// checkStateShape refuses a state whose version is not an integer ≥ 0 or
+// whose groups are not objects (what the commit would refuse too).
+func checkStateShape(top map[string]json.RawMessage) error {
+	if v, ok := top["state_version"]; ok {
+		var n int
+		if json.Unmarshal(v, &n) != nil || n < 0 {
+			return schemaErr(layout.CurrentState, "的 state_version 必须是 ≥ 0 的整数", "state_version must be an integer ≥ 0").With("field", "state_version")
+		}
+	}
+	for _, g := range stateops.Groups {
+		if v, ok := top[g]; ok && (len(bytes.TrimSpace(v)) == 0 || bytes.TrimSpace(v)[0] != '{') {
+			return schemaErr(layout.CurrentState, "的 %s 必须是对象", "%s must be an object", g).With("field", g)
+		}
+	}
+	return nil
 }
