@@ -65,14 +65,20 @@ var rules = []rule{
 	// object; a character file without a string display_name uses its slug;
 	// a directory named like a character file is not a character.
 	{"foreshadowing", "wrong-top-type", "", ok(), "bare list accepted"},
+	{"crossref.json", "wrong-field-types", "packet", ok(), "any object; the estimate measures what the packet references (SPEC §19)"},
 	{"crossref.json", "wrong-field-types", "", same(), "any object"},
 	{"characters/active/", "wrong-field-types", "", ok(), "display_name falls back to the slug"},
 	{"characters/active/", "directory", "", ok(), "not a character file"},
 	{"characters/active/", "missing", "", ok(), "one character fewer"},
 	// Paths that a packet only references (not parsed): crossref for the
-	// judge, the current state for the summarizer.
+	// judge
+	// (read leniently, only to measure the packet's estimate: a file over
+	// the 32 MiB cap cannot be read for that).
+	{"crossref.json", "over-32MiB", "packet chapter:001:judge", fail("E_IO"), "measured for the estimate (SPEC §19)"},
 	{"crossref.json", "", "packet chapter:001:judge", ok(), "path-only reference"},
-	{"state/current-state.json", "", "packet chapter:001:summarize", ok(), "path-only reference"},
+	// The summarizer gets the state sliced to the chapter's cast (SPEC §19),
+	// so the packet reads it; a project before its first commit has none.
+	{"state/current-state.json", "missing", "packet chapter:001:summarize", ok(), "no state: no slice"},
 	// next reads only the state's top-level state_version line (SPEC §14),
 	// and a project without a state file is at version 0.
 	{"state/current-state.json", "missing", "step next", same(), "version 0"},

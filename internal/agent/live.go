@@ -167,17 +167,18 @@ func stateVersion(root *project.Root, p *Packet) any {
 
 // inlineValue reads manifest.inline[key].
 func inlineValue(p *Packet, key string) (any, bool) {
-	var mv struct {
-		Inline map[string]json.RawMessage `json:"inline"`
-	}
-	if json.Unmarshal(p.Manifest, &mv) != nil {
+	if p.Manifest.Inline == nil {
 		return nil, false
 	}
-	raw, ok := mv.Inline[key]
-	if !ok || string(raw) == "null" {
+	v, ok := p.Manifest.Inline.Get(key)
+	if !ok {
 		return nil, false
 	}
-	v, err := decodeNumbers(raw)
+	raw, err := json.Marshal(v)
+	if err != nil || string(raw) == "null" {
+		return nil, false
+	}
+	v, err = decodeNumbers(raw)
 	return v, err == nil
 }
 

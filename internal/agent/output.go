@@ -78,9 +78,9 @@ func ParseAnswer(p *Packet, answer []byte, source string) (*Result, error) {
 		return parseReport(p, answer, source)
 	case PlotArchitect:
 		switch p.Agent.Mode {
-		case ModeContracts:
+		case "contracts":
 			return parseContracts(p, answer, source)
-		case ModeReview:
+		case "review":
 			return parseVolumeReview(p, answer, source)
 		}
 		return parsePlan(p, answer, source)

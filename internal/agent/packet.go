@@ -7,48 +7,35 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// Output delivery modes of an expected output.
+// Output delivery modes of an expected output (manifest's).
 const (
-	ViaFile   = "file"
-	ViaStdout = "stdout"
+	ViaFile   = manifest.ViaFile
+	ViaStdout = manifest.ViaStdout
 )
 
 // Info is the packet's agent block.
-type Info struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-	Mode string `json:"mode"`
-}
+type Info = manifest.Agent
 
 // Expected is one declared output.
-type Expected struct {
-	Path     string `json:"path"`
-	Required bool   `json:"required"`
-	Via      string `json:"via"`
-}
+type Expected = manifest.Output
 
-// Packet is the part of an instruction packet executors need. Manifest is
-// kept raw for prompt-rendering backends.
+// Packet is an instruction packet as novel-manifest writes it — the one
+// packet type, manifest.Packet — with what the executor adds on reading.
 type Packet struct {
-	Version         int             `json:"version"`
-	Step            string          `json:"step"`
-	Chapter         int             `json:"chapter"`
-	Volume          int             `json:"volume"`
-	RevisionRound   int             `json:"revision_round"`
-	Agent           Info            `json:"agent"`
-	Manifest        json.RawMessage `json:"manifest"`
-	ExpectedOutputs []Expected      `json:"expected_outputs"`
-
+	manifest.Packet
+	// Chapter is the packet's chapter as a number (0 for a volume
+	// packet, whose "chapter" is null); it shadows the embedded pointer.
+	Chapter int `json:"-"`
 	// File is how the packet was named (for error messages).
 	File string `json:"-"`
 }
@@ -71,6 +58,9 @@ func ParsePacket(data []byte, name string) (*Packet, error) {
 		return nil, err
 	}
 	p.File = name
+	if p.Packet.Chapter != nil {
+		p.Chapter = *p.Packet.Chapter
+	}
 	if p.IsSetup() {
 		// Setup packets (setup:X) carry "chapter": null and no volume.
 	} else if p.IsVolume() {
@@ -84,7 +74,7 @@ func ParsePacket(data []byte, name string) (*Packet, error) {
 	if p.RevisionRound < 0 {
 		return nil, packetErr(name, "revision_round 不能为负数", "revision_round must not be negative", "revision_round")
 	}
-	if p.Agent.Kind == "deterministic" {
+	if p.Agent.Kind == manifest.KindDeterministic {
 		return nil, errs.Newf(errs.Usage, "%s 是确定性步骤 %s 的指令包，不需要执行器", "%s is the packet of the deterministic step %s; it needs no executor", name, p.Step).
 			With("file", name).Hint("确定性步骤请运行指令包里的 command", "run the packet's command instead")
 	}

@@ -10,24 +10,22 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 )
 
-// Plot-architect modes beyond plan (SPEC §23).
-const (
-	ModeContracts = "contracts"
-	ModeReview    = "review"
-)
-
 // Batch is the [first,last] chapters of a contracts packet
 // (manifest.inline.batch); ok is false for every other packet.
 func (p *Packet) Batch() (int, int, bool) {
-	var m struct {
-		Inline struct {
-			Batch []int `json:"batch"`
-		} `json:"inline"`
-	}
-	if p.Agent.Mode != ModeContracts || json.Unmarshal(p.Manifest, &m) != nil || len(m.Inline.Batch) != 2 {
+	if p.Agent.Mode != "contracts" {
 		return 0, 0, false
 	}
-	return m.Inline.Batch[0], m.Inline.Batch[1], m.Inline.Batch[0] >= 1 && m.Inline.Batch[1] >= m.Inline.Batch[0]
+	v, ok := inlineValue(p, "batch")
+	if !ok {
+		return 0, 0, false
+	}
+	raw, _ := json.Marshal(v)
+	var batch []int
+	if json.Unmarshal(raw, &batch) != nil || len(batch) != 2 {
+		return 0, 0, false
+	}
+	return batch[0], batch[1], batch[0] >= 1 && batch[1] >= batch[0]
 }
 
 // parseContracts takes one batch answer {"chapter_contracts":[…]}: every

@@ -55,7 +55,7 @@ type Item struct {
 
 	raw map[string]json.RawMessage
 	// A light item (LoadGlobalLight) has only the selection fields above
-	// (ID, Status, Scope, PlantedChapter) and its range; raw is nil and
+	// (ID, Status, Scope, PlantedChapter, LastUpdatedChapter) and its range; raw is nil and
 	// src holds the item's bytes, parsed fully by clone.
 	src, rng json.RawMessage
 }
@@ -206,7 +206,7 @@ func parseItem(raw json.RawMessage) (Item, bool) {
 // stays as bytes until clone parses it (parseItem builds a map per item
 // and per history entry, which dominated querying 2,000 items).
 func parseLight(raw json.RawMessage) (Item, bool) {
-	var id, status, scope, planted json.RawMessage
+	var id, status, scope, planted, updated json.RawMessage
 	it := Item{src: raw}
 	ok := jsonio.SplitObjectBytes(raw, func(k []byte, v json.RawMessage) {
 		switch string(k) {
@@ -218,6 +218,8 @@ func parseLight(raw json.RawMessage) (Item, bool) {
 			scope = v
 		case "planted_chapter":
 			planted = v
+		case "last_updated_chapter":
+			updated = v
 		case "target_resolve_range":
 			it.rng = v
 		}
@@ -226,6 +228,7 @@ func parseLight(raw json.RawMessage) (Item, bool) {
 		return Item{}, false
 	}
 	it.ID, it.Status, it.Scope, it.PlantedChapter = str(id), str(status), str(scope), integer(planted)
+	it.LastUpdatedChapter = integer(updated)
 	return it, true
 }
 

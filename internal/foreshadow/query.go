@@ -130,7 +130,18 @@ func index(items []Item) map[string]*Item {
 // the plan backfills a missing/null/empty description, scope and
 // target_resolve_range.
 func Query(global, plan []Item, c, volume int) Result {
-	g, p := index(global), index(plan)
+	res, ids, g, p := selectItems(global, plan, c, volume)
+	for _, id := range ids {
+		res.Items = append(res.Items, Output{merged(id, g, p)})
+	}
+	res.Stats.Items = len(res.Items)
+	return res
+}
+
+// selectItems is Query's selection: the result shell with its counters,
+// and the ids hit, sorted, with both layers' indexes.
+func selectItems(global, plan []Item, c, volume int) (res Result, ids []string, g, p map[string]*Item) {
+	g, p = index(global), index(plan)
 	resolved := map[string]bool{}
 	for _, m := range []map[string]*Item{g, p} {
 		for id, it := range m {
@@ -139,7 +150,7 @@ func Query(global, plan []Item, c, volume int) Result {
 			}
 		}
 	}
-	res := Result{SchemaVersion: 1, Chapter: c, Volume: volume, Items: []Output{}}
+	res = Result{SchemaVersion: 1, Chapter: c, Volume: volume, Items: []Output{}}
 	hit := map[string]bool{}
 	for id, it := range p {
 		if !resolved[id] && (it.PlantedChapter == c || covers(it, c)) {
@@ -160,25 +171,25 @@ func Query(global, plan []Item, c, volume int) Result {
 			}
 		}
 	}
-	ids := make([]string, 0, len(hit))
+	ids = make([]string, 0, len(hit))
 	for id := range hit {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	for _, id := range ids {
-		var out Item
-		if base, ok := g[id]; ok {
-			out = base.clone()
-			if pl, ok := p[id]; ok {
-				out.backfill(pl)
-			}
-		} else {
-			out = p[id].clone()
+	return res, ids, g, p
+}
+
+// merged is the output item of id: the global item backfilled from the
+// plan, or the plan's own.
+func merged(id string, g, p map[string]*Item) Item {
+	if base, ok := g[id]; ok {
+		out := base.clone()
+		if pl, ok := p[id]; ok {
+			out.backfill(pl)
 		}
-		res.Items = append(res.Items, Output{out})
+		return out
 	}
-	res.Stats.Items = len(res.Items)
-	return res
+	return p[id].clone()
 }
 
 // clone copies an item deeply enough that edits never reach the source.

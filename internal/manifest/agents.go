@@ -59,7 +59,10 @@ func (b *builder) entityMap() error {
 	return nil
 }
 
-func (b *builder) foreshadowing() error {
+// foreshadowing sets foreshadowing_tasks, trimmed for a packet (no
+// history, at most foreshadow.MaxOverdueTasks overdue items), and for the
+// writer foreshadow_reminders.
+func (b *builder) foreshadowing(reminders bool) error {
 	global, err := foreshadow.LoadGlobalLight(b.root) // only selected items are parsed in full
 	if err != nil {
 		return err
@@ -68,22 +71,34 @@ func (b *builder) foreshadowing() error {
 	if err != nil {
 		return err
 	}
-	items := foreshadow.Query(global, plan, b.c, b.vol).Items
-	if items == nil {
-		items = []foreshadow.Output{}
+	items, dropped := foreshadow.PacketTasks(global, plan, b.c, b.vol)
+	if dropped > 0 {
+		b.warn("另有 %d 条逾期伏笔未放入指令包（只保留逾期最久的 %d 条）；完整列表见 novel-foreshadow query",
+			"%d more overdue foreshadowing items are left out (only the %d longest overdue are kept); see novel-foreshadow query for all",
+			dropped, foreshadow.MaxOverdueTasks)
 	}
 	b.in.Set("foreshadowing_tasks", items)
+	if reminders {
+		b.foreshadowReminders(global)
+	}
 	return nil
 }
 
-// styleInline adds the blacklist top 10 and the active drift directives.
-func (b *builder) styleInline(blacklistPath bool) error {
+// styleInline adds the blacklist (the full effective word list for the
+// writer and refiner, SPEC §19: the file's update_log never reaches a
+// model) and the active drift directives; profile adds the style profile
+// and drift files.
+func (b *builder) styleInline(profile bool) error {
 	bl, err := b.blacklist()
 	if err != nil {
 		return err
 	}
 	if bl != nil {
-		b.in.Set("ai_blacklist_top10", bl.Top10())
+		words := bl.Words
+		if words == nil {
+			words = []string{}
+		}
+		b.in.Set("ai_blacklist_words", words)
 	}
 	dirs, active, err := loadDrift(b.root)
 	if err != nil {
@@ -95,9 +110,8 @@ func (b *builder) styleInline(blacklistPath bool) error {
 		}
 		b.in.Set("style_drift_directives", dirs)
 	}
-	if blacklistPath {
+	if profile {
 		b.pathIf("style_profile", layout.StyleProfile)
-		b.pathIf("ai_blacklist", layout.AIBlacklist)
 		if active {
 			b.pathIf("style_drift", layout.StyleDrift)
 		}
@@ -139,13 +153,19 @@ func (b *builder) writer() error {
 	if err := b.entityMap(); err != nil {
 		return err
 	}
-	if err := b.foreshadowing(); err != nil {
+	if err := b.foreshadowing(true); err != nil {
 		return err
 	}
 	if err := b.styleInline(false); err != nil {
 		return err
 	}
 	if err := b.platformInline(); err != nil {
+		return err
+	}
+	if err := b.previousTail(); err != nil {
+		return err
+	}
+	if err := b.stateSlice("", false); err != nil {
 		return err
 	}
 	b.pathIf("project_brief", layout.Brief)
@@ -155,7 +175,6 @@ func (b *builder) writer() error {
 	}
 	b.pathIf("world_rules", layout.WorldRules)
 	b.pathIf("style_profile", layout.StyleProfile)
-	b.pathIf("current_state", layout.CurrentState)
 	b.storylinePaths()
 	b.pathsIf("recent_summaries", b.recentSummaries())
 	if err := b.characterPaths(false); err != nil {
@@ -227,12 +246,14 @@ func (b *builder) summarizer() error {
 	if err := b.entityMap(); err != nil {
 		return err
 	}
-	if err := b.foreshadowing(); err != nil {
+	if err := b.foreshadowing(false); err != nil {
 		return err
 	}
 	draft := layout.StagingChapter(b.c)
+	text := ""
 	if b.root.IsFile(draft) {
-		text, err := products.ChapterText(b.root, draft)
+		var err error
+		text, err = products.ChapterText(b.root, draft)
 		if err != nil {
 			return err
 		}
@@ -247,7 +268,9 @@ func (b *builder) summarizer() error {
 	} else {
 		b.warn("草稿 %s 尚不存在", "the draft %s does not exist yet", draft)
 	}
-	b.pathIf("current_state", layout.CurrentState)
+	if err := b.stateSlice(text, true); err != nil {
+		return err
+	}
 	b.pathIf("storyline_memory", layout.Memory(sid))
 	b.output(layout.StagingSummary(b.c), true, ViaFile)
 	b.output(layout.StagingDelta(b.c), true, ViaFile)
@@ -363,7 +386,9 @@ func (b *builder) judge() error {
 	b.pathIf("storyline_spec", layout.StorylineSpec)
 	b.pathsIf("recent_summaries", b.recentSummaries())
 	b.pathIf("style_profile", layout.StyleProfile)
-	b.pathIf("ai_blacklist", layout.AIBlacklist)
+	if err := b.previousTail(); err != nil {
+		return err
+	}
 	out := layout.StagingEval(b.c)
 	if secondary {
 		out = layout.StagingEvalSecondary(b.c)
@@ -387,7 +412,12 @@ func (b *builder) logicReviewer() error {
 		b.ps.Set("chapter_contract", b.contract.Rel)
 	}
 	b.pathsIf("recent_summaries", b.recentSummaries())
-	b.pathIf("current_state", layout.CurrentState)
+	if err := b.previousTail(); err != nil {
+		return err
+	}
+	if err := b.stateSlice("", false); err != nil {
+		return err
+	}
 	b.output(layout.StagingLogicReview(b.c), true, ViaStdout)
 	return nil
 }

@@ -10,70 +10,59 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// embedKinds maps a paths key to its <DATA type> (SPEC §6).
-var embedKinds = map[string]string{
-	"project_brief":           "brief",
-	"volume_outline":          "outline",
-	"previous_volume_outline": "outline",
-	"chapter_contract":        "outline",
-	"recent_summaries":        "summary",
-	"summary":                 "summary",
-	"chapter_draft":           "chapter_content",
-	"character_contracts":     "character_profile",
-	"character_profiles":      "character_profile",
-	"world_rules":             "world_doc",
-	"storyline_spec":          "world_doc",
-	"style_profile":           "style_sample",
-	"ai_blacklist":            "style_sample",
-	"style_drift":             "style_sample",
-	"storyline_memory":        "memory",
-	"adjacent_memories":       "memory",
-	"storyline_memories":      "memory",
-	"research":                "research",
-	"world_docs":              "world_doc",
-	"storylines":              "world_doc",
-	"style_samples":           "style_sample",
-	"staged_outline":          "outline",
-	"volume_summaries":        "summary",
-}
-
-// DataKind is the DATA type of a paths key; the rest (state, evals, gate
-// and review files, crossref, delta) are state.
-func DataKind(key string) string {
-	if k, ok := embedKinds[key]; ok {
-		return k
-	}
-	return "state"
-}
-
-// embed adds manifest.embedded: each referenced file, in paths order,
-// wrapped as a read-only DATA block. A "</DATA" inside a file is
-// neutralised so content can never close its own block.
-func (b *builder) embed() error {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, key := range b.ps.Keys() {
-		v, _ := b.ps.Get(key)
-		var rels []string
-		switch x := v.(type) {
-		case string:
-			rels = []string{x}
-		case []string:
-			rels = x
-		}
-		for _, rel := range rels {
-			if seen[rel] || !b.root.IsFile(rel) {
-				continue
-			}
-			seen[rel] = true
-			text, err := b.root.ReadText(rel)
-			if err != nil {
-				return err
-			}
-			out = append(out, WrapData(DataKind(key), rel, text))
-		}
+// embed fills manifest.embedded with the Assemble blocks, static first,
+// and leaves in inline only the per-step header (the values a block
+// carries are not repeated). A "</DATA" inside a file is neutralised so
+// content can never close its own block.
+func (b *builder) embed(blocks []Block, header *OMap) {
+	out := make([]string, len(blocks))
+	for i, bl := range blocks {
+		out[i] = bl.Wrap()
 	}
 	b.p.Manifest.Embedded = out
+	b.p.Manifest.Inline = header
+	b.in = header
+}
+
+// measure assembles the rendered form of an agent packet, records its
+// estimate and budget, flags it over budget (never cutting it), and embeds
+// it when asked.
+func (b *builder) measure() error {
+	if b.p.Agent.Kind != KindAgent && !b.opt.Embed {
+		return nil // a deterministic step sends nothing to a model
+	}
+	chapter := 0
+	if b.p.Chapter != nil {
+		chapter = *b.p.Chapter
+	}
+	blocks, header, warns, err := Assemble(b.root, chapter, b.p.Volume, b.in, b.ps, !b.opt.Embed)
+	if err != nil {
+		return err
+	}
+	b.p.Warnings = append(b.p.Warnings, warns...)
+	if b.p.Agent.Kind != KindAgent {
+		if b.opt.Embed {
+			b.embed(blocks, header)
+		}
+		return nil
+	}
+	wrapped := make([]string, len(blocks))
+	for i, bl := range blocks {
+		wrapped[i] = bl.Wrap()
+	}
+	h := Header{Step: b.p.Step, Agent: b.p.Agent.Name, Mode: b.p.Agent.Mode, Chapter: chapter, Round: b.p.RevisionRound}
+	est := EstimateText(Render(wrapped, h, header))
+	role := BudgetRole(b.p.Agent.Mode)
+	b.p.Estimate, b.p.Budget = &est, b.set.Budget(role)
+	if b.p.Budget > 0 && est.Tokens > b.p.Budget {
+		b.p.OverBudget = true
+		b.warn("指令包约 %d token，超出 %s 预算 %d（settings.json context.budget_tokens.%s）；内容未截断",
+			"the packet is about %d tokens, over the %s budget of %d (settings.json context.budget_tokens.%s); nothing was cut",
+			est.Tokens, role, b.p.Budget, role)
+	}
+	if b.opt.Embed {
+		b.embed(blocks, header)
+	}
 	return nil
 }
 

@@ -3,6 +3,9 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+
+	"github.com/novelsuite/novel/internal/jsonio"
 )
 
 // OMap is a JSON object whose keys keep insertion order, so each agent's
@@ -74,5 +77,18 @@ func encodeCompact(b *bytes.Buffer, v any) error {
 		return err
 	}
 	b.Truncate(b.Len() - 1) // Encode's newline
+	return nil
+}
+
+// UnmarshalJSON reads an object keeping its key order; values stay raw
+// (json.RawMessage), which MarshalJSON writes back compacted.
+func (m *OMap) UnmarshalJSON(data []byte) error {
+	m.kvs = nil
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	if !jsonio.SplitObject(data, func(k string, v json.RawMessage) { m.Set(k, v) }) {
+		return &json.UnmarshalTypeError{Value: "non-object", Type: reflect.TypeOf(m)}
+	}
 	return nil
 }

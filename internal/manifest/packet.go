@@ -56,18 +56,21 @@ type Manifest struct {
 
 // Packet is the instruction packet (SPEC §6).
 type Packet struct {
-	Version             int      `json:"version"`
-	Step                string   `json:"step"`
-	Chapter             *int     `json:"chapter"`
-	Volume              int      `json:"volume"`
-	RevisionRound       int      `json:"revision_round"`
-	Agent               Agent    `json:"agent"`
-	Command             []string `json:"command,omitempty"`
-	Manifest            Manifest `json:"manifest"`
-	ExpectedOutputs     []Output `json:"expected_outputs"`
-	Warnings            []string `json:"warnings"`
-	Next                []string `json:"next"`
-	WrittenManifestPath string   `json:"written_manifest_path,omitempty"`
+	Version             int       `json:"version"`
+	Step                string    `json:"step"`
+	Chapter             *int      `json:"chapter"`
+	Volume              int       `json:"volume"`
+	RevisionRound       int       `json:"revision_round"`
+	Agent               Agent     `json:"agent"`
+	Command             []string  `json:"command,omitempty"`
+	Manifest            Manifest  `json:"manifest"`
+	Estimate            *Estimate `json:"estimate,omitempty"`
+	Budget              int       `json:"budget,omitempty"`
+	OverBudget          bool      `json:"over_budget,omitempty"`
+	ExpectedOutputs     []Output  `json:"expected_outputs"`
+	Warnings            []string  `json:"warnings"`
+	Next                []string  `json:"next"`
+	WrittenManifestPath string    `json:"written_manifest_path,omitempty"`
 }
 
 // Options select the packet variant.
@@ -147,10 +150,8 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 	if err != nil {
 		return nil, err
 	}
-	if opt.Embed {
-		if err := b.embed(); err != nil {
-			return nil, err
-		}
+	if err := b.measure(); err != nil {
+		return nil, err
 	}
 	return b.p, nil
 }

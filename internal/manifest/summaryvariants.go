@@ -110,7 +110,7 @@ func (b *builder) summaryVariant() error {
 	if err := b.entityMap(); err != nil {
 		return err
 	}
-	if err := b.foreshadowing(); err != nil {
+	if err := b.foreshadowing(false); err != nil {
 		return err
 	}
 	text := layout.Chapter(c)

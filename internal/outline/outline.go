@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -446,4 +447,30 @@ func joinInts(xs []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// Window is the outline cut to what a chapter's packet needs (SPEC §19):
+// the volume header (everything before the first chapter heading) and the
+// blocks of chapters from..to in file order, each block up to the next
+// boundary.
+func (o *Outline) Window(from, to int) string {
+	var parts []string
+	first := len(o.lines)
+	if len(o.headings) > 0 {
+		first = o.headings[0].line
+	}
+	if h := strings.TrimSpace(strings.Join(o.lines[:first], "\n")); h != "" {
+		parts = append(parts, h)
+	}
+	for _, h := range o.headings {
+		if h.chapter < from || h.chapter > to {
+			continue
+		}
+		end := len(o.lines)
+		if i := sort.SearchInts(o.bounds, h.line+1); i < len(o.bounds) {
+			end = o.bounds[i]
+		}
+		parts = append(parts, strings.TrimSpace(strings.Join(o.lines[h.line:end], "\n")))
+	}
+	return strings.Join(parts, "\n\n") + "\n"
 }

@@ -155,7 +155,7 @@ func (e *Env) setupAttempts(st stepid.Step, agentCmd, label string, out *SetupOu
 		if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
 			return err
 		}
-		packet := pk.Written
+		packet := pk.WrittenManifestPath
 		if packet == "" {
 			packet = setupstep.PacketPath(st.Stage)
 		}

@@ -85,11 +85,9 @@ type pending struct {
 	Started string `json:"started"`
 }
 
-// packetInfo is what the helper needs from a written packet.
-type packetInfo struct {
-	agent.Packet
-	Written string `json:"written_manifest_path"`
-}
+// packetInfo is the written packet, read as the executor reads it (one
+// packet type: manifest.Packet, wrapped by agent.Packet).
+type packetInfo = agent.Packet
 
 // Step runs the agent stage st of revision round `round` with the executor
 // command agentCmd. A stage that `novel-step next` shows as already done
@@ -202,15 +200,18 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 	if err != nil {
 		return err
 	}
-	var pk packetInfo
-	if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
+	var written struct {
+		Path string `json:"written_manifest_path"`
+	}
+	if err := jsonio.Decode(raw, "novel-manifest packet", &written); err != nil {
 		return err
 	}
-	packetPath := pk.Written
+	packetPath := written.Path
 	if packetPath == "" {
 		packetPath = layout.Packet(c, st.Stage)
 	}
-	if _, err := agent.ParsePacket(raw, packetPath); err != nil {
+	pk, err := agent.ParsePacket(raw, packetPath)
+	if err != nil {
 		return err
 	}
 	pre := ""
@@ -252,7 +253,7 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 				return err
 			}
 		}
-		failure, err := e.attempt(st, role, round, attempt, &pk, packetPath, agentCmd)
+		failure, err := e.attempt(st, role, round, attempt, pk, packetPath, agentCmd)
 		if err != nil {
 			return err
 		}
@@ -263,7 +264,7 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 			return nil
 		}
 		lastErr = failure
-		e.cleanup(&pk, pre)
+		e.cleanup(pk, pre)
 		fmt.Fprintf(e.Stderr, "[第%s章] %s ✗ 第 %d 次尝试失败 / attempt %d failed: %s\n", layout.Pad(c), label(st.Stage, role), attempt, attempt, failure.Message("zh"))
 	}
 	if pre != "" {

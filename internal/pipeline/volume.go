@@ -165,7 +165,7 @@ func (e *Env) volumeStep(st stepid.Step, o VolumeOptions, label string, out *Vol
 	if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
 		return nil, err
 	}
-	packet := pk.Written
+	packet := pk.WrittenManifestPath
 	if packet == "" {
 		packet = layout.VolumeStepPacket(st.Number, st.Stage)
 	}

@@ -54,6 +54,9 @@ type Settings struct {
 	// 每卷章数 line then counts); VolumePlanApproval is "author" or "auto".
 	ChaptersPerVolume  int    `json:"chapters_per_volume"`
 	VolumePlanApproval string `json:"volume_plan_approval"`
+	// BudgetTokens overrides DefaultBudgets per role (SPEC §19).
+	// (0 keeps the default; an array keeps Settings comparable).
+	BudgetTokens [len(BudgetRoles)]int `json:"budget_tokens"`
 }
 
 // Weights returns the judge weights by dimension name.
@@ -214,6 +217,9 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 		return err
 	}
 	if err := s.applyVolume(raw, src); err != nil {
+		return err
+	}
+	if err := s.applyContext(raw, src); err != nil {
 		return err
 	}
 	if v, ok := raw["gate_thresholds"]; ok && v != nil {

@@ -191,3 +191,22 @@ func TestLintSettings(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 }
+
+func TestContextBudgets(t *testing.T) {
+	s := Defaults()
+	if s.Budget("draft") != 24000 || s.Budget("summarize") != 16000 || s.Budget("setup") != 16000 || s.Budget("nope") != 0 {
+		t.Fatalf("defaults: %d %d %d %d", s.Budget("draft"), s.Budget("summarize"), s.Budget("setup"), s.Budget("nope"))
+	}
+	if err := s.applyContext(map[string]any{"context": map[string]any{"budget_tokens": map[string]any{"judge": float64(500)}}}, "settings.json"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Budget("judge") != 500 || s.Budget("draft") != 24000 {
+		t.Errorf("override: judge %d draft %d", s.Budget("judge"), s.Budget("draft"))
+	}
+	for _, bad := range []any{"x", map[string]any{"budget_tokens": 3}, map[string]any{"budget_tokens": map[string]any{"draft": 1.5}},
+		map[string]any{"budget_tokens": map[string]any{"draft": float64(0)}}, map[string]any{"budget_tokens": map[string]any{"writer": float64(9)}}} {
+		if err := s.applyContext(map[string]any{"context": bad}, "settings.json"); err == nil {
+			t.Errorf("context %v: want E_CONFIG", bad)
+		}
+	}
+}

@@ -69,15 +69,70 @@ type Result struct {
 
 // Report is what -json writes.
 type Report struct {
-	Date        string   `json:"date"`
-	Machine     string   `json:"machine"`
-	Chapters    int      `json:"chapters"`
-	Results     []Result `json:"results"`
-	CommitRatio *float64 `json:"commit_ratio,omitempty"`
-	RatioBase   int      `json:"commit_ratio_base_chapters,omitempty"`
+	Date        string     `json:"date"`
+	Machine     string     `json:"machine"`
+	Chapters    int        `json:"chapters"`
+	Results     []Result   `json:"results"`
+	Estimates   []Estimate `json:"packet_estimates,omitempty"`
+	CommitRatio *float64   `json:"commit_ratio,omitempty"`
+	RatioBase   int        `json:"commit_ratio_base_chapters,omitempty"`
 }
 
 const memLimitMiB = 64
+
+// Estimate is one packet's token estimate (SPEC §19) against its target.
+type Estimate struct {
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
+	Target int    `json:"target_tokens,omitempty"` // 0: shown for scale
+	OK     bool   `json:"ok"`
+}
+
+// estimates reads the SPEC §19 token estimates of the draft and summarize
+// packets at the large project's in-flight chapter and on a 300-chapter
+// project made by the same generator (foreshadowing scaled to the same
+// density per chapter, two volumes).
+func (c *config) estimates(work string) ([]Estimate, error) {
+	small := c.opts
+	small.Chapters, small.Volumes = 300, 2
+	small.Foreshadow = max(1, c.opts.Foreshadow*small.Chapters/c.opts.Chapters)
+	dir := filepath.Join(c.dir, key(small)+"-estimate")
+	if _, err := os.Stat(filepath.Join(dir, ".checkpoint.json")); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: generating %s …\n", dir)
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+		if err := generate(small, dir); err != nil {
+			return nil, err
+		}
+	}
+	var out []Estimate
+	// SPEC §19's targets: draft and summarize at chapter 2000, the draft
+	// of the 300-chapter project (its summarize packet is shown for scale).
+	for _, p := range []struct {
+		dir              string
+		o                largeproject.Options
+		chapters, sumTgt int
+	}{{work, c.opts, c.opts.Chapters, 16000}, {dir, small, small.Chapters, 0}} {
+		for _, s := range []struct {
+			stage  string
+			target int
+		}{{"draft", 24000}, {"summarize", p.sumTgt}} {
+			step := "chapter:" + pad(p.o.Inflight()) + ":" + s.stage
+			raw, err := c.tool(p.dir, "novel-manifest", "packet", step, "--jq", ".estimate.tokens")
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(raw))
+			if err != nil {
+				return nil, fmt.Errorf("%s: estimate %q: %v", step, raw, err)
+			}
+			out = append(out, Estimate{Name: fmt.Sprintf("packet estimate %s (%d chapters)", step, p.chapters), Tokens: n, Target: s.target,
+				OK: s.target == 0 || n <= s.target})
+		}
+	}
+	return out, nil
+}
 
 func main() {
 	var c config
@@ -207,6 +262,11 @@ func run(c *config) error {
 		}
 	}
 	rep := Report{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Chapters: big.Chapters, Results: results}
+	if c.only == nil || c.only.MatchString("packet estimate") {
+		if rep.Estimates, err = c.estimates(work); err != nil {
+			return err
+		}
+	}
 	if !c.skipRatio && commitMedian > 0 && c.ratioChapters > 0 && c.ratioChapters != big.Chapters {
 		small := big
 		small.Chapters = c.ratioChapters
@@ -236,6 +296,11 @@ func run(c *config) error {
 	for _, r := range rep.Results {
 		if !r.OK {
 			return errors.New("some targets were missed (see MISS above)")
+		}
+	}
+	for _, e := range rep.Estimates {
+		if !e.OK {
+			return errors.New("some packet estimates are over their targets (see MISS above)")
 		}
 	}
 	if rep.CommitRatio != nil && *rep.CommitRatio > 1.5 {
@@ -500,6 +565,20 @@ func printTable(w io.Writer, rep Report) {
 			verdict = "MISS"
 		}
 		fmt.Fprintf(w, "\ncommit growth %d → %d chapters: %.2f× (target ≤ 1.5×) %s\n", rep.RatioBase, rep.Chapters, *rep.CommitRatio, verdict)
+	}
+	if len(rep.Estimates) > 0 {
+		fmt.Fprintf(w, "\n| %-58s | %9s | %9s | %-4s |\n", "packet (SPEC §19: tokens = ⌈0.6 CJK + 0.3 other⌉)", "tokens", "target", "")
+		fmt.Fprintf(w, "|%s|%s|%s|%s|\n", strings.Repeat("-", 60), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 6))
+		for _, e := range rep.Estimates {
+			target, verdict := "-", "ok"
+			if e.Target > 0 {
+				target = fmt.Sprintf("≤ %d", e.Target)
+			}
+			if !e.OK {
+				verdict = "MISS"
+			}
+			fmt.Fprintf(w, "| %-58s | %9d | %9s | %-4s |\n", e.Name, e.Tokens, target, verdict)
+		}
 	}
 	fmt.Fprintf(w, "peak RSS limit %d MiB per call; cpu = user+system time (less sensitive to a busy machine than wall time)\n", memLimitMiB)
 }

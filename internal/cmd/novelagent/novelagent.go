@@ -22,6 +22,7 @@ type grammar struct {
 	cli.Globals `embed:""`
 	Run         runCmd      `cmd:"" default:"withargs" help:"Run an executor on an instruction packet (the default command): novel-agent [--backend replay] --fixtures DIR PACKET."`
 	Pipeline    pipelineCmd `cmd:"" help:"Per-step mechanics used by pipeline.mk."`
+	Prompt      promptCmd   `cmd:"" help:"Print the messages a live backend would send for PACKET (role prompt with its output format, then the context): for running an agent by hand."`
 	Prompts     promptsCmd  `cmd:"" help:"The built-in role prompts: --dump DIR writes them (copy one to the project's prompts/{role}.md to replace it)."`
 }
 

@@ -1,0 +1,330 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/stateops"
+)
+
+// MaxTailChars bounds previous_chapter_tail (SPEC §19).
+const MaxTailChars = 800
+
+// castSlugs is the chapter's cast for the state slice (SPEC §19): the
+// contract's character_states, the characters the outline block names
+// (its POV line included) and, for the summarizer, every character the
+// draft names — mapped through entity_id_map.
+func (b *builder) castSlugs(draft string) (map[string]bool, error) {
+	chars, err := b.characters()
+	if err != nil {
+		return nil, err
+	}
+	bySlug := map[string]string{}
+	byName := map[string]string{}
+	for _, c := range chars {
+		bySlug[c.Slug] = c.DisplayName
+		byName[c.DisplayName] = c.Slug
+	}
+	cast := map[string]bool{}
+	if b.contract != nil {
+		for _, n := range b.contract.CharacterNames {
+			if s, ok := byName[n]; ok {
+				cast[s] = true
+			} else if _, ok := bySlug[n]; ok {
+				cast[n] = true
+			}
+		}
+	}
+	for _, c := range chars {
+		if c.DisplayName == "" {
+			continue
+		}
+		if strings.Contains(b.blk.Text, c.DisplayName) || (draft != "" && strings.Contains(draft, c.DisplayName)) {
+			cast[c.Slug] = true
+		}
+	}
+	return cast, nil
+}
+
+// stateSlice sets inline state_slice: state_version, last_updated_chapter,
+// the cast's characters, the items/locations/factions the cast's entries
+// or the outline block name (or that name a cast member), and world_state.
+// The whole state file is never sent to a model (a long project's is MBs),
+// so paths.current_state is not given to these agents; the summarizer's
+// packet also carries base_state_version, the version the slice was cut
+// from, which its delta is checked against at commit.
+func (b *builder) stateSlice(draft string, base bool) error {
+	if !b.root.Exists(layout.CurrentState) { // a directory or an escaping link is read, and refused
+		return nil
+	}
+	data, err := b.root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return err
+	}
+	top, err := stateMembers(data)
+	if err != nil {
+		return err
+	}
+	if err := checkStateShape(top); err != nil {
+		return err
+	}
+	cast, err := b.castSlugs(draft)
+	if err != nil {
+		return err
+	}
+	out := &OMap{}
+	for _, k := range []string{"state_version", "last_updated_chapter"} {
+		if v, ok := top[k]; ok {
+			out.Set(k, v)
+		}
+	}
+	if v, ok := top["state_version"]; ok && base {
+		b.in.Set("base_state_version", v)
+	}
+	chars := &OMap{}
+	var castJSON bytes.Buffer
+	splitGroup(top["characters"], func(k string, v json.RawMessage) {
+		if cast[k] {
+			chars.Set(k, v)
+			castJSON.Write(v)
+		}
+	})
+	out.Set("characters", chars)
+	named := func(k string, v json.RawMessage) bool {
+		if bytes.Contains(castJSON.Bytes(), []byte(`"`+k+`"`)) || strings.Contains(b.blk.Text, k) {
+			return true
+		}
+		for s := range cast {
+			if bytes.Contains(v, []byte(`"`+s+`"`)) {
+				return true
+			}
+		}
+		var n struct {
+			Name        string `json:"name"`
+			DisplayName string `json:"display_name"`
+		}
+		if json.Unmarshal(v, &n) == nil {
+			for _, name := range []string{n.Name, n.DisplayName} {
+				if name != "" && strings.Contains(b.blk.Text, name) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, g := range stateops.Groups[1:4] { // items, locations, factions
+		sel := &OMap{}
+		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
+			if named(k, v) {
+				sel.Set(k, v)
+			}
+		})
+		out.Set(g, sel)
+	}
+	if v, ok := top["world_state"]; ok {
+		out.Set("world_state", v)
+	}
+	// Encoding checks every kept value, so a hand-edited file is trusted
+	// only where it is used; a bad one gets the full validation's error.
+	var probe bytes.Buffer
+	if encodeCompact(&probe, out) != nil {
+		if _, err := jsonio.Validate(data, layout.CurrentState); err != nil {
+			return err
+		}
+		return schemaErr(layout.CurrentState, "的结构无法切片", "cannot be sliced")
+	}
+	b.in.Set(keyStateSlice, out)
+	return nil
+}
+
+// stateMembers returns the state's top-level members. A canonical state
+// (what every commit writes: sorted keys, 2-space indent) is cut at its
+// top-level key lines without scanning the whole file — a long project's
+// state is MBs and a packet must stay ≤ 30 ms — and every value the slice
+// keeps is checked; anything else is validated and split in full.
+func stateMembers(data []byte) (map[string]json.RawMessage, error) {
+	data = jsonio.StripBOM(data)
+	if top, ok := canonicalMembers(data); ok {
+		return top, nil
+	}
+	body, err := jsonio.Validate(data, layout.CurrentState)
+	if err != nil {
+		return nil, err
+	}
+	top, ok := jsonio.ObjectMap(body)
+	if !ok {
+		return nil, schemaErr(layout.CurrentState, "必须是 JSON 对象", "must be a JSON object")
+	}
+	return top, nil
+}
+
+// canonicalMembers finds the members the slice needs by their canonical
+// key lines ("\n  \"key\": "), searched in sorted key order so the file is
+// scanned once; a value ends at the last canonical closing line before the
+// next key found. ok is false when a key line is missing.
+func canonicalMembers(data []byte) (map[string]json.RawMessage, bool) {
+	if !bytes.HasPrefix(data, []byte("{\n  \"")) {
+		return nil, false
+	}
+	keys := []string{"characters", "factions", "items", "last_updated_chapter", "locations", "state_version", "world_state"}
+	starts, lines := make([]int, len(keys)), make([]int, len(keys)+1)
+	pos := 0
+	for n, k := range keys {
+		marker := []byte("\n  \"" + k + "\": ")
+		i := bytes.Index(data[pos:], marker)
+		if i < 0 {
+			return nil, false
+		}
+		lines[n], starts[n] = pos+i, pos+i+len(marker)
+		pos = starts[n]
+	}
+	lines[len(keys)] = len(data)
+	top := make(map[string]json.RawMessage, len(keys))
+	for n, k := range keys {
+		start, region := starts[n], data[starts[n]:lines[n+1]]
+		var end int
+		switch {
+		case bytes.HasPrefix(region, []byte("{}")) || bytes.HasPrefix(region, []byte("[]")):
+			end = start + 2
+		case len(region) > 0 && (region[0] == '{' || region[0] == '['):
+			closer := []byte("\n  }")
+			if region[0] == '[' {
+				closer = []byte("\n  ]")
+			}
+			j := bytes.LastIndex(region, closer)
+			if j < 0 {
+				return nil, false
+			}
+			end = start + j + len(closer)
+		default:
+			j := bytes.IndexAny(region, ",\n")
+			if j < 0 {
+				return nil, false
+			}
+			end = start + j
+		}
+		top[k] = data[start:end:end]
+	}
+	return top, true
+}
+
+// previousTail sets previous_chapter_tail: the last ≤ MaxTailChars
+// characters of chapters/chapter-{C−1}.md, starting at a paragraph
+// boundary (a sentence end when the last paragraph alone is longer).
+func (b *builder) previousTail() error {
+	if b.c <= 1 {
+		return nil
+	}
+	rel := layout.Chapter(b.c - 1)
+	if !b.root.Exists(rel) {
+		return nil
+	}
+	text, err := b.root.ReadText(rel)
+	if err != nil {
+		return err
+	}
+	if tail := Tail(text, MaxTailChars); tail != "" {
+		b.in.Set(keyTail, tail)
+	}
+	return nil
+}
+
+// Tail is the end of text in at most n characters, cut at the first
+// paragraph start inside the window (else after the first sentence end,
+// else at the window).
+func Tail(text string, n int) string {
+	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), " \t\n\u3000")
+	if utf8.RuneCountInString(text) <= n {
+		return strings.TrimSpace(text)
+	}
+	r := []rune(text)
+	win := string(r[len(r)-n:])
+	if i := strings.Index(win, "\n"); i >= 0 {
+		return strings.TrimLeft(win[i:], "\n \t\u3000")
+	}
+	for i, c := range win {
+		if strings.ContainsRune("。！？!?…", c) {
+			return strings.TrimLeft(win[i+utf8.RuneLen(c):], "”」』 \t\u3000")
+		}
+	}
+	return win
+}
+
+// foreshadowReminders sets foreshadow_reminders (SPEC §21) when any open
+// item has been dormant beyond its limit.
+func (b *builder) foreshadowReminders(global []foreshadow.Item) {
+	if r := foreshadow.Reminders(global, b.c); len(r) > 0 {
+		b.in.Set("foreshadow_reminders", r)
+	}
+}
+
+// splitGroup calls fn for each member of a top-level state group. In the
+// canonical layout a member's key line is the only line indented exactly
+// four spaces, so the members are found by searching for those lines
+// (far faster than walking every value of a multi-MB group); any other
+// layout is split by the generic scanner. Values are checked when the
+// slice is encoded.
+func splitGroup(group []byte, fn func(k string, v json.RawMessage)) {
+	const line = "\n    \""
+	if !bytes.HasPrefix(group, []byte("{"+line)) || !bytes.HasSuffix(group, []byte("\n  }")) {
+		jsonio.SplitObject(group, fn)
+		return
+	}
+	body := group[1 : len(group)-len("\n  }")]
+	for pos := 0; pos < len(body); {
+		next := bytes.Index(body[pos+1:], []byte(line))
+		end := len(body)
+		if next >= 0 {
+			end = pos + 1 + next
+		}
+		member := body[pos+len(line)-1 : end] // from the key's opening quote
+		kend := stringEnd(member)
+		if kend < 0 || !bytes.HasPrefix(member[kend:], []byte(": ")) {
+			jsonio.SplitObject(group, fn) // not the layout it looked like
+			return
+		}
+		key, ok := jsonio.String(member[:kend])
+		if !ok {
+			jsonio.SplitObject(group, fn)
+			return
+		}
+		v := bytes.TrimSuffix(member[kend+2:], []byte(","))
+		fn(key, v[:len(v):len(v)])
+		pos = end
+	}
+}
+
+// stringEnd is the index just past the JSON string opening s, or -1.
+func stringEnd(s []byte) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// checkStateShape refuses a state whose version is not an integer ≥ 0 or
+// whose groups are not objects (what the commit would refuse too).
+func checkStateShape(top map[string]json.RawMessage) error {
+	if v, ok := top["state_version"]; ok {
+		var n int
+		if json.Unmarshal(v, &n) != nil || n < 0 {
+			return schemaErr(layout.CurrentState, "的 state_version 必须是 ≥ 0 的整数", "state_version must be an integer ≥ 0").With("field", "state_version")
+		}
+	}
+	for _, g := range stateops.Groups {
+		if v, ok := top[g]; ok && (len(bytes.TrimSpace(v)) == 0 || bytes.TrimSpace(v)[0] != '{') {
+			return schemaErr(layout.CurrentState, "的 %s 必须是对象", "%s must be an object", g).With("field", g)
+		}
+	}
+	return nil
+}
