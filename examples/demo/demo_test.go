@@ -30,6 +30,7 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/textmeasure"
 	"github.com/novelsuite/novel/internal/volume"
 )
@@ -66,28 +67,28 @@ type plan struct {
 
 var plans = []plan{
 	{chapter: 1, storyline: "main-arc", key: true,
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: gate.Secondary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: stepid.RoleSecondary}},
 		foreshadw: map[string]string{"F-001": "planted"}},
 	{chapter: 2, storyline: "main-arc",
 		rounds: []round{
-			{k: 0, draftMode: "draft", decision: gate.Revise, overallFinal: 3.2, evalUsed: gate.Primary},
-			{k: 1, draftMode: "revision", decision: gate.Pass, overallFinal: 4.1, evalUsed: gate.Primary},
+			{k: 0, draftMode: "draft", decision: gate.Revise, overallFinal: 3.2, evalUsed: stepid.RolePrimary},
+			{k: 1, draftMode: "revision", decision: gate.Pass, overallFinal: 4.1, evalUsed: stepid.RolePrimary},
 		},
 		unknown:   []string{"贺九"},
 		foreshadw: map[string]string{"F-002": "planted"}},
 	{chapter: 3, storyline: "main-arc",
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Polish, overallFinal: 3.7, evalUsed: gate.Primary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Polish, overallFinal: 3.7, evalUsed: stepid.RolePrimary}},
 		polish:    true,
 		foreshadw: map[string]string{"F-001": "advanced", "F-002": "resolved"}},
 	// Convergence event [4,5] and the volume end: key chapters, two judges.
 	{chapter: 4, storyline: "sect-intrigue", key: true,
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.1, evalUsed: gate.Secondary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.1, evalUsed: stepid.RoleSecondary}},
 		foreshadw: map[string]string{"F-003": "planted"}},
 	{chapter: 5, storyline: "sect-intrigue", key: true,
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.0, evalUsed: gate.Primary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.0, evalUsed: stepid.RolePrimary}},
 		foreshadw: map[string]string{"F-003": "advanced"}},
 	{chapter: 6, storyline: "main-arc", key: true,
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: gate.Secondary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: stepid.RoleSecondary}},
 		foreshadw: map[string]string{"F-004": "planted"}},
 }
 

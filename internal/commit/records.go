@@ -9,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // run is one line of staging/logs/chapter-NNN-run.jsonl.
@@ -152,14 +153,14 @@ func committedEval(root *project.Root, c int, g *gate.GateFile, runs []run) (map
 		md = map[string]any{}
 	}
 	judges := map[string]any{
-		"primary":       judge(primary, runs, "primary"),
+		"primary":       judge(primary, runs, stepid.RolePrimary),
 		"used":          g.EvalUsed,
 		"overall_final": g.OverallFinal,
 	}
 	md["gate"] = gateRaw
 	if secondary != nil {
 		md["secondary"] = secondary
-		judges["secondary"] = judge(secondary, runs, "secondary")
+		judges["secondary"] = judge(secondary, runs, stepid.RoleSecondary)
 	} else {
 		md["secondary"] = nil
 	}

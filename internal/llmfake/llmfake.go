@@ -20,6 +20,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Response is one scripted answer. Each behaviour imitates something a
@@ -234,7 +236,7 @@ func (s *Server) replay(w http.ResponseWriter, req *request) (string, bool) {
 	}
 	c, _ := strconv.Atoi(m1[1])
 	ext := "json"
-	if m2[1] == "chapter-writer" || m2[1] == "style-refiner" {
+	if m2[1] == stepid.ChapterWriter || m2[1] == stepid.StyleRefiner {
 		ext = "md"
 	}
 	file := filepath.Join(s.script.ReplayDir, fmt.Sprintf("chapter-%03d", c), fmt.Sprintf("%s.%s.r%s.%s", m2[1], m3[1], m4[1], ext))

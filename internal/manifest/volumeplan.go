@@ -11,6 +11,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // PlanSummaryWindow is how many of the latest summaries the planner gets.
@@ -62,7 +63,7 @@ func (b *builder) volumePlan() error {
 	if err := revision.Check(b.root, start); err != nil {
 		return err
 	}
-	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModePlan}
+	b.p.Agent = Agent{Name: stepid.PlotArchitect, Kind: KindAgent, Mode: stepid.ModePlan}
 	b.p.Next = []string{"novel-commit volume --volume " + layout.PadVol(v)}
 
 	b.in.Set("volume", v)

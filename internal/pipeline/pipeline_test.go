@@ -12,7 +12,7 @@ import (
 
 func TestPositionOrdersARound(t *testing.T) {
 	order := []struct{ stage, role string }{{stepid.Draft, ""}, {stepid.Summarize, ""}, {stepid.Refine, ""},
-		{stepid.Judge, ""}, {stepid.Judge, RoleSecondary}, {stepid.LogicReview, ""}, {stepid.Gate, ""},
+		{stepid.Judge, ""}, {stepid.Judge, stepid.RoleSecondary}, {stepid.LogicReview, ""}, {stepid.Gate, ""},
 		{stepid.Polish, ""}, {stepid.Commit, ""}}
 	for i := 1; i < len(order); i++ {
 		if position(order[i-1].stage, order[i-1].role) >= position(order[i].stage, order[i].role) {

@@ -18,7 +18,7 @@ var stampedStages = []string{stepid.Draft, stepid.Summarize, stepid.Refine, step
 // judge stamp covers the secondary judge too.
 func stageEnd(stage string) int {
 	if stage == stepid.Judge {
-		return position(stepid.Judge, RoleSecondary)
+		return position(stepid.Judge, stepid.RoleSecondary)
 	}
 	return position(stage, "")
 }

@@ -24,13 +24,6 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// RoleSecondary is the strong second judge of a key chapter; RolePrimary
-// the first judge.
-const (
-	RoleSecondary = "secondary"
-	RolePrimary   = "primary"
-)
-
 // Stamp is the resume marker of a stage of one revision round, written
 // only after the stage completed (SPEC §10).
 func Stamp(c int, stage string, round int) string {
@@ -51,7 +44,7 @@ func usagePath(c int) string {
 func position(stage, role string) int {
 	p := map[string]int{stepid.Draft: 0, stepid.Summarize: 10, stepid.Refine: 20, stepid.Judge: 30,
 		stepid.LogicReview: 40, stepid.Gate: 50, stepid.Polish: 60, stepid.Commit: 70}[stage]
-	if role == RoleSecondary {
+	if role == stepid.RoleSecondary {
 		p += 5
 	}
 	return p
@@ -139,7 +132,7 @@ func (e *Env) Step(st stepid.Step, round int, agentCmd string) (*Outcome, error)
 		pos, mine := position(n.Stage, n.Role), position(st.Stage, "")
 		end := mine
 		if st.Stage == stepid.Judge {
-			end = position(stepid.Judge, RoleSecondary)
+			end = position(stepid.Judge, stepid.RoleSecondary)
 		}
 		if pos < mine {
 			return nil, e.orderErr(st, n)
@@ -235,10 +228,10 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 		return err
 	}
 	pre := ""
-	if st.Stage == stepid.Refine || st.Stage == stepid.Polish || (st.Stage == stepid.Draft && pk.Agent.Mode == "revision") {
+	if st.Stage == stepid.Refine || st.Stage == stepid.Polish || (st.Stage == stepid.Draft && pk.Agent.Mode == stepid.ModeRevision) {
 		stage := st.Stage
 		if st.Stage == stepid.Draft {
-			stage = "revision"
+			stage = stepid.ModeRevision
 		}
 		pre = layout.StagingPreCopy(c, stage)
 	}
@@ -354,7 +347,7 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 func (e *Env) validate(st stepid.Step, role string, pk *packetInfo) (*errs.Error, error) {
 	args := []string{"validate", st.String()}
 	if st.Stage == stepid.Judge && role == "" {
-		role = RolePrimary
+		role = stepid.RolePrimary
 	}
 	if role != "" {
 		args = append(args, "--role", role)
@@ -545,7 +538,7 @@ func (e *Env) cleanup(pk *packetInfo, pre string) {
 		e.copyFile(pre, layout.StagingChapter(c))
 	}
 	var del []string
-	if pk.Agent.Name == agent.Summarizer {
+	if pk.Agent.Name == stepid.Summarizer {
 		var d struct {
 			StorylineID string `json:"storyline_id"`
 		}

@@ -192,7 +192,7 @@ func checkBoundary(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step
 	warnings := []string{}
 	var windows []*boundary.Window
 	judgeRole := role
-	if role == products.RolePrimary {
+	if role == stepid.RolePrimary {
 		judgeRole = "" // the primary judge's snapshot, without the secondary's
 	}
 	w, win, err := boundary.CheckWindow(root, st, judgeRole)
@@ -207,7 +207,7 @@ func checkBoundary(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step
 			return nil, nil, err
 		}
 		if key {
-			w, win, err := boundary.CheckWindow(root, st, boundary.RoleSecondary)
+			w, win, err := boundary.CheckWindow(root, st, stepid.RoleSecondary)
 			if err != nil {
 				return nil, nil, err
 			}
