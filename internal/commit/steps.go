@@ -304,7 +304,7 @@ func stepCleanup(root *project.Root, j *Journal) error {
 			return ioErr(rel, err)
 		}
 	}
-	for _, dir := range []string{layout.RevisionsDir(c), "staging/storylines/" + j.StorylineID} {
+	for _, dir := range []string{layout.RevisionsDir(c), layout.StagingStoryline(j.StorylineID)} {
 		abs, err := root.Abs(dir)
 		if err != nil {
 			return err

@@ -329,8 +329,8 @@ func (b *builder) characterPaths(profiles bool) error {
 	}
 	var contracts, profs []string
 	for _, s := range slugs {
-		contracts = append(contracts, layout.CharactersActive+"/"+s+".json")
-		profs = append(profs, layout.CharactersActive+"/"+s+".md")
+		contracts = append(contracts, layout.CharacterContract(s))
+		profs = append(profs, layout.CharacterProfile(s))
 	}
 	if len(contracts) > 0 {
 		b.ps.Set("character_contracts", contracts)

@@ -112,23 +112,23 @@ func (b *builder) volumePlan() error {
 	b.pathsIf("research", research)
 
 	dir := layout.StagingVolumeDir(v)
-	b.output(dir+"/outline.md", true, ViaFile)
-	b.output(dir+"/storyline-schedule.json", true, ViaFile)
-	b.output(dir+"/foreshadowing.json", true, ViaFile)
-	b.output(dir+"/chapter-contracts/chapter-NNN.json", false, ViaFile)
+	b.output(dir+"/"+layout.VolumeOutlineFile, true, ViaFile)
+	b.output(dir+"/"+layout.VolumeScheduleFile, true, ViaFile)
+	b.output(dir+"/"+layout.VolumeForeshadowFile, true, ViaFile)
+	b.output(dir+"/"+layout.VolumeContractsDir+"/chapter-NNN.json", false, ViaFile)
 	return nil
 }
 
 // storylineMemories lists storylines/{id}/memory.md for every slug-named
 // storyline directory, sorted.
 func storylineMemories(root *project.Root) ([]string, error) {
-	dirs, err := listDir(root, "storylines", "", true)
+	dirs, err := listDir(root, layout.StorylinesDir, "", true)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, d := range dirs {
-		id := strings.TrimPrefix(d, "storylines/")
+		id := strings.TrimPrefix(d, layout.StorylinesDir+"/")
 		if project.IsSlug(id) {
 			out = append(out, layout.Memory(id))
 		}

@@ -105,7 +105,7 @@ func (e *Env) Gate(c, round int) (*Outcome, error) {
 	default:
 		out.Action = "done"
 	}
-	if err := e.Root.WriteFile(Stamp(c, stepid.Gate, round), nil); err != nil {
+	if err := e.Root.WriteFile(layout.Stamp(c, stepid.Gate, round), nil); err != nil {
 		return nil, err
 	}
 	out.Seconds = e.progress(c, stepid.Gate, start)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
 )
@@ -61,10 +62,10 @@ garbage
 }
 
 func TestStampNames(t *testing.T) {
-	if got := Stamp(48, stepid.Judge, 1); got != "staging/.stamps/chapter-048-judge-r1" {
+	if got := layout.Stamp(48, stepid.Judge, 1); got != "staging/.stamps/chapter-048-judge-r1" {
 		t.Fatal(got)
 	}
-	if got := Stamp(1200, stepid.LogicReview, 0); got != "staging/.stamps/chapter-1200-logic-review-r0" {
+	if got := layout.Stamp(1200, stepid.LogicReview, 0); got != "staging/.stamps/chapter-1200-logic-review-r0" {
 		t.Fatal(got)
 	}
 }
@@ -94,7 +95,7 @@ func TestUsageFoldsRequests(t *testing.T) {
 {"model":"deepseek-chat","request":"reask","outcome":"ok","prompt_tokens":150,"completion_tokens":30,"cache_hit_tokens":100,"reasoning_tokens":null,"cost":{"amount":0.0002,"currency":"CNY"},"tokens":{"cache_hit":100,"completion":30,"prompt":150}}
 `
 	os.MkdirAll(filepath.Join(dir, "staging/logs"), 0o755)
-	os.WriteFile(filepath.Join(dir, usagePath(1)), []byte(lines), 0o644)
+	os.WriteFile(filepath.Join(dir, layout.RunUsage(1)), []byte(lines), 0o644)
 	e := &Env{Root: root}
 	var line RunLine
 	e.usage(1, &line)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -38,7 +39,7 @@ func (e *Env) trustStamps(cp *checkpoint.Checkpoint, n *nextStep) error {
 	pos := position(n.Stage, n.Role)
 	var stale []string
 	for _, stage := range stampedStages {
-		if s := Stamp(c, stage, round); pos <= stageEnd(stage) && e.Root.Exists(s) {
+		if s := layout.Stamp(c, stage, round); pos <= stageEnd(stage) && e.Root.Exists(s) {
 			stale = append(stale, s)
 		}
 	}

@@ -24,21 +24,6 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// Stamp is the resume marker of a stage of one revision round, written
-// only after the stage completed (SPEC §10).
-func Stamp(c int, stage string, round int) string {
-	return layout.StagingStamps + "/chapter-" + layout.Pad(c) + "-" + stage + "-r" + strconv.Itoa(round)
-}
-
-// pendingPath marks an agent attempt in flight; usagePath collects the
-// executor's {"model","tokens"} records (NOVEL_RUN_LOG) for that attempt.
-func pendingPath(c int) string {
-	return layout.StagingLogs + "/chapter-" + layout.Pad(c) + "-run.pending.json"
-}
-func usagePath(c int) string {
-	return layout.StagingLogs + "/chapter-" + layout.Pad(c) + "-run.usage.jsonl"
-}
-
 // position orders the work of one round; the secondary judge follows the
 // primary inside the judge stage.
 func position(stage, role string) int {
@@ -167,7 +152,7 @@ func (e *Env) Step(st stepid.Step, round int, agentCmd string) (*Outcome, error)
 			return nil, err
 		}
 	}
-	if err := e.Root.WriteFile(Stamp(c, st.Stage, round), nil); err != nil {
+	if err := e.Root.WriteFile(layout.Stamp(c, st.Stage, round), nil); err != nil {
 		return nil, err
 	}
 	out.Action = "done"
@@ -239,19 +224,19 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 	// (next moved on to this role, so its output validated): record its
 	// run-log line as an uninterrupted run would have.
 	var mark pending
-	if e.Root.IsFile(pendingPath(c)) && e.Root.ReadJSON(pendingPath(c), &mark) == nil && mark.Step == st.String() && mark.Role != role {
+	if e.Root.IsFile(layout.RunPending(c)) && e.Root.ReadJSON(layout.RunPending(c), &mark) == nil && mark.Step == st.String() && mark.Role != role {
 		if _, err := e.recoverPending(st); err != nil {
 			return err
 		}
 	}
 	// A marker left by a killed attempt: its outputs are not trusted.
-	if e.Root.Exists(pendingPath(c)) {
+	if e.Root.Exists(layout.RunPending(c)) {
 		if pre != "" && e.Root.IsFile(pre) {
 			if err := e.copyFile(pre, layout.StagingChapter(c)); err != nil {
 				return err
 			}
 		}
-		e.remove(pendingPath(c), usagePath(c))
+		e.remove(layout.RunPending(c), layout.RunUsage(c))
 	}
 	var lastErr *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {
@@ -291,7 +276,7 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packetInfo, packetPath, agentCmd string) (*errs.Error, error) {
 	c := st.Chapter
 	mark := pending{Step: st.String(), Role: role, Mode: pk.Agent.Mode, Round: round, Attempt: attempt, Started: e.Clock.Stamp()}
-	if err := e.Root.WriteJSON(pendingPath(c), mark); err != nil {
+	if err := e.Root.WriteJSON(layout.RunPending(c), mark); err != nil {
 		return nil, err
 	}
 	// Executors may assume the directories of their outputs exist.
@@ -300,7 +285,7 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 			os.MkdirAll(filepath.Dir(abs), 0o755)
 		}
 	}
-	e.remove(usagePath(c))
+	e.remove(layout.RunUsage(c))
 	exit, stdout, stderrTail, waits, err := e.executeWaiting(st, role, agentCmd, packetPath)
 	if err != nil {
 		return nil, err
@@ -336,7 +321,7 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 	if err := e.appendRunLine(c, line); err != nil {
 		return nil, err
 	}
-	e.remove(pendingPath(c), usagePath(c))
+	e.remove(layout.RunPending(c), layout.RunUsage(c))
 	return failure, nil
 }
 
@@ -432,7 +417,7 @@ func (e *Env) execute(agentCmd, packetPath, usage string) (int, []byte, []byte, 
 // usage folds the executor's NOVEL_RUN_LOG records into the run line:
 // the last model, token counts summed per key.
 func (e *Env) usage(c int, line *RunLine) {
-	data, err := e.Root.ReadFile(usagePath(c))
+	data, err := e.Root.ReadFile(layout.RunUsage(c))
 	if err != nil {
 		return
 	}
@@ -514,11 +499,11 @@ func (e *Env) appendRunLine(c int, line RunLine) error {
 // its executor wrote outputs that now validate (next moved past them).
 func (e *Env) recoverPending(st stepid.Step) (bool, error) {
 	c := st.Chapter
-	if !e.Root.IsFile(pendingPath(c)) {
+	if !e.Root.IsFile(layout.RunPending(c)) {
 		return false, nil
 	}
 	var mark pending
-	if err := e.Root.ReadJSON(pendingPath(c), &mark); err != nil || mark.Step != st.String() {
+	if err := e.Root.ReadJSON(layout.RunPending(c), &mark); err != nil || mark.Step != st.String() {
 		return false, nil
 	}
 	line := RunLine{Step: mark.Step, Mode: mark.Mode, Round: mark.Round, Attempt: mark.Attempt, Started: mark.Started, Ended: e.Clock.Stamp()}
@@ -526,7 +511,7 @@ func (e *Env) recoverPending(st stepid.Step) (bool, error) {
 	if err := e.appendRunLine(c, line); err != nil {
 		return false, err
 	}
-	e.remove(pendingPath(c), usagePath(c))
+	e.remove(layout.RunPending(c), layout.RunUsage(c))
 	return true, nil
 }
 
@@ -667,7 +652,7 @@ func (e *Env) executeWaiting(st stepid.Step, role, agentCmd, packetPath string) 
 	wait := min(30*time.Second, budget/4)
 	var spent time.Duration
 	for ; ; waits++ {
-		exit, stdout, stderrTail, err = e.execute(agentCmd, packetPath, usagePath(st.Chapter))
+		exit, stdout, stderrTail, err = e.execute(agentCmd, packetPath, layout.RunUsage(st.Chapter))
 		if err != nil || exit != agent.ExitTransient || spent >= budget || wait <= 0 {
 			return exit, stdout, stderrTail, waits, err
 		}

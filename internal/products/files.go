@@ -15,13 +15,6 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// chapterDirs hold per-chapter staging files named chapter-NNN…; listing
-// these few directories is cheaper than walking staging/.
-var chapterDirs = []string{
-	"staging/chapters", "staging/summaries", "staging/state", "staging/evaluations",
-	"staging/reviews", "staging/manifests", "staging/logs", "staging/.stamps",
-}
-
 // StagingFiles lists every existing staging file of chapter c
 // (project-relative, sorted): the products, packets and write-boundary
 // snapshots, pre-stage copies, stamps, the run log, archived revision
@@ -30,7 +23,7 @@ var chapterDirs = []string{
 func StagingFiles(root *project.Root, c int) ([]string, error) {
 	prefix := "chapter-" + layout.Pad(c)
 	var out []string
-	for _, dir := range chapterDirs {
+	for _, dir := range layout.StagingChapterDirs {
 		abs, err := root.Abs(dir)
 		if err != nil {
 			return nil, err

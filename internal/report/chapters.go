@@ -443,7 +443,7 @@ var reviewRE = regexp.MustCompile(`^chapter-([0-9]{3,})-logic-review\.json$`)
 // collectLogicReviews reads the latest MaxLogicReviews reports of
 // reviews/ (one directory listing; only those few files are parsed).
 func (r *Report) collectLogicReviews(root *project.Root, minScore int) error {
-	entries, err := root.ReadDir("reviews")
+	entries, err := root.ReadDir(layout.ReviewsDir)
 	if err != nil {
 		return err
 	}
@@ -454,7 +454,7 @@ func (r *Report) collectLogicReviews(root *project.Root, minScore int) error {
 			continue
 		}
 		n, err := strconv.Atoi(m[1])
-		if err != nil || n < 1 || layout.LogicReview(n) != "reviews/"+e.Name() {
+		if err != nil || n < 1 || layout.LogicReview(n) != layout.ReviewsDir+"/"+e.Name() {
 			continue // a non-canonical padding would name another file
 		}
 		chs = append(chs, n)

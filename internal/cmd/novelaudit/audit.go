@@ -6,6 +6,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lock"
 )
 
@@ -56,7 +57,7 @@ func (c *inventoryCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	res := inventoryResult{Foreshadowing: inv.Foreshadow, Rhythm: inv.Rhythm, Bridges: inv.Bridges,
-		Files: []string{audit.ForeshadowInventoryPath, audit.RhythmPath, audit.BridgesPath}}
+		Files: []string{layout.ForeshadowInventory, layout.RhythmInventory, layout.BridgesInventory}}
 	ctx.Result(res, func() string {
 		f := inv.Foreshadow
 		return "伏笔盘点：未按计划埋下 " + strconv.Itoa(len(f.PlannedNotPlanted)) + "，逾期 " + strconv.Itoa(len(f.Overdue)) +
@@ -102,7 +103,7 @@ func (c *continuityCmd) Run(ctx *cli.Context) error {
 	ctx.Result(r, func() string {
 		return "连续性检查 第 " + strconv.Itoa(r.ChapterRange[0]) + "–" + strconv.Itoa(r.ChapterRange[1]) + " 章：高 " +
 			strconv.Itoa(r.Stats.High) + "，中 " + strconv.Itoa(r.Stats.Medium) + "，低 " + strconv.Itoa(r.Stats.Low) +
-			"（" + audit.ReportPath(r.ChapterRange[1]) + "）"
+			"（" + layout.ContinuityReport(r.ChapterRange[1]) + "）"
 	})
 	return nil
 }
