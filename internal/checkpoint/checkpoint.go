@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -236,7 +237,7 @@ func Parse(data []byte) (*Checkpoint, error) {
 	if s, err := strField(raw, "orchestrator_state"); err != nil {
 		return nil, err
 	} else if s != "" {
-		if !contains(States, s) {
+		if !slices.Contains(States, s) {
 			return nil, bad("orchestrator_state %q 未知（可选 %v）", "orchestrator_state %q is unknown (one of %v)", s, States)
 		}
 		cp.State = s
@@ -247,7 +248,7 @@ func Parse(data []byte) (*Checkpoint, error) {
 		if m, ok := pluginStages[s]; ok {
 			cp.PluginStage, s = s, m
 		}
-		if !contains(Stages, s) {
+		if !slices.Contains(Stages, s) {
 			return nil, bad("pipeline_stage %q 未知（可选 %v）", "pipeline_stage %q is unknown (one of %v)", s, Stages)
 		}
 		cp.Stage = s
@@ -275,15 +276,6 @@ func Parse(data []byte) (*Checkpoint, error) {
 		return nil, bad("缺少 last_completed_chapter", "has no last_completed_chapter").With("field", "last_completed_chapter")
 	}
 	return cp, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func intField(raw map[string]json.RawMessage, key string, def int, nullable bool) (int, error) {

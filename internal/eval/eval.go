@@ -5,6 +5,7 @@ package eval
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -141,7 +142,7 @@ func Parse(data []byte, rel string, chapter int) (*Eval, error) {
 	}
 	if v, present := raw["recommendation"]; present && v != nil {
 		s, isStr := v.(string)
-		if !isStr || !contains(Recommendations, s) {
+		if !isStr || !slices.Contains(Recommendations, s) {
 			return nil, schemaErr(rel, "recommendation 必须是 pass|polish|revise|review|rewrite 之一，实际为 %s",
 				"recommendation must be one of pass|polish|revise|review|rewrite, got %s", show(v)).With("field", "recommendation")
 		}
@@ -334,15 +335,6 @@ func Load(root *project.Root, rel string, chapter int) (*Eval, error) {
 		return nil, err
 	}
 	return Parse(data, rel, chapter)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // show renders a JSON value briefly for messages.

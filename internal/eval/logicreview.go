@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"slices"
+
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/project"
@@ -105,7 +107,7 @@ func ParseLogicReview(data []byte, rel string, chapter int) (*LogicReview, error
 				}
 				*f.dst = s
 			}
-			if !contains(Severities, is.Severity) {
+			if !slices.Contains(Severities, is.Severity) {
 				return nil, reviewErr(rel, "issues[%d].severity 必须是 low、medium 或 high（小写），实际为 %s",
 					"issues[%d].severity must be low, medium or high (lowercase), got %s", i, show(obj["severity"])).With("field", "issues")
 			}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,7 +146,7 @@ func (d *doc) metaLeak() Check {
 	for _, l := range d.body {
 		for _, ix := range metaRE.FindAllStringIndex(l.Text, -1) {
 			hits = append(hits, hit{line: l, at: ix[0]})
-			if w := l.Text[ix[0]:ix[1]]; !contains(found, w) {
+			if w := l.Text[ix[0]:ix[1]]; !slices.Contains(found, w) {
 				found = append(found, w)
 			}
 		}

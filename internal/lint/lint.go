@@ -7,6 +7,7 @@
 package lint
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,21 +134,12 @@ func (r *Report) Fired(sev string, ids ...string) []Check {
 		if c.Count == 0 || c.Severity != sev {
 			continue
 		}
-		if len(ids) > 0 && !contains(ids, c.ID) {
+		if len(ids) > 0 && !slices.Contains(ids, c.ID) {
 			continue
 		}
 		out = append(out, c)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // msg picks the project's language.

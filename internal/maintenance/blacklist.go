@@ -2,6 +2,7 @@ package maintenance
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -86,7 +87,7 @@ func UpdateBlacklist(root *project.Root, c int, eval map[string]any, now string)
 	preferred := preferredExpressions(root)
 	evidence := map[string]any{}
 	for _, s := range sugg {
-		if contains(words, s.phrase) || contains(white, s.phrase) {
+		if slices.Contains(words, s.phrase) || slices.Contains(white, s.phrase) {
 			continue
 		}
 		switch {
@@ -191,13 +192,4 @@ func stringList(v any) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
