@@ -137,7 +137,7 @@ func stateErr(cp *checkpoint.Checkpoint) *errs.Error {
 
 func stageErr(cp *checkpoint.Checkpoint, c int, zh, en string) *errs.Error {
 	return errs.New(errs.StageOrder, zh, en).
-		With("chapter", c).With("inflight_chapter", nullInt(cp.Inflight)).With("pipeline_stage", nullStr(cp.Stage)).
+		With("chapter", c).With("inflight_chapter", nullInt(cp.Inflight)).With("pipeline_stage", jsonio.NullIfEmpty(cp.Stage)).
 		Hint("用 novel-step next 查看下一步", "run novel-step next to see the next step")
 }
 
@@ -146,13 +146,6 @@ func nullInt(n int) any {
 		return nil
 	}
 	return n
-}
-
-func nullStr(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // Apply decides chapter c and performs the moves of SPEC §7.1, in order,

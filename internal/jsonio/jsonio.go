@@ -607,7 +607,16 @@ func IntRange(raw []byte) (a, b int, ok bool) {
 	return int(x), int(y), true
 }
 
-// String formats a short description of v's JSON type for error messages.
+// NullIfEmpty is s, or nil (JSON null) when s is empty: the optional
+// string fields of the suite's files are null when unset, never "".
+func NullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// TypeName formats a short description of v's JSON type for error messages.
 func TypeName(v any) string {
 	switch v.(type) {
 	case nil:

@@ -423,9 +423,9 @@ func (s *Status) Map() map[string]any {
 	m["triggered_by"] = s.TriggeredBy
 	m["revision_notes"] = s.RevisionNotes
 	m["created_at"] = s.CreatedAt
-	m["decision_at"] = null(s.DecisionAt)
-	m["logic_review_report_file"] = null(s.LogicReviewReportFile)
-	m["gate_file"] = null(s.GateFile)
+	m["decision_at"] = jsonio.NullIfEmpty(s.DecisionAt)
+	m["logic_review_report_file"] = jsonio.NullIfEmpty(s.LogicReviewReportFile)
+	m["gate_file"] = jsonio.NullIfEmpty(s.GateFile)
 	setOpt := func(k string, v any, present bool) {
 		if present {
 			m[k] = v
@@ -445,13 +445,6 @@ func (s *Status) Map() map[string]any {
 		}
 	}
 	return m
-}
-
-func null(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // Save writes the status to the hyphen form, then removes a seed-era
