@@ -394,13 +394,3 @@ func (cp *Checkpoint) Summarize() Summary {
 	}
 	return s
 }
-
-// Exists reports whether the checkpoint file is present.
-func Exists(root *project.Root) bool {
-	abs, err := root.Abs(layout.Checkpoint)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(abs)
-	return err == nil
-}

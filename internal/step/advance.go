@@ -145,17 +145,12 @@ func priorStages(stage string, s settings.Settings) []string {
 	return nil
 }
 
-// ValidateForAdvance validates the products of st and of the earlier
+// validateForAdvance validates the products of st and of the earlier
 // stages, then the write boundary of st (only when the advance changes
 // the stage: a repeated advance of an earlier step is a no-op, and later
-// steps legitimately moved things since its snapshot).
-func ValidateForAdvance(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, s settings.Settings) ([]string, error) {
-	warnings, _, err := validateForAdvance(root, cp, p, s)
-	return warnings, err
-}
-
-// validateForAdvance is ValidateForAdvance that also returns the open
-// write-boundary windows the advance closes once it is applied.
+// steps legitimately moved things since its snapshot). It returns the
+// warnings and the open write-boundary windows the advance closes once it
+// is applied.
 func validateForAdvance(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, s settings.Settings) ([]string, []*boundary.Window, error) {
 	c := p.Step.Chapter
 	for _, stage := range priorStages(p.Step.Stage, s) {
