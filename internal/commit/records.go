@@ -2,6 +2,7 @@ package commit
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/novelsuite/novel/internal/eval"
@@ -195,5 +196,5 @@ func judge(ev map[string]any, runs []run, mode string) map[string]any {
 }
 
 func isJudge(step string) bool {
-	return step == "judge" || len(step) > 6 && step[len(step)-6:] == ":judge"
+	return step == stepid.Judge || strings.HasSuffix(step, ":"+stepid.Judge)
 }

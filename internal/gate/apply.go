@@ -48,11 +48,11 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 	}
 	in := Input{Chapter: c, KeyChapter: key, Settings: s, RevisionCount: rc}
 	if in.Primary, err = products.Eval(root, c, false); err != nil {
-		return nil, rerun(err, c, "judge", "")
+		return nil, rerun(err, c, stepid.Judge, "")
 	}
 	if key {
 		if in.Secondary, err = products.Eval(root, c, true); err != nil {
-			return nil, rerun(err, c, "judge", " --role secondary")
+			return nil, rerun(err, c, stepid.Judge, " --role "+stepid.RoleSecondary)
 		}
 	}
 	if in.Lint, err = stagingLint(root, s, c); err != nil {
@@ -61,7 +61,7 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 	rel := layout.StagingLogicReview(c)
 	if s.LogicReviewPolicy == settings.PolicyBlocking || root.Exists(rel) {
 		if in.Review, err = products.LogicReviewReport(root, c); err != nil {
-			return nil, rerun(err, c, "logic-review", "")
+			return nil, rerun(err, c, stepid.LogicReview, "")
 		}
 	}
 	return Decide(in), nil

@@ -406,7 +406,7 @@ func (b *builder) gate() error {
 func (b *builder) commit() error {
 	n := itoa(b.c)
 	sid := b.blk.StorylineID
-	b.p.Agent = Agent{Name: "novel-commit", Kind: KindDeterministic, Mode: "commit"}
+	b.p.Agent = Agent{Name: "novel-commit", Kind: KindDeterministic, Mode: stepid.Commit}
 	b.p.Command = []string{"novel-commit", "--chapter", n}
 	b.p.Next = []string{"novel-step next"}
 	b.in.Set("storyline_id", sid)
