@@ -12,6 +12,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/settings"
@@ -310,7 +311,7 @@ func (e *Env) polishing(c int) bool {
 	if e.Root.ReadJSON(layout.StagingGate(c), &g) != nil {
 		return false
 	}
-	return g.Decision == "polish" || g.Polished
+	return g.Decision == gate.Polish || g.Polished
 }
 
 // Summary renders the commits collected in a summary file as

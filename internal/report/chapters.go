@@ -11,6 +11,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
@@ -193,7 +194,7 @@ func marker(ch Chapter, known bool) string {
 		return MarkAccepted
 	case ch.Revisions > 0:
 		return MarkRevise
-	case ch.Polished || ch.OriginalDecision == "polish" || ch.GateDecision == "polish":
+	case ch.Polished || ch.OriginalDecision == gate.Polish || ch.GateDecision == gate.Polish:
 		return MarkPolish
 	case ch.GateDecision == "pass":
 		return MarkPass
