@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -494,7 +493,7 @@ func isProduct(rel string) bool {
 			return false
 		}
 	}
-	return !strings.Contains(filepath.Base(rel), ".pre-")
+	return !layout.IsPreCopy(rel)
 }
 
 // finishRevise archives round K = revision_count and starts the revision:

@@ -5,7 +5,9 @@ package layout
 
 import (
 	"fmt"
+	"path"
 	"strconv"
+	"strings"
 )
 
 // Pad formats a chapter number as NNN (3 digits, more when ≥ 1000).
@@ -136,8 +138,15 @@ func StagingLogicReview(c int) string {
 	return "staging/reviews/chapter-" + Pad(c) + "-logic-review.json"
 }
 func StagingPreCopy(c int, stage string) string {
-	return "staging/chapters/chapter-" + Pad(c) + ".pre-" + stage + ".md"
+	return "staging/chapters/chapter-" + Pad(c) + preCopyInfix + stage + ".md"
 }
+
+// preCopyInfix marks the chapter copies kept before a refine, polish or
+// revision (StagingPreCopy).
+const preCopyInfix = ".pre-"
+
+// IsPreCopy reports whether rel is such a pre-stage copy.
+func IsPreCopy(rel string) bool { return strings.Contains(path.Base(rel), preCopyInfix) }
 func Packet(c int, stage string) string {
 	return "staging/manifests/chapter-" + Pad(c) + "-" + stage + ".packet.json"
 }
