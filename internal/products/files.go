@@ -33,7 +33,7 @@ func StagingFiles(root *project.Root, c int) ([]string, error) {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 				continue
 			}
-			return nil, ioErr(dir, err)
+			return nil, errs.ReadFailed(dir, err)
 		}
 		for _, e := range ents {
 			name := e.Name()
@@ -63,7 +63,7 @@ func StagingFiles(root *project.Root, c int) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, ioErr(revs, err)
+			return nil, errs.ReadFailed(revs, err)
 		}
 	}
 	// The memory belongs to the chapter through its delta; a delta too
@@ -87,8 +87,4 @@ func ownName(name, prefix string) bool {
 	}
 	rest := name[len(prefix):]
 	return rest == "" || rest[0] < '0' || rest[0] > '9'
-}
-
-func ioErr(rel string, err error) error {
-	return errs.Newf(errs.IO, "读取 %s 失败：%v", "cannot read %s: %v", rel, err).With("file", rel).Wrap(err)
 }
