@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/cast"
+	"github.com/novelsuite/novel/internal/textmeasure"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -189,8 +190,8 @@ func loadContinuity(root *project.Root) (*ContinuitySummary, error) {
 		if sev != "high" && sev != "medium" {
 			continue
 		}
-		is := continuityIssue{ID: clip(str(m["id"]), 240), Type: str(m["type"]), Severity: sev,
-			Confidence: str(m["confidence"]), Description: clip(str(m["description"]), 240), Suggestion: clip(str(m["suggestion"]), 180)}
+		is := continuityIssue{ID: textmeasure.Clip(str(m["id"]), 240), Type: str(m["type"]), Severity: sev,
+			Confidence: str(m["confidence"]), Description: textmeasure.Clip(str(m["description"]), 240), Suggestion: textmeasure.Clip(str(m["suggestion"]), 180)}
 		if ev, ok := m["evidence"].([]any); ok {
 			for _, e := range ev[:min(2, len(ev))] {
 				b, _ := jsonio.MarshalLine(e)
@@ -207,13 +208,4 @@ func loadContinuity(root *project.Root) (*ContinuitySummary, error) {
 	s.Issues = append(append(s.Issues, high...), medium...)
 	s.Issues = s.Issues[:min(5, len(s.Issues))]
 	return s, nil
-}
-
-// clip truncates to n runes.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
