@@ -488,8 +488,8 @@ func archivePlan(root *project.Root, c, k int) ([][2]string, error) {
 }
 
 func isProduct(rel string) bool {
-	for _, d := range []string{layout.StagingManifests, layout.StagingLogs, layout.StagingStamps, layout.StagingRevisions} {
-		if strings.HasPrefix(rel, d+"/") {
+	for _, d := range []string{layout.StagingManifests + "/", layout.StagingLogs + "/", layout.StagingStamps + "/", layout.StagingRevisions + "/"} {
+		if strings.HasPrefix(rel, d) {
 			return false
 		}
 	}
