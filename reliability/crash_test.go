@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // chaptersN is how many chapters the fault-injection pipeline writes.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // Templates built once per run from the demo: chapter 1 (a key chapter:

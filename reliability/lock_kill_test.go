@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // killSeed is the campaigns' seed (NOVEL_KILL_SEED overrides).

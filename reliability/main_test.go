@@ -19,7 +19,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // Now is the fixed suite clock of every run (SPEC §3 Clock).

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // TestBadInputMatrix corrupts every file the suite reads, in every way of

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/novelsuite/novel/internal/lock"
 )
 
 // pipelineCmd is `make -f pipeline.mk continue N=n` on project p with the
@@ -42,59 +44,11 @@ func runPipeline(t testing.TB, p string, n int, agent string, extraEnv ...string
 	return 0, out.String()
 }
 
-// descendants returns pid and every process below it (via /proc).
-func descendants(pid int) []int {
-	children := map[int][]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// Fields after the command name "(…)": state ppid …
-		s := string(data)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		children[ppid] = append(children[ppid], n)
-	}
-	out := []int{pid}
-	for i := 0; i < len(out); i++ {
-		out = append(out, children[out[i]]...)
-	}
-	return out
-}
-
-// killTree freezes the whole process tree under pid (SIGSTOP until no new
-// process appears, so nothing can fork or finish a write meanwhile) and
+// killTree freezes the whole process tree under pid (lock.StopTree) and
 // then SIGKILLs every process and process group in it: the pipeline dies
 // at one instant, as with a power cut of the machine.
 func killTree(pid int) {
-	stopped := map[int]bool{}
-	for round := 0; round < 50; round++ {
-		grew := false
-		for _, p := range descendants(pid) {
-			if !stopped[p] {
-				stopped[p] = true
-				grew = true
-				syscall.Kill(p, syscall.SIGSTOP)
-			}
-		}
-		if !grew {
-			break
-		}
-	}
-	for p := range stopped {
+	for _, p := range lock.StopTree(pid) {
 		if pg, err := syscall.Getpgid(p); err == nil && pg != os.Getpid() && pg != syscall.Getpgrp() {
 			syscall.Kill(-pg, syscall.SIGKILL)
 		}

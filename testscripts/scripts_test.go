@@ -36,9 +36,9 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
 	"github.com/novelsuite/novel/internal/cmd/novelreport"
 	"github.com/novelsuite/novel/internal/cmd/novelstep"
-	"github.com/novelsuite/novel/internal/largeproject"
-	"github.com/novelsuite/novel/internal/llmfake"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
+	"github.com/novelsuite/novel/internal/testsupport/llmfake"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // Commands are the binaries scripts can exec, by name.
@@ -282,7 +282,7 @@ func cmdGBK(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // genproject DIR N [REPLAY] writes a small idle project of N committed
-// chapters in one volume (internal/largeproject), and with REPLAY the
+// chapters in one volume (internal/testsupport/largeproject), and with REPLAY the
 // replay recordings of chapter N+1 there.
 func cmdGenproject(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args) > 3 {

@@ -30,6 +30,7 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/textmeasure"
 	"github.com/novelsuite/novel/internal/volume"
 )
@@ -66,28 +67,28 @@ type plan struct {
 
 var plans = []plan{
 	{chapter: 1, storyline: "main-arc", key: true,
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: gate.Secondary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: stepid.RoleSecondary}},
 		foreshadw: map[string]string{"F-001": "planted"}},
 	{chapter: 2, storyline: "main-arc",
 		rounds: []round{
-			{k: 0, draftMode: "draft", decision: gate.Revise, overallFinal: 3.2, evalUsed: gate.Primary},
-			{k: 1, draftMode: "revision", decision: gate.Pass, overallFinal: 4.1, evalUsed: gate.Primary},
+			{k: 0, draftMode: "draft", decision: gate.Revise, overallFinal: 3.2, evalUsed: stepid.RolePrimary},
+			{k: 1, draftMode: "revision", decision: gate.Pass, overallFinal: 4.1, evalUsed: stepid.RolePrimary},
 		},
 		unknown:   []string{"贺九"},
 		foreshadw: map[string]string{"F-002": "planted"}},
 	{chapter: 3, storyline: "main-arc",
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Polish, overallFinal: 3.7, evalUsed: gate.Primary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Polish, overallFinal: 3.7, evalUsed: stepid.RolePrimary}},
 		polish:    true,
 		foreshadw: map[string]string{"F-001": "advanced", "F-002": "resolved"}},
 	// Convergence event [4,5] and the volume end: key chapters, two judges.
 	{chapter: 4, storyline: "sect-intrigue", key: true,
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.1, evalUsed: gate.Secondary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.1, evalUsed: stepid.RoleSecondary}},
 		foreshadw: map[string]string{"F-003": "planted"}},
 	{chapter: 5, storyline: "sect-intrigue", key: true,
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.0, evalUsed: gate.Primary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.0, evalUsed: stepid.RolePrimary}},
 		foreshadw: map[string]string{"F-003": "advanced"}},
 	{chapter: 6, storyline: "main-arc", key: true,
-		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: gate.Secondary}},
+		rounds:    []round{{k: 0, draftMode: "draft", decision: gate.Pass, overallFinal: 4.2, evalUsed: stepid.RoleSecondary}},
 		foreshadw: map[string]string{"F-004": "planted"}},
 }
 
@@ -502,46 +503,7 @@ func TestReplay(t *testing.T) {
 	version := 0
 	var unknown []string
 
-	dirs, err := os.ReadDir(replayDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var haveDirs, wantDirs []string
-	for _, d := range dirs {
-		haveDirs = append(haveDirs, d.Name())
-	}
-	for _, p := range plans {
-		wantDirs = append(wantDirs, filepath.Base(chapterDir(p.chapter)))
-	}
-	// The setup and volume 1 recordings (make start, and the volume 1 review of novel next in
-	// VOL_REVIEW) and the volume 2 planning recording (pipeline.mk volume V=2) sit beside the chapters.
-	wantDirs = append(wantDirs, "setup", "volume-01", "volume-02")
-	slices.Sort(wantDirs)
-	if !slices.Equal(haveDirs, wantDirs) {
-		t.Errorf("replay directories %v, want %v", haveDirs, wantDirs)
-	}
-	var review struct {
-		Review string `json:"review"`
-	}
-	if data, err := os.ReadFile(filepath.Join(replayDir, "volume-01", "plot-architect.review.r0.json")); err != nil || json.Unmarshal(data, &review) != nil ||
-		!strings.Contains(review.Review, "## 下一卷的建议") {
-		t.Errorf("volume-01 review recording: %v", err)
-	}
-	volEntries, err := os.ReadDir(filepath.Join(replayDir, "volume-02"))
-	if err != nil || len(volEntries) != 1 || volEntries[0].Name() != "plot-architect.plan.r0.json" {
-		t.Errorf("volume-02 recordings: %v %v", volEntries, err)
-	} else {
-		var plan map[string]json.RawMessage
-		data, _ := os.ReadFile(filepath.Join(replayDir, "volume-02", "plot-architect.plan.r0.json"))
-		if err := json.Unmarshal(data, &plan); err != nil {
-			t.Errorf("volume-02 plan: %v", err)
-		}
-		for _, key := range []string{"outline", "storyline_schedule", "foreshadowing", "chapter_contracts"} {
-			if _, ok := plan[key]; !ok {
-				t.Errorf("volume-02 plan lacks %q", key)
-			}
-		}
-	}
+	checkReplayDirs(t)
 
 	for _, p := range plans {
 		dir := chapterDir(p.chapter)
@@ -602,61 +564,15 @@ func TestReplay(t *testing.T) {
 			checkOps(t, bpath, d.Ops, state, chars, planIDs)
 			lastOps, lastUnknown = d.Ops, d.UnknownEntities
 
-			// Judges and the gate decision they produce.
-			primary := loadEval(t, filepath.Join(dir, "quality-judge.primary"+sfx+".json"), p.chapter)
-			var secondary *eval.Eval
-			if p.key {
-				secondary = loadEval(t, filepath.Join(dir, "quality-judge.secondary"+sfx+".json"), p.chapter)
-			}
-			if primary == nil || (p.key && secondary == nil) {
-				continue
-			}
-			res := gate.Decide(gate.Input{Chapter: p.chapter, Primary: primary, Secondary: secondary,
-				KeyChapter: p.key, Settings: settings.Defaults(), RevisionCount: rd.k})
-			if res.Decision != rd.decision || res.OverallFinal != rd.overallFinal || res.EvalUsed != rd.evalUsed ||
-				res.ForcePassed || res.HasHighConfidenceViolation {
-				t.Errorf("chapter %d r%d gate: %s %.1f (%s, force %v, high %v), want %s %.1f (%s)", p.chapter, rd.k,
-					res.Decision, res.OverallFinal, res.EvalUsed, res.ForcePassed, res.HasHighConfidenceViolation,
-					rd.decision, rd.overallFinal, rd.evalUsed)
-			}
-			if rd.decision == gate.Revise && len(primary.RequiredFixes) == 0 {
-				t.Errorf("chapter %d r%d: a revise round needs required_fixes", p.chapter, rd.k)
-			}
-			if rd.decision == gate.Polish && len(res.FailedDimensions) == 0 {
-				t.Errorf("chapter %d r%d: a polish round should name failed dimensions", p.chapter, rd.k)
-			}
+			checkGate(t, dir, sfx, p, rd)
 		}
 		if p.polish {
 			k := p.rounds[len(p.rounds)-1].k
 			chapterText(t, filepath.Join(dir, fmt.Sprintf("style-refiner.polish.r%d.md", k)), false, bl.Words)
 		}
 
-		// Commit the last round: ops, then the foreshadowing merge.
-		var ops []stateops.Op
-		for _, raw := range lastOps {
-			v, _ := stateops.Decode(raw)
-			op, _ := stateops.Validate(v)
-			ops = append(ops, op)
-		}
-		stateops.Apply(state, ops)
+		global = commitRound(t, p, lastOps, state, global, planItems)
 		version++
-		var dropped []foreshadow.Dropped
-		global, dropped = foreshadow.Merge(global, planItems, foreshadow.ParseOps(lastOps), p.chapter, p.storyline)
-		if len(dropped) != 0 {
-			t.Errorf("chapter %d: foreshadow ops dropped: %+v", p.chapter, dropped)
-		}
-		got := map[string]string{}
-		for _, raw := range lastOps {
-			fo := foreshadow.ParseOp(raw)
-			if fo.Op == "foreshadow" {
-				var v string
-				_ = json.Unmarshal(fo.Value, &v)
-				got[fo.Path] = v
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(p.foreshadw) {
-			t.Errorf("chapter %d foreshadow actions %v, want %v", p.chapter, got, p.foreshadw)
-		}
 		for _, u := range lastUnknown {
 			if !slices.Contains(unknown, u.Name) {
 				unknown = append(unknown, u.Name)
@@ -664,6 +580,16 @@ func TestReplay(t *testing.T) {
 		}
 	}
 
+	checkReplayEnd(t, global, unknown)
+}
+
+// checkOps requires every op of a delta to be valid, to apply to the state
+// as committed so far without a drop or warning, and to name existing
+// characters and planned foreshadowing. state is not modified.
+// checkReplayEnd checks the foreshadowing and the unknown entities after
+// the last recorded chapter.
+func checkReplayEnd(t *testing.T, global []foreshadow.Item, unknown []string) {
+	t.Helper()
 	// After the recorded chapters: F-001 and F-003 planted then advanced,
 	// F-002 planted then resolved, F-004 planted; one distinct unknown entity.
 	status := map[string]string{}
@@ -678,9 +604,110 @@ func TestReplay(t *testing.T) {
 	}
 }
 
-// checkOps requires every op of a delta to be valid, to apply to the state
-// as committed so far without a drop or warning, and to name existing
-// characters and planned foreshadowing. state is not modified.
+// checkGate checks a round's judges and the gate decision they produce.
+func checkGate(t *testing.T, dir, sfx string, p plan, rd round) {
+	t.Helper()
+	primary := loadEval(t, filepath.Join(dir, "quality-judge.primary"+sfx+".json"), p.chapter)
+	var secondary *eval.Eval
+	if p.key {
+		secondary = loadEval(t, filepath.Join(dir, "quality-judge.secondary"+sfx+".json"), p.chapter)
+	}
+	if primary == nil || (p.key && secondary == nil) {
+		return
+	}
+	res := gate.Decide(gate.Input{Chapter: p.chapter, Primary: primary, Secondary: secondary,
+		KeyChapter: p.key, Settings: settings.Defaults(), RevisionCount: rd.k})
+	if res.Decision != rd.decision || res.OverallFinal != rd.overallFinal || res.EvalUsed != rd.evalUsed ||
+		res.ForcePassed || res.HasHighConfidenceViolation {
+		t.Errorf("chapter %d r%d gate: %s %.1f (%s, force %v, high %v), want %s %.1f (%s)", p.chapter, rd.k,
+			res.Decision, res.OverallFinal, res.EvalUsed, res.ForcePassed, res.HasHighConfidenceViolation,
+			rd.decision, rd.overallFinal, rd.evalUsed)
+	}
+	if rd.decision == gate.Revise && len(primary.RequiredFixes) == 0 {
+		t.Errorf("chapter %d r%d: a revise round needs required_fixes", p.chapter, rd.k)
+	}
+	if rd.decision == gate.Polish && len(res.FailedDimensions) == 0 {
+		t.Errorf("chapter %d r%d: a polish round should name failed dimensions", p.chapter, rd.k)
+	}
+}
+
+// checkReplayDirs checks the recording folders: one per planned chapter
+// and the volume 2 plan.
+func checkReplayDirs(t *testing.T) {
+	t.Helper()
+	dirs, err := os.ReadDir(replayDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var haveDirs, wantDirs []string
+	for _, d := range dirs {
+		haveDirs = append(haveDirs, d.Name())
+	}
+	for _, p := range plans {
+		wantDirs = append(wantDirs, filepath.Base(chapterDir(p.chapter)))
+	}
+	// The setup and volume 1 recordings (make start, and the volume 1 review of novel next in
+	// VOL_REVIEW) and the volume 2 planning recording (pipeline.mk volume V=2) sit beside the chapters.
+	wantDirs = append(wantDirs, "setup", "volume-01", "volume-02")
+	slices.Sort(wantDirs)
+	if !slices.Equal(haveDirs, wantDirs) {
+		t.Errorf("replay directories %v, want %v", haveDirs, wantDirs)
+	}
+	var review struct {
+		Review string `json:"review"`
+	}
+	if data, err := os.ReadFile(filepath.Join(replayDir, "volume-01", "plot-architect.review.r0.json")); err != nil || json.Unmarshal(data, &review) != nil ||
+		!strings.Contains(review.Review, "## 下一卷的建议") {
+		t.Errorf("volume-01 review recording: %v", err)
+	}
+	volEntries, err := os.ReadDir(filepath.Join(replayDir, "volume-02"))
+	if err != nil || len(volEntries) != 1 || volEntries[0].Name() != "plot-architect.plan.r0.json" {
+		t.Errorf("volume-02 recordings: %v %v", volEntries, err)
+	} else {
+		var plan map[string]json.RawMessage
+		data, _ := os.ReadFile(filepath.Join(replayDir, "volume-02", "plot-architect.plan.r0.json"))
+		if err := json.Unmarshal(data, &plan); err != nil {
+			t.Errorf("volume-02 plan: %v", err)
+		}
+		for _, key := range []string{"outline", "storyline_schedule", "foreshadowing", "chapter_contracts"} {
+			if _, ok := plan[key]; !ok {
+				t.Errorf("volume-02 plan lacks %q", key)
+			}
+		}
+	}
+}
+
+// commitRound commits a chapter's last round as novel-commit would: its
+// state ops, then the foreshadowing merge (checking the foreshadow actions
+// against the plan); it returns the merged global foreshadowing.
+func commitRound(t *testing.T, p plan, lastOps []json.RawMessage, state map[string]any, global, planItems []foreshadow.Item) []foreshadow.Item {
+	t.Helper()
+	var ops []stateops.Op
+	for _, raw := range lastOps {
+		v, _ := stateops.Decode(raw)
+		op, _ := stateops.Validate(v)
+		ops = append(ops, op)
+	}
+	stateops.Apply(state, ops)
+	global, dropped := foreshadow.Merge(global, planItems, foreshadow.ParseOps(lastOps), p.chapter, p.storyline)
+	if len(dropped) != 0 {
+		t.Errorf("chapter %d: foreshadow ops dropped: %+v", p.chapter, dropped)
+	}
+	got := map[string]string{}
+	for _, raw := range lastOps {
+		fo := foreshadow.ParseOp(raw)
+		if fo.Op == "foreshadow" {
+			var v string
+			_ = json.Unmarshal(fo.Value, &v)
+			got[fo.Path] = v
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(p.foreshadw) {
+		t.Errorf("chapter %d foreshadow actions %v, want %v", p.chapter, got, p.foreshadw)
+	}
+	return global
+}
+
 func checkOps(t *testing.T, file string, raws []json.RawMessage, state map[string]any, chars map[string]string, planIDs map[string]bool) {
 	t.Helper()
 	if len(raws) < 3 {

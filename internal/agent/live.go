@@ -12,6 +12,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // ErrorLints is the hook where the executor also runs the error-severity
@@ -31,9 +32,9 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 		return nil, answerErr(p, source, "不是有效的 UTF-8", "is not valid UTF-8")
 	}
 	switch p.Agent.Name {
-	case ChapterWriter, StyleRefiner:
+	case stepid.ChapterWriter, stepid.StyleRefiner:
 		return liveChapter(root, p, string(answer), source)
-	case Summarizer:
+	case stepid.Summarizer:
 		raw, err := liveObject(p, answer, source)
 		if err != nil {
 			return nil, err
@@ -47,7 +48,7 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 			return nil, invalid(p, source, err)
 		}
 		return res, nil
-	case QualityJudge, LogicReviewer:
+	case stepid.QualityJudge, stepid.LogicReviewer:
 		raw, err := liveObject(p, answer, source)
 		if err != nil {
 			return nil, err
@@ -67,7 +68,7 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 		} else {
 			data, rel = res.Files[0].Data, res.Files[0].Path
 		}
-		if p.Agent.Name == QualityJudge {
+		if p.Agent.Name == stepid.QualityJudge {
 			_, err = eval.Parse(data, rel, p.Chapter)
 		} else {
 			_, err = eval.ParseLogicReview(data, rel, p.Chapter)

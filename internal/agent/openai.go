@@ -10,6 +10,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // OpenAI talks to any OpenAI-compatible chat-completions endpoint
@@ -119,7 +120,7 @@ func (o *OpenAI) Reasks() int { return 1 }
 // else def.
 func ModelFor(getenv func(string) string, agentName, mode, def string) string {
 	key := "NOVEL_LLM_MODEL_" + strings.ToUpper(strings.ReplaceAll(agentName, "-", "_"))
-	if mode == "secondary" {
+	if mode == stepid.RoleSecondary {
 		if m := getenv(key + "_SECONDARY"); m != "" {
 			return m
 		}

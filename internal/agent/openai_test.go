@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/llmfake"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testsupport/llmfake"
 )
 
 // startFake serves a script on a loopback port and returns the base URL

@@ -11,6 +11,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Answer formats.
@@ -19,21 +20,11 @@ const (
 	FormatJSON     = "json"
 )
 
-// Agent names (SPEC §3).
-const (
-	ChapterWriter = "chapter-writer"
-	Summarizer    = "summarizer"
-	StyleRefiner  = "style-refiner"
-	QualityJudge  = "quality-judge"
-	LogicReviewer = "logic-reviewer"
-	PlotArchitect = "plot-architect"
-)
-
 // Format is the answer format an agent produces: Markdown for the chapter
 // writers, JSON for the rest.
 func Format(agentName string) string {
 	switch agentName {
-	case ChapterWriter, StyleRefiner:
+	case stepid.ChapterWriter, stepid.StyleRefiner:
 		return FormatMarkdown
 	}
 	return FormatJSON
@@ -70,13 +61,13 @@ func ParseAnswer(p *Packet, answer []byte, source string) (*Result, error) {
 		return nil, answerErr(p, source, "不是有效的 UTF-8", "is not valid UTF-8")
 	}
 	switch p.Agent.Name {
-	case ChapterWriter, StyleRefiner:
+	case stepid.ChapterWriter, stepid.StyleRefiner:
 		return parseChapter(p, answer, source)
-	case Summarizer:
+	case stepid.Summarizer:
 		return parseBundle(p, answer, source)
-	case QualityJudge, LogicReviewer:
+	case stepid.QualityJudge, stepid.LogicReviewer:
 		return parseReport(p, answer, source)
-	case PlotArchitect:
+	case stepid.PlotArchitect:
 		switch p.Agent.Mode {
 		case "contracts":
 			return parseContracts(p, answer, source)

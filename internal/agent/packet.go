@@ -13,6 +13,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/project"
 )
@@ -119,7 +120,7 @@ func (p *Packet) IsVolume() bool { return strings.HasPrefix(p.Step, "volume:") }
 func CheckOutputPath(p string) error {
 	clean := path.Clean(p)
 	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || clean != p ||
-		!strings.HasPrefix(clean, "staging/") {
+		!strings.HasPrefix(clean, layout.Staging+"/") {
 		return errs.Newf(errs.Path, "输出路径 %q 不在 staging/ 之内", "output path %q is not inside staging/", p).
 			With("path", p).
 			Hint("执行器只能写 staging/ 下的项目相对路径；检查指令包的 expected_outputs", "executors may only write project-relative paths under staging/; check the packet's expected_outputs")

@@ -27,8 +27,8 @@ type planBundle struct {
 // planDir is the staging directory the packet declares for the plan
 // (the directory of its outline output), else the layout's.
 func planDir(p *Packet) string {
-	if o, ok := p.Output(ViaFile, func(s string) bool { return strings.HasSuffix(s, "/outline.md") }); ok {
-		return strings.TrimSuffix(o.Path, "/outline.md")
+	if o, ok := p.Output(ViaFile, func(s string) bool { return strings.HasSuffix(s, "/"+layout.VolumeOutlineFile) }); ok {
+		return strings.TrimSuffix(o.Path, "/"+layout.VolumeOutlineFile)
 	}
 	return layout.StagingVolumeDir(p.Volume)
 }
@@ -65,9 +65,9 @@ func parsePlan(p *Packet, answer []byte, source string) (*Result, error) {
 		return nil, answerErr(p, source, "的 foreshadowing 无法编码", "has foreshadowing that cannot be encoded")
 	}
 	files := []File{
-		{Path: dir + "/outline.md", Data: text(*b.Outline)},
-		{Path: dir + "/storyline-schedule.json", Data: schedule},
-		{Path: dir + "/foreshadowing.json", Data: foreshadowing},
+		{Path: dir + "/" + layout.VolumeOutlineFile, Data: text(*b.Outline)},
+		{Path: dir + "/" + layout.VolumeScheduleFile, Data: schedule},
+		{Path: dir + "/" + layout.VolumeForeshadowFile, Data: foreshadowing},
 	}
 	seen := map[int]bool{}
 	for i, raw := range b.Contracts {
@@ -90,7 +90,7 @@ func parsePlan(p *Packet, answer []byte, source string) (*Result, error) {
 		if err != nil {
 			return nil, answerErr(p, source, "的章节契约无法编码", "has a chapter contract that cannot be encoded")
 		}
-		files = append(files, File{Path: dir + "/chapter-contracts/chapter-" + layout.Pad(c) + ".json", Data: data})
+		files = append(files, File{Path: dir + "/" + layout.VolumeContractsDir + "/" + layout.ContractFile(c), Data: data})
 	}
 	names := make([]string, 0, len(b.NewCharacters))
 	for f := range b.NewCharacters {

@@ -13,7 +13,7 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // roleContract lists, per role, what its system prompt must tell the model

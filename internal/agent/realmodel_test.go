@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/llmfake"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testsupport/llmfake"
 )
 
 // client is a configured OpenAI backend against a fake, with what it

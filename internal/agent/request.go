@@ -9,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Request is one chat-completions request: the body as sent (extra_body
@@ -47,9 +48,9 @@ const (
 func RoleDefaults(p *Packet) settings.RoleParams {
 	t := func(x float64) *float64 { return &x }
 	switch p.Agent.Name {
-	case ChapterWriter, StyleRefiner:
+	case stepid.ChapterWriter, stepid.StyleRefiner:
 		temp := 0.85
-		if p.Agent.Name == StyleRefiner {
+		if p.Agent.Name == stepid.StyleRefiner {
 			temp = 0.6
 		}
 		// Twice the chapter's target length in tokens, never below the
@@ -57,11 +58,11 @@ func RoleDefaults(p *Packet) settings.RoleParams {
 		// long chapter mid-sentence).
 		n := int(math.Ceil(2 * tokensPerCJK * float64(targetChars(p))))
 		return settings.RoleParams{Temperature: t(temp), MaxTokens: max(n, 8192)}
-	case QualityJudge, LogicReviewer, "continuity-auditor":
+	case stepid.QualityJudge, stepid.LogicReviewer, stepid.ContinuityAuditor:
 		return settings.RoleParams{Temperature: t(0.2), MaxTokens: reportMaxTokens}
-	case Summarizer:
+	case stepid.Summarizer:
 		return settings.RoleParams{Temperature: t(0.3), MaxTokens: planMaxTokens}
-	case PlotArchitect, "world-builder", "character-weaver", "style-analyzer":
+	case stepid.PlotArchitect, stepid.WorldBuilder, stepid.CharacterWeaver, stepid.StyleAnalyzer:
 		return settings.RoleParams{Temperature: t(0.7), MaxTokens: planMaxTokens}
 	}
 	return settings.RoleParams{MaxTokens: reportMaxTokens}

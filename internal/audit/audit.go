@@ -10,10 +10,6 @@ import (
 // DefaultWindow is how many chapters a continuity audit covers.
 const DefaultWindow = 10
 
-// ReportPath is logs/continuity/continuity-report-NNN.json for a window
-// ending at chapter b.
-func ReportPath(b int) string { return "logs/continuity/continuity-report-" + layout.Pad(b) + ".json" }
-
 // Continuity audits the window of `window` chapters ending at `to` (0:
 // the last committed chapter) and returns the report; it writes nothing.
 func Continuity(root *project.Root, to, window int, now string) (*Report, error) {
@@ -42,7 +38,7 @@ func Continuity(root *project.Root, to, window int, now string) (*Report, error)
 // Write stores the report as continuity-report-NNN.json and latest.json
 // (the judge packet's continuity_report_summary reads latest.json).
 func Write(root *project.Root, r *Report) error {
-	if err := root.WriteJSON(ReportPath(r.ChapterRange[1]), r); err != nil {
+	if err := root.WriteJSON(layout.ContinuityReport(r.ChapterRange[1]), r); err != nil {
 		return err
 	}
 	return root.WriteJSON(layout.ContinuityLatest, r)
@@ -50,7 +46,7 @@ func Write(root *project.Root, r *Report) error {
 
 // LatestPaths are the reports rewritten in place by each audit: the
 // continuity report's latest copy and the three inventories.
-var LatestPaths = []string{layout.ContinuityLatest, ForeshadowInventoryPath, RhythmPath, BridgesPath}
+var LatestPaths = []string{layout.ContinuityLatest, layout.ForeshadowInventory, layout.RhythmInventory, layout.BridgesInventory}
 
 // WindowEnd is the last chapter of the window a report at rel covers
 // (its chapter_range), 0 when the file is missing or unreadable.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/outline"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // actVerbs follow a name (within two characters) when its owner acts or
@@ -59,15 +60,7 @@ func acts(s, name string) bool {
 	}
 }
 
-func excerpt(s string) string { return clip(s, 80) }
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
+func excerpt(s string) string { return textmeasure.Clip(s, 80) }
 
 // deadAt reports whether slug is dead as of the end of chapter c-1.
 func (w *Window) deadBefore(slug string, c int) bool {
@@ -270,8 +263,8 @@ func (w *Window) checkDormant() []Issue {
 			continue
 		}
 		out = append(out, Issue{Type: DormantForeshadowing, Entities: []string{it.ID},
-			Description: fmt.Sprintf("伏笔 %s（%s）已 %d 章未推进（上限 %d 章）", it.ID, clip(it.Description, 60), since, foreshadow.DormantLimit(it.Scope)),
-			Evidence:    []Evidence{{foreshadow.LastTouched(it), clip(it.Description, 80)}},
+			Description: fmt.Sprintf("伏笔 %s（%s）已 %d 章未推进（上限 %d 章）", it.ID, textmeasure.Clip(it.Description, 60), since, foreshadow.DormantLimit(it.Scope)),
+			Evidence:    []Evidence{{foreshadow.LastTouched(it), textmeasure.Clip(it.Description, 80)}},
 			Suggestion:  "在接下来几章里推进或回收它，或在卷规划中调整其回收区间"})
 	}
 	return out

@@ -6,16 +6,10 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/volume"
-)
-
-// Inventory files written every 10th chapter (SPEC §21).
-const (
-	ForeshadowInventoryPath = "logs/foreshadowing/latest.json"
-	RhythmPath              = "logs/storylines/rhythm-latest.json"
-	BridgesPath             = "logs/storylines/broken-bridges-latest.json"
 )
 
 // ForeshadowInventory is logs/foreshadowing/latest.json.
@@ -246,7 +240,7 @@ func WriteInventories(root *project.Root, inv *Inventories) error {
 	for _, f := range []struct {
 		path string
 		v    any
-	}{{ForeshadowInventoryPath, inv.Foreshadow}, {RhythmPath, inv.Rhythm}, {BridgesPath, inv.Bridges}} {
+	}{{layout.ForeshadowInventory, inv.Foreshadow}, {layout.RhythmInventory, inv.Rhythm}, {layout.BridgesInventory, inv.Bridges}} {
 		if err := root.WriteJSON(f.path, f.v); err != nil {
 			return err
 		}

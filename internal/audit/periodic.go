@@ -1,6 +1,9 @@
 package audit
 
-import "github.com/novelsuite/novel/internal/project"
+import (
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
+)
 
 // Periodic is what a chapter commit adds to its periodic briefs (SPEC §21):
 // every 5th chapter and at a volume's last chapter the continuity audit of
@@ -17,7 +20,7 @@ func Periodic(root *project.Root, c, vol int, volEnd bool, now string) (briefs m
 			r := w.Run(now)
 			if err = Write(root, r); err == nil {
 				briefs["continuity"] = ContinuityBrief{ChapterRange: r.ChapterRange, High: r.Stats.High, Medium: r.Stats.Medium,
-					Low: r.Stats.Low, Report: ReportPath(c), Top: top(r.Issues, 3)}
+					Low: r.Stats.Low, Report: layout.ContinuityReport(c), Top: top(r.Issues, 3)}
 			}
 		}
 		if err != nil {
@@ -31,7 +34,7 @@ func Periodic(root *project.Root, c, vol int, volEnd bool, now string) (briefs m
 				briefs["inventories"] = InventoryBrief{PlannedNotPlanted: len(inv.Foreshadow.PlannedNotPlanted),
 					Overdue: len(inv.Foreshadow.Overdue), Dormant: len(inv.Foreshadow.Dormant),
 					ResolvedInWindow: len(inv.Foreshadow.ResolvedInWindow), BrokenBridges: len(inv.Bridges.Broken),
-					RhythmWarnings: inv.Rhythm.Warnings, Files: []string{ForeshadowInventoryPath, RhythmPath, BridgesPath}}
+					RhythmWarnings: inv.Rhythm.Warnings, Files: []string{layout.ForeshadowInventory, layout.RhythmInventory, layout.BridgesInventory}}
 			}
 		}
 		if err != nil {

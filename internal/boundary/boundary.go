@@ -33,9 +33,6 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// RoleSecondary is the second judge of a key chapter.
-const RoleSecondary = "secondary"
-
 // Scopes of a snapshot.
 const (
 	scopeOutside = "outside-staging" // every file outside staging/
@@ -53,8 +50,8 @@ func ReadOnly(st stepid.Step) bool {
 // PacketStage is the stage part of the packet and snapshot file names:
 // the secondary judge gets "judge.secondary".
 func PacketStage(st stepid.Step, role string) string {
-	if role == RoleSecondary && st.Stage == stepid.Judge {
-		return st.Stage + "." + RoleSecondary
+	if role == stepid.RoleSecondary && st.Stage == stepid.Judge {
+		return st.Stage + "." + stepid.RoleSecondary
 	}
 	return st.Stage
 }

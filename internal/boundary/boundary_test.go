@@ -126,7 +126,7 @@ func TestSameSizeRewriteIsSeen(t *testing.T) {
 }
 
 func TestReadOnlyJudge(t *testing.T) {
-	for _, role := range []string{"", RoleSecondary} {
+	for _, role := range []string{"", stepid.RoleSecondary} {
 		root := fixture(t)
 		st := mustStep(t, "chapter:3:judge")
 		if err := Record(root, st, role); err != nil {
@@ -184,7 +184,7 @@ func TestSnapshotOfAnotherRoleOrCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The secondary judge has its own file: no snapshot yet → warning.
-	if w, err := Check(root, st, RoleSecondary); err != nil || len(w) != 1 {
+	if w, err := Check(root, st, stepid.RoleSecondary); err != nil || len(w) != 1 {
 		t.Fatalf("secondary: %v %v", w, err)
 	}
 	for _, bad := range []string{"", "garbage\n", `{"format":"novel-boundary-snapshot","version":1,"step":"chapter:003:judge","role":"","scope":"all","files":5}` + "\n1 2 a\n"} {

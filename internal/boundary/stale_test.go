@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // A temp file that a killed atomic write of the suite left behind (here:

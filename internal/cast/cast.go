@@ -35,7 +35,7 @@ func Load(root *project.Root) ([]Character, []string, error) {
 			continue
 		}
 		slug := strings.TrimSuffix(name, ".json")
-		rel := layout.CharactersActive + "/" + name
+		rel := layout.CharacterContract(slug)
 		if !project.IsSlug(slug) {
 			warns = append(warns, fmt.Sprintf("角色文件 %s 的文件名不是合法的 slug，已忽略 / character file %s: the name is not a slug; skipped", rel, rel))
 			continue

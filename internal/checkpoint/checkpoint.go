@@ -330,7 +330,7 @@ func (cp *Checkpoint) Map() map[string]any {
 	m["last_completed_chapter"] = cp.LastCompleted
 	m["current_volume"] = cp.CurrentVolume
 	m["orchestrator_state"] = cp.State
-	m["pipeline_stage"] = nullStr(cp.Stage)
+	m["pipeline_stage"] = jsonio.NullIfEmpty(cp.Stage)
 	if cp.Inflight > 0 {
 		m["inflight_chapter"] = cp.Inflight
 	} else {
@@ -346,13 +346,6 @@ func (cp *Checkpoint) Map() map[string]any {
 		delete(m, "last_error")
 	}
 	return m
-}
-
-func nullStr(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // Save writes the checkpoint atomically, stamping last_checkpoint_time.
@@ -400,14 +393,4 @@ func (cp *Checkpoint) Summarize() Summary {
 		s.Inflight = &in
 	}
 	return s
-}
-
-// Exists reports whether the checkpoint file is present.
-func Exists(root *project.Root) bool {
-	abs, err := root.Abs(layout.Checkpoint)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(abs)
-	return err == nil
 }

@@ -132,6 +132,14 @@ func (c *Context) Result(v any, text func() string) {
 	c.result, c.text, c.hasResult = v, text, true
 }
 
+// Document prints doc (a book or a report) as it is: it goes through the
+// text path, so the global -o still writes it atomically.
+func (c *Context) Document(doc []byte) {
+	c.Globals.Text = true
+	text := string(doc)
+	c.Result(nil, func() string { return text })
+}
+
 // Main runs a binary with the process's arguments and stdio.
 func Main(name, description string, grammar any) int {
 	tuneGC(os.Getenv)

@@ -612,7 +612,7 @@ func amendCleanup(root *project.Root, j *AmendJournal) error {
 	}
 	if abs, err := root.Abs(amendWorkDir(c)); err == nil {
 		if err := os.RemoveAll(abs); err != nil {
-			return ioErr(amendWorkDir(c), err)
+			return errs.AccessFailed(amendWorkDir(c), err)
 		}
 		os.Remove(filepath.Dir(abs)) // staging/amend/ once no other amend uses it
 	}

@@ -49,12 +49,12 @@ func lastOnStoryline(root *project.Root, id string, before int) (int, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil
 		}
-		return 0, ioErr(layout.Changelog, err)
+		return 0, errs.AccessFailed(layout.Changelog, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return 0, ioErr(layout.Changelog, err)
+		return 0, errs.AccessFailed(layout.Changelog, err)
 	}
 	needle := []byte(`"storyline_id":` + string(mustJSON(id)))
 	const chunk = 64 << 10
@@ -64,7 +64,7 @@ func lastOnStoryline(root *project.Root, id string, before int) (int, error) {
 		start := max(end-chunk, 0)
 		buf := make([]byte, end-start, int(end-start)+len(tail))
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-			return 0, ioErr(layout.Changelog, err)
+			return 0, errs.AccessFailed(layout.Changelog, err)
 		}
 		buf = append(buf, tail...)
 		lines := bytes.Split(buf, []byte{'\n'})
@@ -92,10 +92,6 @@ func mustJSON(v any) []byte {
 	return bytes.TrimSpace(b)
 }
 
-func ioErr(rel string, err error) error {
-	return errs.Newf(errs.IO, "读写 %s 失败：%v", "cannot access %s: %v", rel, err).With("file", rel).Wrap(err)
-}
-
 // fileSize is the size of a project file, 0 when it does not exist.
 func fileSize(root *project.Root, rel string) (int64, error) {
 	abs, err := root.Abs(rel)
@@ -107,7 +103,7 @@ func fileSize(root *project.Root, rel string) (int64, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil
 		}
-		return 0, ioErr(rel, err)
+		return 0, errs.AccessFailed(rel, err)
 	}
 	return st.Size(), nil
 }

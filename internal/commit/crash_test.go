@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/commit"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // buildCommit builds novel-commit once per test binary run.

@@ -25,7 +25,7 @@ func appendSeparator(root *project.Root, rel string, size int64) (string, error)
 	}
 	f, err := os.Open(abs)
 	if err != nil {
-		return "", ioErr(rel, err)
+		return "", errs.AccessFailed(rel, err)
 	}
 	defer f.Close()
 	// Read back until the start of the last line.
@@ -34,7 +34,7 @@ func appendSeparator(root *project.Root, rel string, size int64) (string, error)
 		start := max(end-64<<10, 0)
 		buf := make([]byte, end-start)
 		if _, err := f.ReadAt(buf, start); err != nil {
-			return "", ioErr(rel, err)
+			return "", errs.AccessFailed(rel, err)
 		}
 		tail = append(buf, tail...)
 		if len(tail) > 0 && tail[len(tail)-1] == '\n' {

@@ -1,11 +1,14 @@
 package commit
 
 import (
+	"strings"
+
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/runlog"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // chapterLog is logs/chapter-NNN-log.json for chapter c: the gate's
@@ -45,14 +48,14 @@ func committedEval(root *project.Root, c int, g *gate.GateFile, runs []runlog.Li
 		md = map[string]any{}
 	}
 	judges := map[string]any{
-		"primary":       judge(primary, runs, "primary"),
+		"primary":       judge(primary, runs, stepid.RolePrimary),
 		"used":          g.EvalUsed,
 		"overall_final": g.OverallFinal,
 	}
 	md["gate"] = gateRaw
 	if secondary != nil {
 		md["secondary"] = secondary
-		judges["secondary"] = judge(secondary, runs, "secondary")
+		judges["secondary"] = judge(secondary, runs, stepid.RoleSecondary)
 	} else {
 		md["secondary"] = nil
 	}
@@ -87,5 +90,5 @@ func judge(ev map[string]any, runs []runlog.Line, mode string) map[string]any {
 }
 
 func isJudge(step string) bool {
-	return step == "judge" || len(step) > 6 && step[len(step)-6:] == ":judge"
+	return step == stepid.Judge || strings.HasSuffix(step, ":"+stepid.Judge)
 }

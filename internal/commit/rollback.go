@@ -235,7 +235,7 @@ func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]s
 	// chapter, and so do the "latest" copies written then (SPEC §21): they
 	// describe text that is no longer committed.
 	for k := c; k <= last; k++ {
-		if rel := audit.ReportPath(k); root.Exists(rel) {
+		if rel := layout.ContinuityReport(k); root.Exists(rel) {
 			j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
 		}
 	}
@@ -250,7 +250,7 @@ func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]s
 	for k := c; k <= last; k++ {
 		st, err := revision.Load(root, k)
 		if err != nil {
-			for _, rel := range []string{layout.Revision(k), revision.Underscore(k)} {
+			for _, rel := range []string{layout.Revision(k), layout.RevisionUnderscore(k)} {
 				if root.Exists(rel) {
 					j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
 					out.Warnings = append(out.Warnings, rel+" 无法读取，已随该章移走 / "+rel+" is unreadable; moved with its chapter")

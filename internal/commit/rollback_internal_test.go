@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/project"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 func TestScanChangelog(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/commit"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // The ten-chapter project: two storylines alternating (odd chapters on

@@ -312,17 +312,17 @@ func stepCleanup(root *project.Root, j *Journal) error {
 			return err
 		}
 		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return ioErr(rel, err)
+			return errs.AccessFailed(rel, err)
 		}
 	}
-	for _, dir := range []string{layout.RevisionsDir(c), "staging/storylines/" + j.StorylineID} {
+	for _, dir := range []string{layout.RevisionsDir(c), layout.StagingStoryline(j.StorylineID)} {
 		abs, err := root.Abs(dir)
 		if err != nil {
 			return err
 		}
 		if dir == layout.RevisionsDir(c) {
 			if err := os.RemoveAll(abs); err != nil {
-				return ioErr(dir, err)
+				return errs.AccessFailed(dir, err)
 			}
 			continue
 		}
@@ -333,7 +333,7 @@ func stepCleanup(root *project.Root, j *Journal) error {
 		return err
 	}
 	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return ioErr(layout.CommitJournal(c), err)
+		return errs.AccessFailed(layout.CommitJournal(c), err)
 	}
 	jsonio.SyncDir(filepath.Dir(abs))
 	return nil

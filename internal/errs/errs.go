@@ -93,6 +93,25 @@ func Newf(code, zh, en string, args ...any) *Error {
 	return New(code, fmt.Sprintf(zh, args...), fmt.Sprintf(en, args...))
 }
 
+// ReadFailed is E_IO for a file (project-relative rel) that could not be
+// read.
+func ReadFailed(rel string, err error) *Error {
+	return Newf(IO, "读取 %s 失败：%v", "cannot read %s: %v", rel, err).With("file", rel).Wrap(err)
+}
+
+// AccessFailed is E_IO for a file that could not be read, written, moved
+// or removed.
+func AccessFailed(rel string, err error) *Error {
+	return Newf(IO, "读写 %s 失败：%v", "cannot access %s: %v", rel, err).With("file", rel).Wrap(err)
+}
+
+// SchemaIn is E_SCHEMA for a project file whose content does not have the
+// documented shape: the messages follow the file name.
+func SchemaIn(rel, zh, en string, args ...any) *Error {
+	return Newf(Schema, rel+" "+zh, rel+" "+en, args...).With("file", rel).
+		Hint("按 SPEC §2 的格式修正该文件后重试", "fix the file to the documented format (SPEC §2) and retry")
+}
+
 // Hint sets what the user should do next.
 func (e *Error) Hint(zh, en string) *Error { e.HintZh, e.HintEn = zh, en; return e }
 

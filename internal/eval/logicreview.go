@@ -1,10 +1,11 @@
 package eval
 
 import (
+	"slices"
+
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/project"
-	"slices"
 )
 
 // Severities a logic-review issue may have (exact, lowercase).

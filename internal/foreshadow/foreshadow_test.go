@@ -85,38 +85,8 @@ func TestQuery(t *testing.T) {
 	}
 }
 
-func TestMerge(t *testing.T) {
-	global := items(t, `{"foreshadowing":[
-	 {"id":"old","description":"旧伏笔","scope":"long","status":"advanced","planted_chapter":3,"planted_storyline":"main-arc",
-	  "last_updated_chapter":40,"history":[{"chapter":3,"action":"planted","detail":"埋下"}],"note":"keep me"},
-	 {"id":"untouched","description":"不动","status":"planted","history":null}
-	]}`)
-	plan := items(t, `{"foreshadowing":[{"id":"new-plan","description":"计划中的伏笔","scope":"short","target_resolve_range":[50,55]},
-	 {"id":"old","description":"计划描述不覆盖","target_resolve_range":[40,60]}]}`)
-	o := ops(t, `[
-	 {"op":"foreshadow","path":"old","value":"planted","detail":"不能降级"},
-	 {"op":"foreshadow","path":"new-plan","value":"planted","detail":"林枫捡到符文 <残片>"},
-	 {"op":"foreshadow","path":"new-plan","value":"planted","detail":"重复"},
-	 {"op":"foreshadow","path":"fresh","value":"advanced"},
-	 {"op":"set","path":"characters.lin-feng.location","value":"城北"},
-	 {"op":"foreshadow","path":"a.b","value":"planted"},
-	 {"op":"foreshadow","path":"x","value":"abandoned"},
-	 {"op":"foreshadow","path":"","value":"planted"},
-	 {"op":"foreshadow","path":"y","value":3}
-	]`)
-	merged, dropped := Merge(global, plan, o, 48, "main-arc")
-	if len(dropped) != 4 {
-		t.Fatalf("dropped %s", js(t, dropped))
-	}
-	if js(t, dropped[0].Op) != `{"op":"foreshadow","path":"a.b","value":"planted"}` {
-		t.Fatalf("dropped op not echoed: %s", dropped[0].Op)
-	}
-	f := &File{}
-	out, err := f.Encode(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{
+// mergeWant is global.json after TestMerge's ops at chapter 48.
+const mergeWant = `{
   "foreshadowing": [
     {
       "id": "old",
@@ -187,6 +157,39 @@ func TestMerge(t *testing.T) {
   ]
 }
 `
+
+func TestMerge(t *testing.T) {
+	global := items(t, `{"foreshadowing":[
+	 {"id":"old","description":"旧伏笔","scope":"long","status":"advanced","planted_chapter":3,"planted_storyline":"main-arc",
+	  "last_updated_chapter":40,"history":[{"chapter":3,"action":"planted","detail":"埋下"}],"note":"keep me"},
+	 {"id":"untouched","description":"不动","status":"planted","history":null}
+	]}`)
+	plan := items(t, `{"foreshadowing":[{"id":"new-plan","description":"计划中的伏笔","scope":"short","target_resolve_range":[50,55]},
+	 {"id":"old","description":"计划描述不覆盖","target_resolve_range":[40,60]}]}`)
+	o := ops(t, `[
+	 {"op":"foreshadow","path":"old","value":"planted","detail":"不能降级"},
+	 {"op":"foreshadow","path":"new-plan","value":"planted","detail":"林枫捡到符文 <残片>"},
+	 {"op":"foreshadow","path":"new-plan","value":"planted","detail":"重复"},
+	 {"op":"foreshadow","path":"fresh","value":"advanced"},
+	 {"op":"set","path":"characters.lin-feng.location","value":"城北"},
+	 {"op":"foreshadow","path":"a.b","value":"planted"},
+	 {"op":"foreshadow","path":"x","value":"abandoned"},
+	 {"op":"foreshadow","path":"","value":"planted"},
+	 {"op":"foreshadow","path":"y","value":3}
+	]`)
+	merged, dropped := Merge(global, plan, o, 48, "main-arc")
+	if len(dropped) != 4 {
+		t.Fatalf("dropped %s", js(t, dropped))
+	}
+	if js(t, dropped[0].Op) != `{"op":"foreshadow","path":"a.b","value":"planted"}` {
+		t.Fatalf("dropped op not echoed: %s", dropped[0].Op)
+	}
+	f := &File{}
+	out, err := f.Encode(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mergeWant
 	if string(out) != want {
 		t.Fatalf("merged:\n%s", out)
 	}

@@ -273,16 +273,7 @@ func (it Item) encode(knownOnly bool) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	first := true
-	emit := func(k string, v []byte) {
-		if !first {
-			buf.WriteByte(',')
-		}
-		first = false
-		kb := quoteKey(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.Write(v)
-	}
+	emit := func(k string, v []byte) { writeMember(&buf, &first, k, v) }
 	for _, k := range knownKeys {
 		if k == "history" && it.History != nil {
 			emit(k, it.historyJSON())
@@ -299,6 +290,18 @@ func (it Item) encode(knownOnly bool) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// writeMember writes one "key":value member of an object being written in
+// a chosen key order; first is true until the first member.
+func writeMember(buf *bytes.Buffer, first *bool, k string, v []byte) {
+	if !*first {
+		buf.WriteByte(',')
+	}
+	*first = false
+	buf.Write(quoteKey(k))
+	buf.WriteByte(':')
+	buf.Write(v)
 }
 
 // historyJSON encodes History (set once a merge or rollback touched it;
@@ -335,14 +338,7 @@ func (h History) MarshalJSON() ([]byte, error) {
 		if !ok {
 			continue
 		}
-		if !first {
-			buf.WriteByte(',')
-		}
-		first = false
-		kb := quoteKey(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.Write(v)
+		writeMember(&buf, &first, k, v)
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil

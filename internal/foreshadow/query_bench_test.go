@@ -6,9 +6,9 @@ import (
 
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
-	"github.com/novelsuite/novel/internal/largeproject"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 )
 
 // The large project (2,000 chapters, 2,000 items) is generated on the

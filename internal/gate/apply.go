@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -48,11 +47,11 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 	}
 	in := Input{Chapter: c, KeyChapter: key, Settings: s, RevisionCount: rc}
 	if in.Primary, err = products.Eval(root, c, false); err != nil {
-		return nil, rerun(err, c, "judge", "")
+		return nil, rerun(err, c, stepid.Judge, "")
 	}
 	if key {
 		if in.Secondary, err = products.Eval(root, c, true); err != nil {
-			return nil, rerun(err, c, "judge", " --role secondary")
+			return nil, rerun(err, c, stepid.Judge, " --role "+stepid.RoleSecondary)
 		}
 	}
 	if in.Lint, err = stagingLint(root, s, c); err != nil {
@@ -61,7 +60,7 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 	rel := layout.StagingLogicReview(c)
 	if s.LogicReviewPolicy == settings.PolicyBlocking || root.Exists(rel) {
 		if in.Review, err = products.LogicReviewReport(root, c); err != nil {
-			return nil, rerun(err, c, "logic-review", "")
+			return nil, rerun(err, c, stepid.LogicReview, "")
 		}
 	}
 	return Decide(in), nil
@@ -137,7 +136,7 @@ func stateErr(cp *checkpoint.Checkpoint) *errs.Error {
 
 func stageErr(cp *checkpoint.Checkpoint, c int, zh, en string) *errs.Error {
 	return errs.New(errs.StageOrder, zh, en).
-		With("chapter", c).With("inflight_chapter", nullInt(cp.Inflight)).With("pipeline_stage", nullStr(cp.Stage)).
+		With("chapter", c).With("inflight_chapter", nullInt(cp.Inflight)).With("pipeline_stage", jsonio.NullIfEmpty(cp.Stage)).
 		Hint("用 novel-step next 查看下一步", "run novel-step next to see the next step")
 }
 
@@ -146,13 +145,6 @@ func nullInt(n int) any {
 		return nil
 	}
 	return n
-}
-
-func nullStr(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // Apply decides chapter c and performs the moves of SPEC §7.1, in order,
@@ -496,12 +488,12 @@ func archivePlan(root *project.Root, c, k int) ([][2]string, error) {
 }
 
 func isProduct(rel string) bool {
-	for _, d := range []string{"staging/manifests/", "staging/logs/", "staging/.stamps/", "staging/revisions/"} {
+	for _, d := range []string{layout.StagingManifests + "/", layout.StagingLogs + "/", layout.StagingStamps + "/", layout.StagingRevisions + "/"} {
 		if strings.HasPrefix(rel, d) {
 			return false
 		}
 	}
-	return !strings.Contains(filepath.Base(rel), ".pre-")
+	return !layout.IsPreCopy(rel)
 }
 
 // finishRevise archives round K = revision_count and starts the revision:

@@ -29,12 +29,6 @@ const (
 // failed (SPEC §7.1).
 const FailedDimensionBelow = 3.5
 
-// Judge names which evaluation a violation or the final score came from.
-const (
-	Primary   = "primary"
-	Secondary = "secondary"
-)
-
 // Violation is a contract check that failed, tagged with its judge.
 type Violation struct {
 	eval.Check
@@ -168,19 +162,19 @@ func Decide(in Input) *Result {
 	}
 	pOverall, sOverall, rec := scoring(in)
 	r.Scoring = rec
-	used, usedName, usedOverall := in.Primary, Primary, pOverall
+	used, usedName, usedOverall := in.Primary, stepid.RolePrimary, pOverall
 	judges := []struct {
 		e    *eval.Eval
 		name string
-	}{{in.Primary, Primary}}
+	}{{in.Primary, stepid.RolePrimary}}
 	if in.KeyChapter && in.Secondary != nil {
 		judges = append(judges, struct {
 			e    *eval.Eval
 			name string
-		}{in.Secondary, Secondary})
+		}{in.Secondary, stepid.RoleSecondary})
 		// The lower score decides; a tie goes to the strong second judge.
 		if sOverall <= pOverall {
-			used, usedName, usedOverall = in.Secondary, Secondary, sOverall
+			used, usedName, usedOverall = in.Secondary, stepid.RoleSecondary, sOverall
 		}
 	}
 	r.OverallFinal, r.EvalUsed = usedOverall, usedName

@@ -9,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 func ev(t *testing.T, js string) *eval.Eval {
@@ -75,21 +76,21 @@ func TestDualJudge(t *testing.T) {
 	s := settings.Defaults()
 	p, q := ev(t, score("4.1")), ev(t, score("4.1"))
 	r := Decide(Input{Chapter: 3, Primary: p, Secondary: q, KeyChapter: true, Settings: s})
-	if r.EvalUsed != Secondary || r.Decision != Pass {
+	if r.EvalUsed != stepid.RoleSecondary || r.Decision != Pass {
 		t.Fatalf("tie: %+v", r)
 	}
 	r = Decide(Input{Chapter: 3, Primary: ev(t, score("3.6")), Secondary: ev(t, score("4.5")), KeyChapter: true, Settings: s})
-	if r.EvalUsed != Primary || r.Decision != Polish || r.OverallFinal != 3.6 {
+	if r.EvalUsed != stepid.RolePrimary || r.Decision != Polish || r.OverallFinal != 3.6 {
 		t.Fatalf("min: %+v", r)
 	}
 	hv := `{"chapter":3,"overall":4.9,"contract_verification":{"l3_checks":[{"id":"O","status":"violation","confidence":"high"}]}}`
 	r = Decide(Input{Chapter: 3, Primary: ev(t, score("4.5")), Secondary: ev(t, hv), KeyChapter: true, Settings: s})
-	if r.Decision != Revise || r.EvalUsed != Primary || r.Violations.High[0].Judge != Secondary {
+	if r.Decision != Revise || r.EvalUsed != stepid.RolePrimary || r.Violations.High[0].Judge != stepid.RoleSecondary {
 		t.Fatalf("or: %+v", r)
 	}
 	// Not a key chapter: the secondary is ignored.
 	r = Decide(Input{Chapter: 3, Primary: ev(t, score("4.5")), Secondary: ev(t, score("1")), Settings: s})
-	if r.EvalUsed != Primary || r.Decision != Pass {
+	if r.EvalUsed != stepid.RolePrimary || r.Decision != Pass {
 		t.Fatalf("non-key: %+v", r)
 	}
 }
@@ -188,7 +189,7 @@ func TestRubricRecomputesOverall(t *testing.T) {
 	// the plugin-era secondary keeps its own 3.8; the lower one decides.
 	r = Decide(Input{Chapter: 3, KeyChapter: true, Primary: rubricEval(t, "4.6", "3.5", "5"),
 		Secondary: ev(t, score("3.8")), Settings: s})
-	if r.OverallFinal != 3.74 || r.EvalUsed != Primary || r.Decision != Polish ||
+	if r.OverallFinal != 3.74 || r.EvalUsed != stepid.RolePrimary || r.Decision != Polish ||
 		*r.Scoring.Secondary != (JudgeScore{Overall: 3.8, ModelOverall: 3.8, Recomputed: false}) {
 		t.Fatalf("%+v %+v", r, r.Scoring)
 	}

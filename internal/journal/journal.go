@@ -164,16 +164,16 @@ func (a Append) Replay(root *project.Root) error {
 	}
 	dir := filepath.Dir(abs)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ioErr(rel, err)
+		return errs.AccessFailed(rel, err)
 	}
 	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return ioErr(rel, err)
+		return errs.AccessFailed(rel, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return ioErr(rel, err)
+		return errs.AccessFailed(rel, err)
 	}
 	if st.Size() < size {
 		return errs.Newf(errs.State, "%s 比提交日志记录的更短（%d < %d 字节），可能被改动过", "%s is shorter than the commit journal recorded (%d < %d bytes); it was changed",
@@ -181,18 +181,14 @@ func (a Append) Replay(root *project.Root) error {
 			Hint("从备份恢复该文件后重新运行 novel-commit", "restore the file from a backup and run novel-commit again")
 	}
 	if err := f.Truncate(size); err != nil {
-		return ioErr(rel, err)
+		return errs.AccessFailed(rel, err)
 	}
 	if _, err := f.WriteAt([]byte(a.Text), size); err != nil {
-		return ioErr(rel, err)
+		return errs.AccessFailed(rel, err)
 	}
 	if err := f.Sync(); err != nil {
-		return ioErr(rel, err)
+		return errs.AccessFailed(rel, err)
 	}
 	jsonio.SyncDir(dir)
 	return nil
-}
-
-func ioErr(rel string, err error) error {
-	return errs.Newf(errs.IO, "读写 %s 失败：%v", "cannot access %s: %v", rel, err).With("file", rel).Wrap(err)
 }

@@ -46,12 +46,12 @@ func ReadFileInfo(abs, rel string) ([]byte, os.FileInfo, error) {
 			return nil, nil, errs.Newf(errs.MissingFile, "缺少文件 %s", "missing file %s", rel).
 				With("file", rel).Hint("确认该文件存在，或先运行生成它的步骤", "create the file or run the step that produces it")
 		}
-		return nil, nil, ioErr(rel, err)
+		return nil, nil, errs.ReadFailed(rel, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, nil, ioErr(rel, err)
+		return nil, nil, errs.ReadFailed(rel, err)
 	}
 	if st.IsDir() {
 		return nil, nil, errs.Newf(errs.IO, "%s 是目录，应为文件", "%s is a directory, expected a file", rel).
@@ -65,7 +65,7 @@ func ReadFileInfo(abs, rel string) ([]byte, os.FileInfo, error) {
 	// happen without growing (a file that grew meanwhile still works).
 	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
-		return nil, nil, ioErr(rel, err)
+		return nil, nil, errs.ReadFailed(rel, err)
 	}
 	data := buf.Bytes()
 	if len(data) > MaxFileSize {
@@ -93,10 +93,6 @@ func tooBig(rel string) error {
 	return errs.Newf(errs.IO, "%s 超过 32 MiB 上限", "%s is larger than the 32 MiB limit", rel).
 		With("file", rel).With("limit_bytes", MaxFileSize).
 		Hint("检查该文件是否被误写入了大量数据", "check whether the file was filled with unintended data")
-}
-
-func ioErr(rel string, err error) error {
-	return errs.Newf(errs.IO, "读取 %s 失败：%v", "cannot read %s: %v", rel, err).With("file", rel).Wrap(err)
 }
 
 // Decode parses data (one JSON value, nothing after it) into v. Syntax
@@ -607,7 +603,16 @@ func IntRange(raw []byte) (a, b int, ok bool) {
 	return int(x), int(y), true
 }
 
-// String formats a short description of v's JSON type for error messages.
+// NullIfEmpty is s, or nil (JSON null) when s is empty: the optional
+// string fields of the suite's files are null when unset, never "".
+func NullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// TypeName formats a short description of v's JSON type for error messages.
 func TypeName(v any) string {
 	switch v.(type) {
 	case nil:

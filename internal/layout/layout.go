@@ -5,7 +5,9 @@ package layout
 
 import (
 	"fmt"
+	"path"
 	"strconv"
+	"strings"
 )
 
 // Pad formats a chapter number as NNN (3 digits, more when ≥ 1000).
@@ -38,30 +40,74 @@ const (
 	Staging          = "staging"
 	Blocked          = "staging/BLOCKED.json"
 	ResearchDir      = "research"
+	WorldDir         = "world"
+	ChaptersDir      = "chapters"
+	SummariesDir     = "summaries"
+	EvaluationsDir   = "evaluations"
+	LogsDir          = "logs"
+	StorylinesDir    = "storylines"
+	ReviewsDir       = "reviews"
+)
+
+// Staged is where rel waits in staging before a commit moves it to rel.
+func Staged(rel string) string { return Staging + "/" + rel }
+
+// CharacterContract and CharacterProfile are an active character's files.
+func CharacterContract(slug string) string { return CharactersActive + "/" + slug + ".json" }
+func CharacterProfile(slug string) string  { return CharactersActive + "/" + slug + ".md" }
+
+// RevisionUnderscore is the seed-era name of chapter c's revision file
+// (read only).
+func RevisionUnderscore(c int) string {
+	return ChaptersDir + "/chapter_" + Pad(c) + "_revision.json"
+}
+
+// Audit outputs (SPEC §21): the continuity report of the window ending at
+// chapter b and the inventories written every 10th chapter.
+func ContinuityReport(b int) string {
+	return "logs/continuity/continuity-report-" + Pad(b) + ".json"
+}
+
+const (
+	ForeshadowInventory = "logs/foreshadowing/latest.json"
+	RhythmInventory     = "logs/storylines/rhythm-latest.json"
+	BridgesInventory    = "logs/storylines/broken-bridges-latest.json"
 )
 
 // VolumeDir is volumes/vol-VV.
 func VolumeDir(v int) string { return "volumes/vol-" + PadVol(v) }
 
+// The files of a volume plan, relative to its volume directory.
+const (
+	VolumeOutlineFile    = "outline.md"
+	VolumeScheduleFile   = "storyline-schedule.json"
+	VolumeForeshadowFile = "foreshadowing.json"
+	VolumeContractsDir   = "chapter-contracts"
+)
+
 // Outline is the volume outline.
-func Outline(v int) string { return VolumeDir(v) + "/outline.md" }
+func Outline(v int) string { return VolumeDir(v) + "/" + VolumeOutlineFile }
+
+// ContractFile is the file name of chapter c's contract in a contracts
+// directory.
+func ContractFile(c int) string { return "chapter-" + Pad(c) + ".json" }
 
 // Contract is the L3 chapter contract of chapter c in volume v.
 func Contract(v, c int) string {
-	return VolumeDir(v) + "/chapter-contracts/chapter-" + Pad(c) + ".json"
+	return VolumeDir(v) + "/" + VolumeContractsDir + "/" + ContractFile(c)
 }
 
 // ContractMarkdown is the plugin's Markdown contract, read when there is
 // no JSON contract (SPEC §22).
 func ContractMarkdown(v, c int) string {
-	return VolumeDir(v) + "/chapter-contracts/chapter-" + Pad(c) + ".md"
+	return VolumeDir(v) + "/" + VolumeContractsDir + "/chapter-" + Pad(c) + ".md"
 }
 
 // Schedule is the volume storyline schedule.
-func Schedule(v int) string { return VolumeDir(v) + "/storyline-schedule.json" }
+func Schedule(v int) string { return VolumeDir(v) + "/" + VolumeScheduleFile }
 
 // PlanForeshadow is the volume foreshadowing plan.
-func PlanForeshadow(v int) string { return VolumeDir(v) + "/foreshadowing.json" }
+func PlanForeshadow(v int) string { return VolumeDir(v) + "/" + VolumeForeshadowFile }
 
 // Committed products.
 func Chapter(c int) string     { return "chapters/chapter-" + Pad(c) + ".md" }
@@ -77,14 +123,13 @@ func MemoryHistory(id string, c int) string {
 }
 
 // Staging products of chapter c.
-func StagingChapter(c int) string  { return "staging/chapters/chapter-" + Pad(c) + ".md" }
-func StagingSummary(c int) string  { return "staging/summaries/chapter-" + Pad(c) + "-summary.md" }
-func StagingDelta(c int) string    { return "staging/state/chapter-" + Pad(c) + "-delta.json" }
-func StagingCrossref(c int) string { return "staging/state/chapter-" + Pad(c) + "-crossref.json" }
-func StagingMemory(id string) string {
-	return "staging/storylines/" + id + "/memory.md"
-}
-func StagingEval(c int) string { return "staging/evaluations/chapter-" + Pad(c) + "-eval.json" }
+func StagingChapter(c int) string       { return "staging/chapters/chapter-" + Pad(c) + ".md" }
+func StagingSummary(c int) string       { return "staging/summaries/chapter-" + Pad(c) + "-summary.md" }
+func StagingDelta(c int) string         { return "staging/state/chapter-" + Pad(c) + "-delta.json" }
+func StagingCrossref(c int) string      { return "staging/state/chapter-" + Pad(c) + "-crossref.json" }
+func StagingStoryline(id string) string { return "staging/storylines/" + id }
+func StagingMemory(id string) string    { return StagingStoryline(id) + "/memory.md" }
+func StagingEval(c int) string          { return "staging/evaluations/chapter-" + Pad(c) + "-eval.json" }
 func StagingEvalSecondary(c int) string {
 	return "staging/evaluations/chapter-" + Pad(c) + "-eval.secondary.json"
 }
@@ -93,8 +138,15 @@ func StagingLogicReview(c int) string {
 	return "staging/reviews/chapter-" + Pad(c) + "-logic-review.json"
 }
 func StagingPreCopy(c int, stage string) string {
-	return "staging/chapters/chapter-" + Pad(c) + ".pre-" + stage + ".md"
+	return "staging/chapters/chapter-" + Pad(c) + preCopyInfix + stage + ".md"
 }
+
+// preCopyInfix marks the chapter copies kept before a refine, polish or
+// revision (StagingPreCopy).
+const preCopyInfix = ".pre-"
+
+// IsPreCopy reports whether rel is such a pre-stage copy.
+func IsPreCopy(rel string) bool { return strings.Contains(path.Base(rel), preCopyInfix) }
 func Packet(c int, stage string) string {
 	return "staging/manifests/chapter-" + Pad(c) + "-" + stage + ".packet.json"
 }
@@ -102,7 +154,7 @@ func RunLog(c int) string { return "staging/logs/chapter-" + Pad(c) + "-run.json
 func RevisionRound(c, k int) string {
 	return "staging/revisions/chapter-" + Pad(c) + "/r" + strconv.Itoa(k)
 }
-func RevisionsDir(c int) string  { return "staging/revisions/chapter-" + Pad(c) }
+func RevisionsDir(c int) string  { return StagingRevisions + "/chapter-" + Pad(c) }
 func CommitJournal(c int) string { return "staging/commit-" + Pad(c) + ".journal.json" }
 func Abandoned(c, n int) string {
 	return "staging/abandoned/chapter-" + Pad(c) + "-" + strconv.Itoa(n)
@@ -113,7 +165,10 @@ func RolledBack(c int) string { return "staging/rolled-back/chapter-" + Pad(c) }
 const RollbackJournal = "staging/rollback.journal.json"
 
 // Volume-plan staging (SPEC §6.1).
-func StagingVolumeDir(v int) string { return "staging/volumes/vol-" + PadVol(v) }
+func StagingVolumeDir(v int) string { return StagingVolumes + "/vol-" + PadVol(v) }
+
+// StagingContract is chapter c's contract staged by a volume plan.
+func StagingContract(v, c int) string { return Staged(Contract(v, c)) }
 
 // Snapshot is the write-boundary snapshot recorded beside a packet
 // (stage may carry a role suffix, e.g. "judge.secondary").
@@ -144,7 +199,27 @@ const (
 	StagingManifests = "staging/manifests"
 	StagingLogs      = "staging/logs"
 	StagingStamps    = "staging/.stamps"
+	StagingRevisions = "staging/revisions"
+	StagingVolumes   = "staging/volumes"
 )
+
+// StagingChapterDirs hold the per-chapter staging files named chapter-NNN…
+// (listing these few directories is cheaper than walking staging/).
+var StagingChapterDirs = []string{
+	"staging/chapters", "staging/summaries", "staging/state", "staging/evaluations",
+	"staging/reviews", StagingManifests, StagingLogs, StagingStamps,
+}
+
+// Stamp is the pipeline's resume marker of a stage of one revision round,
+// written only after the stage completed (SPEC §10).
+func Stamp(c int, stage string, round int) string {
+	return StagingStamps + "/chapter-" + Pad(c) + "-" + stage + "-r" + strconv.Itoa(round)
+}
+
+// RunPending marks an agent attempt in flight; RunUsage collects the
+// executor's {"model","tokens"} records (NOVEL_RUN_LOG) for that attempt.
+func RunPending(c int) string { return StagingLogs + "/chapter-" + Pad(c) + "-run.pending.json" }
+func RunUsage(c int) string   { return StagingLogs + "/chapter-" + Pad(c) + "-run.usage.jsonl" }
 
 // VolumeJournal is the journal of a volume-plan commit (SPEC §6.1, §8.4).
 func VolumeJournal(v int) string { return "staging/volume-" + PadVol(v) + ".journal.json" }

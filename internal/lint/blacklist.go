@@ -25,7 +25,7 @@ func LoadBlacklist(root *project.Root) (*Blacklist, error) {
 	}
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		return nil, schemaErr(layout.AIBlacklist, "必须是 JSON 对象", "must be a JSON object")
+		return nil, errs.SchemaIn(layout.AIBlacklist, "必须是 JSON 对象", "must be a JSON object")
 	}
 	return parseBlacklist(obj)
 }
@@ -76,7 +76,7 @@ func stringList(v any, field string) ([]string, error) {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, schemaErr(layout.AIBlacklist, "字段 %s 必须是字符串数组", "field %s must be a list of strings", field)
+		return nil, errs.SchemaIn(layout.AIBlacklist, "字段 %s 必须是字符串数组", "field %s must be a list of strings", field)
 	}
 	out := make([]string, 0, len(list))
 	for i, x := range list {
@@ -90,7 +90,7 @@ func stringList(v any, field string) ([]string, error) {
 				s = asString(e["phrase"])
 			}
 		default:
-			return nil, schemaErr(layout.AIBlacklist, "字段 %s[%d] 必须是字符串", "field %s[%d] must be a string", field, i)
+			return nil, errs.SchemaIn(layout.AIBlacklist, "字段 %s[%d] 必须是字符串", "field %s[%d] must be a string", field, i)
 		}
 		if s = strings.TrimSpace(s); s != "" {
 			out = append(out, s)
@@ -107,9 +107,4 @@ func (b *Blacklist) Top10() []string {
 func asString(v any) string {
 	s, _ := v.(string)
 	return s
-}
-
-func schemaErr(rel, zh, en string, args ...any) *errs.Error {
-	return errs.Newf(errs.Schema, rel+" "+zh, rel+" "+en, args...).With("file", rel).
-		Hint("按 SPEC §2 的格式修正该文件后重试", "fix the file to the documented format (SPEC §2) and retry")
 }

@@ -1,5 +1,7 @@
 package lint
 
+import "github.com/novelsuite/novel/internal/stepid"
+
 // Check ids, in report order (SPEC §20).
 const (
 	Length         = "length"
@@ -24,9 +26,9 @@ const (
 // writer's hints block; a refined, polished or committed text still
 // carrying one has a leftover.
 const (
-	StageDraft     = "draft"
-	StageRefine    = "refine"
-	StagePolish    = "polish"
+	StageDraft     = stepid.Draft
+	StageRefine    = stepid.Refine
+	StagePolish    = stepid.Polish
 	StageCommitted = "committed"
 )
 

@@ -109,29 +109,38 @@ func (k *keeper) done() {
 	}
 }
 
-// killTree stops pid and every descendant (repeating until no new process
-// appears, so none can fork away), then SIGKILLs them all.
+// killTree stops pid and every descendant, then SIGKILLs them all.
 func killTree(pid int) {
+	for _, p := range StopTree(pid) {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// StopTree SIGSTOPs pid and every descendant, repeating until no new
+// process appears (so none can fork away or finish a write meanwhile),
+// and returns the stopped processes. The reliability tests freeze a whole
+// pipeline with it too.
+func StopTree(pid int) []int {
 	stopped := map[int]bool{}
+	var out []int
 	for round := 0; round < 100; round++ {
 		fresh := false
-		for _, p := range descendants(pid) {
+		for _, p := range Descendants(pid) {
 			if !stopped[p] {
 				syscall.Kill(p, syscall.SIGSTOP)
 				stopped[p], fresh = true, true
+				out = append(out, p)
 			}
 		}
 		if !fresh {
 			break
 		}
 	}
-	for p := range stopped {
-		syscall.Kill(p, syscall.SIGKILL)
-	}
+	return out
 }
 
-// descendants returns pid and all its descendants, from /proc.
-func descendants(pid int) []int {
+// Descendants returns pid and all its descendants, from /proc.
+func Descendants(pid int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return []int{pid}

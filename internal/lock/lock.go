@@ -28,15 +28,14 @@ const breakWait = 10 * time.Second
 
 // Reasons in Status.Reason: why the lock is (not) stale.
 const (
-	ReasonNoLock   = "no_lock"
-	ReasonAlive    = alive       // holder on this host, pid alive: never stale
-	ReasonFresh    = "fresh"     // age within the limit
-	ReasonDeadPID  = deadPID     // holder on this host, pid gone
-	ReasonZombie   = zombie      // holder on this host, pid is a zombie
-	ReasonReused   = pidReused   // pid exists but started at another time
-	ReasonExpired  = "expired"   // age beyond the limit
-	ReasonNoTime   = "no_time"   // every timestamp is unusable (future or missing)
-	ReasonNotOwner = "not_owner" // used in details only
+	ReasonNoLock  = "no_lock"
+	ReasonAlive   = alive     // holder on this host, pid alive: never stale
+	ReasonFresh   = "fresh"   // age within the limit
+	ReasonDeadPID = deadPID   // holder on this host, pid gone
+	ReasonZombie  = zombie    // holder on this host, pid is a zombie
+	ReasonReused  = pidReused // pid exists but started at another time
+	ReasonExpired = "expired" // age beyond the limit
+	ReasonNoTime  = "no_time" // every timestamp is unusable (future or missing)
 	// No valid info.json, the flock free and the directory 10 s old (or a
 	// dead writer's temp info inside): an acquire that never finished.
 	ReasonIncomplete = "incomplete"

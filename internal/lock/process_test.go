@@ -397,6 +397,19 @@ func TestRunKilledTakesTheCommandTreeWithIt(t *testing.T) {
 	root := t.TempDir()
 	// make → recipe shell → agent: a grandchild that would survive its parent.
 	c, _ := startRun(t, root, "/bin/sh", "-c", `/bin/sh -c 'echo $$ > inner.tmp && mv inner.tmp inner && exec sleep 60'; echo survived > survived`)
+	killRunAndCheckTree(t, c, root)
+	// The lock is left with a dead holder: stale, broken by the next acquire.
+	st, err := Inspect(mustRoot(t, root), Options{})
+	if err != nil || !st.Stale {
+		t.Fatalf("lock after the kill: %+v %v", st, err)
+	}
+}
+
+// killRunAndCheckTree kills the run c, whose command wrote the pid of its
+// inner shell to root/inner, and checks that the inner process died
+// within 5 s and the command's shell went no further (root/survived).
+func killRunAndCheckTree(t *testing.T, c *exec.Cmd, root string) {
+	t.Helper()
 	waitFile(t, filepath.Join(root, "inner"))
 	data, _ := os.ReadFile(filepath.Join(root, "inner"))
 	inner, _ := strconv.Atoi(strings.TrimSpace(string(data)))
@@ -413,11 +426,6 @@ func TestRunKilledTakesTheCommandTreeWithIt(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if _, err := os.Stat(filepath.Join(root, "survived")); err == nil {
 		t.Fatal("the command's shell went on after run was killed")
-	}
-	// The lock is left with a dead holder: stale, broken by the next acquire.
-	st, err := Inspect(mustRoot(t, root), Options{})
-	if err != nil || !st.Stale {
-		t.Fatalf("lock after the kill: %+v %v", st, err)
 	}
 }
 

@@ -3,12 +3,9 @@ package lock
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 )
 
@@ -54,21 +51,5 @@ func TestRunKilledWithTerminalTakesTheCommandTreeWithIt(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFile(t, filepath.Join(root, "inner"))
-	data, _ := os.ReadFile(filepath.Join(root, "inner"))
-	inner, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	c.Process.Kill()
-	c.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for liveness(inner, 0) == alive && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if liveness(inner, 0) == alive {
-		syscall.Kill(inner, syscall.SIGKILL)
-		t.Fatal("the command's tree outlived the killed run by 5 s")
-	}
-	time.Sleep(100 * time.Millisecond)
-	if _, err := os.Stat(filepath.Join(root, "survived")); err == nil {
-		t.Fatal("the command's shell went on after run was killed")
-	}
+	killRunAndCheckTree(t, c, root)
 }

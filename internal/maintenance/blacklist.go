@@ -8,13 +8,14 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // BlacklistCap is the size of `words` at which nothing more is appended.
 const BlacklistCap = 80
 
 // blacklistSource names this upkeep in update_log entries.
-const blacklistSource = "quality-judge"
+const blacklistSource = stepid.QualityJudge
 
 // BlacklistReport lists what one chapter's suggestions changed.
 type BlacklistReport struct {

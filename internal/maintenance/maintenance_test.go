@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/project"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 func readJSON(t *testing.T, r *project.Root, rel string) map[string]any {

@@ -11,21 +11,8 @@ import (
 	"github.com/novelsuite/novel/internal/platform"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/textmeasure"
-)
-
-// Agent modes (SPEC §6).
-const (
-	ModeDraft     = "draft"
-	ModeRevision  = "revision"
-	ModeSummarize = "summarize"
-	ModeRefine    = "refine"
-	ModePolish    = "polish"
-	ModePrimary   = "primary"
-	ModeSecondary = "secondary"
-	ModeReview    = "review"
-	ModePlan      = "plan"
-	ModeContracts = "contracts"
 )
 
 // Via values of expected outputs.
@@ -137,9 +124,9 @@ func (b *builder) platformInline() error {
 // is being revised (it then reads the archived round r{K-1}).
 func (b *builder) writer() error {
 	revising := b.cp.Stage == checkpoint.Revising && b.cp.Inflight == b.c
-	mode := ModeDraft
+	mode := stepid.ModeDraft
 	if revising {
-		mode = ModeRevision
+		mode = stepid.ModeRevision
 	}
 	b.agent(mode)
 	b.outlineInline()
@@ -239,7 +226,7 @@ func (b *builder) revisionContext() error {
 
 // summarizer extracts summary, delta, crossref and memory from the draft.
 func (b *builder) summarizer() error {
-	b.agent(ModeSummarize)
+	b.agent(stepid.ModeSummarize)
 	sid := b.blk.StorylineID
 	b.in.Set("storyline_id", sid)
 	b.in.Set("chapter_outline_block", b.blk.Text)
@@ -282,9 +269,9 @@ func (b *builder) summarizer() error {
 // refiner is style-refiner, refine or polish (polish adds the gate's
 // failed dimensions).
 func (b *builder) refiner() error {
-	mode := ModeRefine
-	if b.st.Stage == "polish" {
-		mode = ModePolish
+	mode := stepid.ModeRefine
+	if b.st.Stage == stepid.Polish {
+		mode = stepid.ModePolish
 	}
 	b.agent(mode)
 	chapter := layout.StagingChapter(b.c)
@@ -298,7 +285,7 @@ func (b *builder) refiner() error {
 	if err := b.platformInline(); err != nil {
 		return err
 	}
-	if mode == ModePolish {
+	if mode == stepid.ModePolish {
 		g, err := gate.LoadGateFile(b.root, b.c)
 		if err != nil {
 			return err
@@ -321,17 +308,17 @@ func (b *builder) judge() error {
 	if err != nil {
 		return err
 	}
-	secondary := b.opt.Role == ModeSecondary
+	secondary := b.opt.Role == stepid.ModeSecondary
 	if secondary && !key {
 		return errs.Newf(errs.Usage, "第 %d 章不是关键章，不需要第二评审（--role secondary）",
 			"chapter %d is not a key chapter; it has no second judge (--role secondary)", b.c).
 			Hint("关键章是卷首、卷末或汇流事件内的章节；普通章节去掉 --role", "key chapters are a volume's first and last chapters and those inside convergence events; drop --role")
 	}
 	if secondary {
-		b.agent(ModeSecondary)
+		b.agent(stepid.ModeSecondary)
 		b.p.Agent.ModelHint = "strong"
 	} else {
-		b.agent(ModePrimary)
+		b.agent(stepid.ModePrimary)
 	}
 	b.in.Set("chapter_outline_block", b.blk.Text)
 	b.in.Set("storyline_id", b.blk.StorylineID)
@@ -400,7 +387,7 @@ func (b *builder) judge() error {
 // logicReviewer checks the chapter's logic against outline, contract,
 // recent summaries and state.
 func (b *builder) logicReviewer() error {
-	b.agent(ModeReview)
+	b.agent(stepid.ModeReview)
 	if b.set.LogicReviewPolicy != settings.PolicyBlocking {
 		b.warn("logic_review_policy 为 %s：逻辑审查报告不会阻塞门控", "logic_review_policy is %s: the logic review report does not block the gate", b.set.LogicReviewPolicy)
 	}
@@ -449,7 +436,7 @@ func (b *builder) gate() error {
 func (b *builder) commit() error {
 	n := itoa(b.c)
 	sid := b.blk.StorylineID
-	b.p.Agent = Agent{Name: "novel-commit", Kind: KindDeterministic, Mode: "commit"}
+	b.p.Agent = Agent{Name: "novel-commit", Kind: KindDeterministic, Mode: stepid.Commit}
 	b.p.Command = []string{"novel-commit", "--chapter", n}
 	b.p.Next = []string{"novel-step next"}
 	b.in.Set("storyline_id", sid)

@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
-	"github.com/novelsuite/novel/internal/largeproject"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 )
 
 // BenchmarkPacketLargeProject builds draft, summarize and judge packets

@@ -12,6 +12,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Block is one read-only context block of a packet's rendered form.
@@ -291,17 +292,17 @@ func isCJK(r rune) bool {
 // BudgetRole is the settings context.budget_tokens role of an agent mode.
 func BudgetRole(mode string) string {
 	switch mode {
-	case ModeDraft, ModeRevision:
+	case stepid.ModeDraft, stepid.ModeRevision:
 		return "draft"
-	case ModeSummarize:
+	case stepid.ModeSummarize:
 		return "summarize"
-	case ModeRefine, ModePolish:
+	case stepid.ModeRefine, stepid.ModePolish:
 		return "refine"
-	case ModePrimary, ModeSecondary:
+	case stepid.ModePrimary, stepid.ModeSecondary:
 		return "judge"
-	case ModeReview:
+	case stepid.ModeReview:
 		return "logic-review"
-	case ModePlan:
+	case stepid.ModePlan:
 		return "plan"
 	}
 	return "setup"

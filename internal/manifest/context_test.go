@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 func TestEstimateText(t *testing.T) {
@@ -92,8 +93,8 @@ func TestStateMembers(t *testing.T) {
 }
 
 func TestBudgetRole(t *testing.T) {
-	for mode, role := range map[string]string{ModeDraft: "draft", ModeRevision: "draft", ModeSummarize: "summarize",
-		ModePolish: "refine", ModeSecondary: "judge", ModeReview: "logic-review", ModePlan: "plan"} {
+	for mode, role := range map[string]string{stepid.ModeDraft: "draft", stepid.ModeRevision: "draft", stepid.ModeSummarize: "summarize",
+		stepid.ModePolish: "refine", stepid.ModeSecondary: "judge", stepid.ModeReview: "logic-review", stepid.ModePlan: "plan"} {
 		if got := BudgetRole(mode); got != role {
 			t.Errorf("BudgetRole(%s) = %s, want %s", mode, got, role)
 		}

@@ -3,9 +3,11 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/novelsuite/novel/internal/cast"
 	"sort"
 	"strings"
+
+	"github.com/novelsuite/novel/internal/cast"
+	"github.com/novelsuite/novel/internal/textmeasure"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -23,11 +25,6 @@ func readOptional(root *project.Root, rel string, v any) (present bool, err erro
 		return true, err
 	}
 	return true, nil
-}
-
-func schemaErr(rel, zh, en string, args ...any) *errs.Error {
-	return errs.Newf(errs.Schema, rel+" "+zh, rel+" "+en, args...).With("file", rel).
-		Hint("按 SPEC §2 的格式修正该文件后重试", "fix the file to the documented format (SPEC §2) and retry")
 }
 
 // ---- world rules ----
@@ -56,13 +53,13 @@ func loadHardRules(root *project.Root) ([]string, bool, error) {
 		}
 	}
 	if !ok {
-		return nil, true, schemaErr(layout.WorldRules, "应为 {\"rules\":[…]}", "must be {\"rules\":[…]}")
+		return nil, true, errs.SchemaIn(layout.WorldRules, "应为 {\"rules\":[…]}", "must be {\"rules\":[…]}")
 	}
 	var rules []rule
 	for i, x := range list {
 		m, isObj := x.(map[string]any)
 		if !isObj {
-			return nil, true, schemaErr(layout.WorldRules, "rules[%d] 必须是对象", "rules[%d] must be an object", i)
+			return nil, true, errs.SchemaIn(layout.WorldRules, "rules[%d] 必须是对象", "rules[%d] must be an object", i)
 		}
 		r := rule{ID: str(m["id"]), Category: str(m["category"]), Rule: str(m["rule"]), ConstraintType: str(m["constraint_type"])}
 		if r.ConstraintType != "hard" {
@@ -176,14 +173,14 @@ func loadContinuity(root *project.Root) (*ContinuitySummary, error) {
 	present, err := readOptional(root, layout.ContinuityLatest, &raw)
 	if err != nil || !present {
 		if errs.Is(err, errs.Schema) {
-			return nil, schemaErr(layout.ContinuityLatest, "必须是 JSON 对象", "must be a JSON object")
+			return nil, errs.SchemaIn(layout.ContinuityLatest, "必须是 JSON 对象", "must be a JSON object")
 		}
 		return nil, err
 	}
 	rep.ChapterRange = raw["chapter_range"]
 	if iss, ok := raw["issues"]; ok && !bytes.Equal(bytes.TrimSpace(iss), []byte("null")) {
 		if err := jsonio.Decode(iss, layout.ContinuityLatest, &rep.Issues); err != nil {
-			return nil, schemaErr(layout.ContinuityLatest, "issues 必须是对象数组", "issues must be a list of objects")
+			return nil, errs.SchemaIn(layout.ContinuityLatest, "issues 必须是对象数组", "issues must be a list of objects")
 		}
 	}
 	s := &ContinuitySummary{Source: layout.ContinuityLatest, ChapterRange: rep.ChapterRange, Issues: []continuityIssue{}}
@@ -193,8 +190,8 @@ func loadContinuity(root *project.Root) (*ContinuitySummary, error) {
 		if sev != "high" && sev != "medium" {
 			continue
 		}
-		is := continuityIssue{ID: clip(str(m["id"]), 240), Type: str(m["type"]), Severity: sev,
-			Confidence: str(m["confidence"]), Description: clip(str(m["description"]), 240), Suggestion: clip(str(m["suggestion"]), 180)}
+		is := continuityIssue{ID: textmeasure.Clip(str(m["id"]), 240), Type: str(m["type"]), Severity: sev,
+			Confidence: str(m["confidence"]), Description: textmeasure.Clip(str(m["description"]), 240), Suggestion: textmeasure.Clip(str(m["suggestion"]), 180)}
 		if ev, ok := m["evidence"].([]any); ok {
 			for _, e := range ev[:min(2, len(ev))] {
 				b, _ := jsonio.MarshalLine(e)
@@ -211,13 +208,4 @@ func loadContinuity(root *project.Root) (*ContinuitySummary, error) {
 	s.Issues = append(append(s.Issues, high...), medium...)
 	s.Issues = s.Issues[:min(5, len(s.Issues))]
 	return s, nil
-}
-
-// clip truncates to n runes.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/novelsuite/novel/internal/boundary"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
@@ -86,14 +85,14 @@ type Options struct {
 // NormalizeRole maps --role values: "" and "primary" are the default.
 func NormalizeRole(st stepid.Step, role string) (string, error) {
 	switch role {
-	case "", "primary":
+	case "", stepid.RolePrimary:
 		return "", nil
-	case boundary.RoleSecondary:
+	case stepid.RoleSecondary:
 		if st.Volume || st.Stage != stepid.Judge {
 			return "", errs.Newf(errs.Usage, "--role secondary 只适用于 judge 步骤，不适用于 %s", "--role secondary applies to judge steps only, not %s", st.String()).
 				Hint("去掉 --role，或改用 chapter:NNN:judge", "drop --role, or use chapter:NNN:judge")
 		}
-		return boundary.RoleSecondary, nil
+		return stepid.RoleSecondary, nil
 	}
 	return "", errs.Newf(errs.Usage, "--role 只能是 primary 或 secondary，收到 %q", "--role must be primary or secondary, got %q", role).
 		Hint("用 --role secondary 生成关键章的第二评审指令包", "use --role secondary for the second judge of a key chapter")
@@ -346,8 +345,8 @@ func (b *builder) characterPaths(profiles bool) error {
 	}
 	var contracts, profs []string
 	for _, s := range slugs {
-		contracts = append(contracts, layout.CharactersActive+"/"+s+".json")
-		profs = append(profs, layout.CharactersActive+"/"+s+".md")
+		contracts = append(contracts, layout.CharacterContract(s))
+		profs = append(profs, layout.CharacterProfile(s))
 	}
 	if len(contracts) > 0 {
 		b.ps.Set("character_contracts", contracts)

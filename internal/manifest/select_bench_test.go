@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/novelsuite/novel/internal/largeproject"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/manifest"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 )
 
 // BenchmarkSelectCharactersByRecency is the L2 ranking without contract

@@ -11,9 +11,6 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// ModeSetup is the agent mode of the setup steps.
-const ModeSetup = "setup"
-
 // briefGenre reads the 类型 line novel init writes into brief.md.
 var briefGenre = regexp.MustCompile(`(?m)^-\s*\*\*类型\*\*[:：]\s*(.+?)\s*$`)
 
@@ -24,7 +21,7 @@ var briefGenre = regexp.MustCompile(`(?m)^-\s*\*\*类型\*\*[:：]\s*(.+?)\s*$`)
 // --embed, so no executor ever sees mojibake.
 func (b *builder) setup() error {
 	stage := b.st.Stage
-	b.p.Agent = Agent{Name: b.st.Agent(), Kind: KindAgent, Mode: ModeSetup}
+	b.p.Agent = Agent{Name: b.st.Agent(), Kind: KindAgent, Mode: stepid.ModeSetup}
 	b.p.Next = []string{"novel-step validate " + b.st.String(), "novel-commit setup --step " + stage}
 	if !b.root.IsFile(layout.Brief) {
 		return errs.Newf(errs.MissingFile, "缺少 %s：设定步骤从项目简介出发", "%s is missing: the setup steps start from the project brief", layout.Brief).

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
@@ -136,7 +137,7 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		if _, err := jsonio.Validate(data, layout.CurrentState); err != nil {
 			return err
 		}
-		return schemaErr(layout.CurrentState, "的结构无法切片", "cannot be sliced")
+		return errs.SchemaIn(layout.CurrentState, "的结构无法切片", "cannot be sliced")
 	}
 	b.in.Set(keyStateSlice, out)
 	return nil
@@ -158,7 +159,7 @@ func stateMembers(data []byte) (map[string]json.RawMessage, error) {
 	}
 	top, ok := jsonio.ObjectMap(body)
 	if !ok {
-		return nil, schemaErr(layout.CurrentState, "必须是 JSON 对象", "must be a JSON object")
+		return nil, errs.SchemaIn(layout.CurrentState, "必须是 JSON 对象", "must be a JSON object")
 	}
 	return top, nil
 }
@@ -318,12 +319,12 @@ func checkStateShape(top map[string]json.RawMessage) error {
 	if v, ok := top["state_version"]; ok {
 		var n int
 		if json.Unmarshal(v, &n) != nil || n < 0 {
-			return schemaErr(layout.CurrentState, "的 state_version 必须是 ≥ 0 的整数", "state_version must be an integer ≥ 0").With("field", "state_version")
+			return errs.SchemaIn(layout.CurrentState, "的 state_version 必须是 ≥ 0 的整数", "state_version must be an integer ≥ 0").With("field", "state_version")
 		}
 	}
 	for _, g := range stateops.Groups {
 		if v, ok := top[g]; ok && (len(bytes.TrimSpace(v)) == 0 || bytes.TrimSpace(v)[0] != '{') {
-			return schemaErr(layout.CurrentState, "的 %s 必须是对象", "%s must be an object", g).With("field", g)
+			return errs.SchemaIn(layout.CurrentState, "的 %s 必须是对象", "%s must be an object", g).With("field", g)
 		}
 	}
 	return nil

@@ -14,15 +14,6 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// Summarizer packet variants for committed text (SPEC §23): amend
-// re-summarizes a committed chapter the author edited, against the state
-// as it was before that chapter; backfill summarizes an imported chapter
-// against the current state.
-const (
-	ModeAmend    = "amend"
-	ModeBackfill = "backfill"
-)
-
 // DefaultStoryline is the storyline of an imported chapter that no
 // outline or contract places on one.
 const DefaultStoryline = "main"
@@ -33,7 +24,7 @@ func NormalizeMode(st stepid.Step, mode string) (string, error) {
 	switch mode {
 	case "":
 		return "", nil
-	case ModeAmend, ModeBackfill:
+	case stepid.ModeAmend, stepid.ModeBackfill:
 		if st.Volume || st.Stage != stepid.Summarize {
 			return "", errs.Newf(errs.Usage, "--mode %s 只适用于 summarize 步骤，不适用于 %s", "--mode %s applies to summarize steps only, not %s", mode, st.String()).
 				Hint("改用 chapter:NNN:summarize", "use chapter:NNN:summarize")
@@ -61,7 +52,7 @@ func (b *builder) summaryVariant() error {
 	b.p.Agent = Agent{Name: b.st.Agent(), Kind: KindAgent, Mode: mode}
 	n := strconv.Itoa(c)
 	sid := ""
-	if mode == ModeAmend {
+	if mode == stepid.ModeAmend {
 		if c > cp.LastCompleted {
 			return errs.Newf(errs.State, "第 %d 章尚未提交（last_completed_chapter=%d），不能修订", "chapter %d is not committed (last_completed_chapter=%d); it cannot be amended", c, cp.LastCompleted).
 				With("chapter", c).WithExit(errs.ExitFailed).Hint("只有已提交的章节可以修订", "only committed chapters can be amended")

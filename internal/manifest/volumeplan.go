@@ -11,6 +11,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // PlanSummaryWindow is how many of the latest summaries the planner gets.
@@ -48,7 +49,7 @@ func (b *builder) volumePlan() error {
 	}
 	v := b.vol
 	target, batched := b.target()
-	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModePlan}
+	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: stepid.ModePlan}
 	if batched {
 		b.p.Next = []string{"novel instructions volume:" + layout.PadVol(v) + ":contracts"}
 	} else {
@@ -70,11 +71,11 @@ func (b *builder) volumePlan() error {
 		return err
 	}
 	dir := layout.StagingVolumeDir(v)
-	b.output(dir+"/outline.md", true, ViaFile)
-	b.output(dir+"/storyline-schedule.json", true, ViaFile)
-	b.output(dir+"/foreshadowing.json", true, ViaFile)
+	b.output(dir+"/"+layout.VolumeOutlineFile, true, ViaFile)
+	b.output(dir+"/"+layout.VolumeScheduleFile, true, ViaFile)
+	b.output(dir+"/"+layout.VolumeForeshadowFile, true, ViaFile)
 	if !batched {
-		b.output(dir+"/chapter-contracts/chapter-NNN.json", false, ViaFile)
+		b.output(dir+"/"+layout.VolumeContractsDir+"/chapter-NNN.json", false, ViaFile)
 	}
 	return nil
 }
@@ -173,13 +174,13 @@ func (b *builder) planContext(start int) error {
 // storylineMemories lists storylines/{id}/memory.md for every slug-named
 // storyline directory, sorted.
 func storylineMemories(root *project.Root) ([]string, error) {
-	dirs, err := listDir(root, "storylines", "", true)
+	dirs, err := listDir(root, layout.StorylinesDir, "", true)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, d := range dirs {
-		id := strings.TrimPrefix(d, "storylines/")
+		id := strings.TrimPrefix(d, layout.StorylinesDir+"/")
 		if project.IsSlug(id) {
 			out = append(out, layout.Memory(id))
 		}

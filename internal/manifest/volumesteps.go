@@ -4,13 +4,13 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // BatchSize is the most chapter contracts one planner answer holds
@@ -80,7 +80,7 @@ func (b *builder) volumeContracts() error {
 			Hint("校验并提交规划：novel-commit volume --volume "+layout.PadVol(v), "validate and commit the plan: novel-commit volume --volume "+layout.PadVol(v))
 	}
 	first, last := batch[0], batch[len(batch)-1]
-	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModeContracts}
+	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: stepid.ModeContracts}
 	b.p.Next = []string{"novel instructions volume:" + layout.PadVol(v) + ":contracts", "novel-commit volume --volume " + layout.PadVol(v)}
 	b.in.Set("volume", v)
 	b.in.Set("plan_start_chapter", start)
@@ -128,7 +128,7 @@ func (b *builder) volumeReview() error {
 	if err != nil {
 		return err
 	}
-	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: ModeReview}
+	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: stepid.ModeReview}
 	b.p.Next = []string{"novel-commit volume-review --volume " + layout.PadVol(v)}
 	b.in.Set("volume", v)
 	b.in.Set("chapter_range", []int{first, last})
@@ -142,9 +142,9 @@ func (b *builder) volumeReview() error {
 	b.pathsIf("volume_summaries", sums)
 	b.pathsIf("volume_evals", evals)
 	b.pathIf("continuity_report", layout.ContinuityLatest)
-	b.pathIf("foreshadowing_inventory", audit.ForeshadowInventoryPath)
-	b.pathIf("storyline_rhythm", audit.RhythmPath)
-	b.pathIf("broken_bridges", audit.BridgesPath)
+	b.pathIf("foreshadowing_inventory", layout.ForeshadowInventory)
+	b.pathIf("storyline_rhythm", layout.RhythmInventory)
+	b.pathIf("broken_bridges", layout.BridgesInventory)
 	b.pathIf("volume_foreshadowing", layout.VolumeDir(v)+"/foreshadowing.json")
 	b.pathIf("storyline_schedule", layout.VolumeDir(v)+"/storyline-schedule.json")
 	b.pathIf("global_foreshadowing", layout.GlobalForeshadow)

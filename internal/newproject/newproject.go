@@ -32,7 +32,7 @@ type Options struct {
 }
 
 // Folders are created (empty) for the setup steps and the pipeline.
-var Folders = []string{"world", layout.CharactersActive, layout.ResearchDir, "chapters", "summaries", "evaluations", "logs", layout.Staging}
+var Folders = []string{layout.WorldDir, layout.CharactersActive, layout.ResearchDir, layout.ChaptersDir, layout.SummariesDir, layout.EvaluationsDir, layout.LogsDir, layout.Staging}
 
 const todo = "（待补充）"
 

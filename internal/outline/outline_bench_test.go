@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/novelsuite/novel/internal/largeproject"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 )
 
 // BenchmarkParseAndBlock scans the last volume outline of the SPEC §14

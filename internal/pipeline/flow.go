@@ -12,6 +12,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/settings"
@@ -121,7 +122,7 @@ func (e *Env) Gate(c, round int) (*Outcome, error) {
 	default:
 		out.Action = "done"
 	}
-	if err := e.Root.WriteFile(Stamp(c, stepid.Gate, round), nil); err != nil {
+	if err := e.Root.WriteFile(layout.Stamp(c, stepid.Gate, round), nil); err != nil {
 		return nil, err
 	}
 	out.Seconds = e.progress(c, stepid.Gate, start)
@@ -331,7 +332,7 @@ func (e *Env) polishing(c int) bool {
 	if e.Root.ReadJSON(layout.StagingGate(c), &g) != nil {
 		return false
 	}
-	return g.Decision == "polish" || g.Polished
+	return g.Decision == gate.Polish || g.Polished
 }
 
 // Summary renders the commits collected in a summary file as

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -13,7 +14,7 @@ import (
 
 func TestPositionOrdersARound(t *testing.T) {
 	order := []struct{ stage, role string }{{stepid.Draft, ""}, {stepid.Summarize, ""}, {stepid.Refine, ""},
-		{stepid.Judge, ""}, {stepid.Judge, RoleSecondary}, {stepid.LogicReview, ""}, {stepid.Gate, ""},
+		{stepid.Judge, ""}, {stepid.Judge, stepid.RoleSecondary}, {stepid.LogicReview, ""}, {stepid.Gate, ""},
 		{stepid.Polish, ""}, {stepid.Commit, ""}}
 	for i := 1; i < len(order); i++ {
 		if position(order[i-1].stage, order[i-1].role) >= position(order[i].stage, order[i].role) {
@@ -62,10 +63,10 @@ garbage
 }
 
 func TestStampNames(t *testing.T) {
-	if got := Stamp(48, stepid.Judge, 1); got != "staging/.stamps/chapter-048-judge-r1" {
+	if got := layout.Stamp(48, stepid.Judge, 1); got != "staging/.stamps/chapter-048-judge-r1" {
 		t.Fatal(got)
 	}
-	if got := Stamp(1200, stepid.LogicReview, 0); got != "staging/.stamps/chapter-1200-logic-review-r0" {
+	if got := layout.Stamp(1200, stepid.LogicReview, 0); got != "staging/.stamps/chapter-1200-logic-review-r0" {
 		t.Fatal(got)
 	}
 }
@@ -95,7 +96,7 @@ func TestUsageFoldsRequests(t *testing.T) {
 {"model":"deepseek-chat","request":"reask","outcome":"ok","prompt_tokens":150,"completion_tokens":30,"cache_hit_tokens":100,"reasoning_tokens":null,"cost":{"amount":0.0002,"currency":"CNY"},"tokens":{"cache_hit":100,"completion":30,"prompt":150}}
 `
 	os.MkdirAll(filepath.Join(dir, "staging/logs"), 0o755)
-	os.WriteFile(filepath.Join(dir, usagePath(1)), []byte(lines), 0o644)
+	os.WriteFile(filepath.Join(dir, layout.RunUsage(1)), []byte(lines), 0o644)
 	e := &Env{Root: root}
 	var line runlog.Line
 	e.usage(1, &line)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -18,7 +19,7 @@ var stampedStages = []string{stepid.Draft, stepid.Summarize, stepid.Refine, step
 // judge stamp covers the secondary judge too.
 func stageEnd(stage string) int {
 	if stage == stepid.Judge {
-		return position(stepid.Judge, RoleSecondary)
+		return position(stepid.Judge, stepid.RoleSecondary)
 	}
 	return position(stage, "")
 }
@@ -38,7 +39,7 @@ func (e *Env) trustStamps(cp *checkpoint.Checkpoint, n *nextStep) error {
 	pos := position(n.Stage, n.Role)
 	var stale []string
 	for _, stage := range stampedStages {
-		if s := Stamp(c, stage, round); pos <= stageEnd(stage) && e.Root.Exists(s) {
+		if s := layout.Stamp(c, stage, round); pos <= stageEnd(stage) && e.Root.Exists(s) {
 			stale = append(stale, s)
 		}
 	}

@@ -24,34 +24,12 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// RoleSecondary is the strong second judge of a key chapter; RolePrimary
-// the first judge.
-const (
-	RoleSecondary = "secondary"
-	RolePrimary   = "primary"
-)
-
-// Stamp is the resume marker of a stage of one revision round, written
-// only after the stage completed (SPEC §10).
-func Stamp(c int, stage string, round int) string {
-	return layout.StagingStamps + "/chapter-" + layout.Pad(c) + "-" + stage + "-r" + strconv.Itoa(round)
-}
-
-// pendingPath marks an agent attempt in flight; usagePath collects the
-// executor's {"model","tokens"} records (NOVEL_RUN_LOG) for that attempt.
-func pendingPath(c int) string {
-	return layout.StagingLogs + "/chapter-" + layout.Pad(c) + "-run.pending.json"
-}
-func usagePath(c int) string {
-	return layout.StagingLogs + "/chapter-" + layout.Pad(c) + "-run.usage.jsonl"
-}
-
 // position orders the work of one round; the secondary judge follows the
 // primary inside the judge stage.
 func position(stage, role string) int {
 	p := map[string]int{stepid.Draft: 0, stepid.Summarize: 10, stepid.Refine: 20, stepid.Judge: 30,
 		stepid.LogicReview: 40, stepid.Gate: 50, stepid.Polish: 60, stepid.Commit: 70}[stage]
-	if role == RoleSecondary {
+	if role == stepid.RoleSecondary {
 		p += 5
 	}
 	return p
@@ -116,7 +94,7 @@ func (e *Env) Step(st stepid.Step, round int, agentCmd string) (*Outcome, error)
 		pos, mine := position(n.Stage, n.Role), position(st.Stage, "")
 		end := mine
 		if st.Stage == stepid.Judge {
-			end = position(stepid.Judge, RoleSecondary)
+			end = position(stepid.Judge, stepid.RoleSecondary)
 		}
 		if pos < mine {
 			return nil, e.orderErr(st, n)
@@ -151,7 +129,7 @@ func (e *Env) Step(st stepid.Step, round int, agentCmd string) (*Outcome, error)
 			return nil, err
 		}
 	}
-	if err := e.Root.WriteFile(Stamp(c, st.Stage, round), nil); err != nil {
+	if err := e.Root.WriteFile(layout.Stamp(c, st.Stage, round), nil); err != nil {
 		return nil, err
 	}
 	out.Action = "done"
@@ -215,10 +193,10 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 		return err
 	}
 	pre := ""
-	if st.Stage == stepid.Refine || st.Stage == stepid.Polish || (st.Stage == stepid.Draft && pk.Agent.Mode == "revision") {
+	if st.Stage == stepid.Refine || st.Stage == stepid.Polish || (st.Stage == stepid.Draft && pk.Agent.Mode == stepid.ModeRevision) {
 		stage := st.Stage
 		if st.Stage == stepid.Draft {
-			stage = "revision"
+			stage = stepid.ModeRevision
 		}
 		pre = layout.StagingPreCopy(c, stage)
 	}
@@ -226,19 +204,19 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 	// (next moved on to this role, so its output validated): record its
 	// run-log line as an uninterrupted run would have.
 	var mark pending
-	if e.Root.IsFile(pendingPath(c)) && e.Root.ReadJSON(pendingPath(c), &mark) == nil && mark.Step == st.String() && mark.Role != role {
+	if e.Root.IsFile(layout.RunPending(c)) && e.Root.ReadJSON(layout.RunPending(c), &mark) == nil && mark.Step == st.String() && mark.Role != role {
 		if _, err := e.recoverPending(st); err != nil {
 			return err
 		}
 	}
 	// A marker left by a killed attempt: its outputs are not trusted.
-	if e.Root.Exists(pendingPath(c)) {
+	if e.Root.Exists(layout.RunPending(c)) {
 		if pre != "" && e.Root.IsFile(pre) {
 			if err := e.copyFile(pre, layout.StagingChapter(c)); err != nil {
 				return err
 			}
 		}
-		e.remove(pendingPath(c), usagePath(c))
+		e.remove(layout.RunPending(c), layout.RunUsage(c))
 	}
 	var lastErr *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {
@@ -278,7 +256,7 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packetInfo, packetPath, agentCmd string) (*errs.Error, error) {
 	c := st.Chapter
 	mark := pending{Step: st.String(), Role: role, Mode: pk.Agent.Mode, Round: round, Attempt: attempt, Started: e.Clock.Stamp()}
-	if err := e.Root.WriteJSON(pendingPath(c), mark); err != nil {
+	if err := e.Root.WriteJSON(layout.RunPending(c), mark); err != nil {
 		return nil, err
 	}
 	// Executors may assume the directories of their outputs exist.
@@ -287,7 +265,7 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 			os.MkdirAll(filepath.Dir(abs), 0o755)
 		}
 	}
-	e.remove(usagePath(c))
+	e.remove(layout.RunUsage(c))
 	exit, stdout, stderrTail, waits, err := e.executeWaiting(st, role, agentCmd, packetPath)
 	if err != nil {
 		return nil, err
@@ -323,7 +301,7 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 	if err := runlog.Append(e.Root, c, line); err != nil {
 		return nil, err
 	}
-	e.remove(pendingPath(c), usagePath(c))
+	e.remove(layout.RunPending(c), layout.RunUsage(c))
 	return failure, nil
 }
 
@@ -334,7 +312,7 @@ func (e *Env) attempt(st stepid.Step, role string, round, attempt int, pk *packe
 func (e *Env) validate(st stepid.Step, role string, pk *packetInfo) (*errs.Error, error) {
 	args := []string{"validate", st.String()}
 	if st.Stage == stepid.Judge && role == "" {
-		role = RolePrimary
+		role = stepid.RolePrimary
 	}
 	if role != "" {
 		args = append(args, "--role", role)
@@ -421,7 +399,7 @@ func (e *Env) execute(agentCmd, packetPath, usage string) (int, []byte, []byte, 
 // the last model, every request line as written, token counts summed per
 // key, cost summed per currency.
 func (e *Env) usage(c int, line *runlog.Line) {
-	data, err := e.Root.ReadFile(usagePath(c))
+	data, err := e.Root.ReadFile(layout.RunUsage(c))
 	if err != nil {
 		return
 	}
@@ -478,11 +456,11 @@ func (e *Env) usage(c int, line *runlog.Line) {
 // its executor wrote outputs that now validate (next moved past them).
 func (e *Env) recoverPending(st stepid.Step) (bool, error) {
 	c := st.Chapter
-	if !e.Root.IsFile(pendingPath(c)) {
+	if !e.Root.IsFile(layout.RunPending(c)) {
 		return false, nil
 	}
 	var mark pending
-	if err := e.Root.ReadJSON(pendingPath(c), &mark); err != nil || mark.Step != st.String() {
+	if err := e.Root.ReadJSON(layout.RunPending(c), &mark); err != nil || mark.Step != st.String() {
 		return false, nil
 	}
 	line := runlog.Line{Step: mark.Step, Mode: mark.Mode, Round: mark.Round, Attempt: mark.Attempt, Started: mark.Started, Ended: e.Clock.Stamp()}
@@ -490,7 +468,7 @@ func (e *Env) recoverPending(st stepid.Step) (bool, error) {
 	if err := runlog.Append(e.Root, c, line); err != nil {
 		return false, err
 	}
-	e.remove(pendingPath(c), usagePath(c))
+	e.remove(layout.RunPending(c), layout.RunUsage(c))
 	return true, nil
 }
 
@@ -502,7 +480,7 @@ func (e *Env) cleanup(pk *packetInfo, pre string) {
 		e.copyFile(pre, layout.StagingChapter(c))
 	}
 	var del []string
-	if pk.Agent.Name == agent.Summarizer {
+	if pk.Agent.Name == stepid.Summarizer {
 		var d struct {
 			StorylineID string `json:"storyline_id"`
 		}
@@ -631,7 +609,7 @@ func (e *Env) executeWaiting(st stepid.Step, role, agentCmd, packetPath string) 
 	wait := min(30*time.Second, budget/4)
 	var spent time.Duration
 	for ; ; waits++ {
-		exit, stdout, stderrTail, err = e.execute(agentCmd, packetPath, usagePath(st.Chapter))
+		exit, stdout, stderrTail, err = e.execute(agentCmd, packetPath, layout.RunUsage(st.Chapter))
 		if err != nil || exit != agent.ExitTransient || spent >= budget || wait <= 0 {
 			return exit, stdout, stderrTail, waits, err
 		}

@@ -34,7 +34,7 @@ type VariantChapter struct {
 // Amend re-summarizes committed chapter c after the author edited it and
 // commits the result with novel-commit amend (SPEC §23).
 func (e *Env) Amend(c int, agentCmd string) (*VariantOutcome, error) {
-	out := &VariantOutcome{Mode: manifest.ModeAmend, Chapters: []VariantChapter{}, Commits: []json.RawMessage{}}
+	out := &VariantOutcome{Mode: stepid.ModeAmend, Chapters: []VariantChapter{}, Commits: []json.RawMessage{}}
 	if err := e.variantChapter(out, c, agentCmd); err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (e *Env) Amend(c int, agentCmd string) (*VariantOutcome, error) {
 // last_completed_chapter, in order (SPEC §23); after it the pipeline
 // continues with the chapter after the last imported one.
 func (e *Env) Backfill(agentCmd string) (*VariantOutcome, error) {
-	out := &VariantOutcome{Mode: manifest.ModeBackfill, Chapters: []VariantChapter{}, Commits: []json.RawMessage{}}
+	out := &VariantOutcome{Mode: stepid.ModeBackfill, Chapters: []VariantChapter{}, Commits: []json.RawMessage{}}
 	chapters, err := commit.ImportedChapters(e.Root)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func (e *Env) variantChapter(out *VariantOutcome, c int, agentCmd string) error 
 }
 
 func (e *Env) chapterArg(mode string, c int) string {
-	if mode == manifest.ModeAmend {
+	if mode == stepid.ModeAmend {
 		return " C=" + strconv.Itoa(c)
 	}
 	return ""
@@ -150,10 +150,10 @@ func (e *Env) chapterArg(mode string, c int) string {
 // staged products can be committed: a refusal of the products (exit 1)
 // is the failure, anything else (state, lock, no import log) the error.
 func (e *Env) variantValid(mode string, c int) (*errs.Error, error) {
-	if pending := layout.CommitJournal(c); mode == manifest.ModeBackfill && e.Root.Exists(pending) {
+	if pending := layout.CommitJournal(c); mode == stepid.ModeBackfill && e.Root.Exists(pending) {
 		return nil, nil // an interrupted backfill commit: novel-commit resumes it
 	}
-	if mode == manifest.ModeAmend && e.Root.Exists(commit.AmendJournalPath(c)) {
+	if mode == stepid.ModeAmend && e.Root.Exists(commit.AmendJournalPath(c)) {
 		return nil, nil
 	}
 	res, err := e.toolQuiet("novel-commit", mode, "--chapter", strconv.Itoa(c), "--dry-run")

@@ -3,7 +3,7 @@ package platform
 import (
 	"testing"
 
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 func TestBuiltinTable(t *testing.T) {

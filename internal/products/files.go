@@ -15,13 +15,6 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// chapterDirs hold per-chapter staging files named chapter-NNN…; listing
-// these few directories is cheaper than walking staging/.
-var chapterDirs = []string{
-	"staging/chapters", "staging/summaries", "staging/state", "staging/evaluations",
-	"staging/reviews", "staging/manifests", "staging/logs", "staging/.stamps",
-}
-
 // StagingFiles lists every existing staging file of chapter c
 // (project-relative, sorted): the products, packets and write-boundary
 // snapshots, pre-stage copies, stamps, the run log, archived revision
@@ -30,7 +23,7 @@ var chapterDirs = []string{
 func StagingFiles(root *project.Root, c int) ([]string, error) {
 	prefix := "chapter-" + layout.Pad(c)
 	var out []string
-	for _, dir := range chapterDirs {
+	for _, dir := range layout.StagingChapterDirs {
 		abs, err := root.Abs(dir)
 		if err != nil {
 			return nil, err
@@ -40,7 +33,7 @@ func StagingFiles(root *project.Root, c int) ([]string, error) {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 				continue
 			}
-			return nil, ioErr(dir, err)
+			return nil, errs.ReadFailed(dir, err)
 		}
 		for _, e := range ents {
 			name := e.Name()
@@ -70,7 +63,7 @@ func StagingFiles(root *project.Root, c int) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, ioErr(revs, err)
+			return nil, errs.ReadFailed(revs, err)
 		}
 	}
 	// The memory belongs to the chapter through its delta; a delta too
@@ -94,8 +87,4 @@ func ownName(name, prefix string) bool {
 	}
 	rest := name[len(prefix):]
 	return rest == "" || rest[0] < '0' || rest[0] > '9'
-}
-
-func ioErr(rel string, err error) error {
-	return errs.Newf(errs.IO, "读取 %s 失败：%v", "cannot read %s: %v", rel, err).With("file", rel).Wrap(err)
 }

@@ -41,8 +41,9 @@ func LintText(root *project.Root, s settings.Settings, c int, stage, text string
 	return lint.Run(lint.Input{Chapter: c, File: layout.StagingChapter(c), Stage: lintStage(stage), Text: text}, cfg), nil
 }
 
-// CheckChapterLinted is CheckChapter plus the error-severity lints of
-// SPEC §20: a chapter that is too short for the project's platform, has
+// CheckChapterLinted validates staging/chapters/chapter-NNN.md (present,
+// valid UTF-8, not empty after trimming) and applies the error-severity
+// lints of SPEC §20: a chapter that is too short for the project's platform, has
 // a wrong heading, model artefacts or bookkeeping leaks is E_LINT, so
 // the executor's re-ask and the pipeline's retry fix it.
 func CheckChapterLinted(root *project.Root, s settings.Settings, c int, stage string) error {

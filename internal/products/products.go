@@ -57,13 +57,6 @@ func nonEmptyText(root *project.Root, rel string) (string, error) {
 	return text, nil
 }
 
-// CheckChapter validates staging/chapters/chapter-NNN.md: present,
-// valid UTF-8, not empty after trimming.
-func CheckChapter(root *project.Root, chapter int) error {
-	_, err := nonEmptyText(root, layout.StagingChapter(chapter))
-	return err
-}
-
 // CheckSummary validates the staging summary: valid UTF-8, not empty.
 func CheckSummary(root *project.Root, chapter int) error {
 	_, err := nonEmptyText(root, layout.StagingSummary(chapter))

@@ -6,7 +6,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/project"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 func TestOwnName(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // A temp file left by a writer killed mid-write belongs to the chapter of

@@ -5,7 +5,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 func TestChapterStoryline(t *testing.T) {

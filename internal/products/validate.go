@@ -20,19 +20,12 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s s
 	return ValidateRole(root, cp, st, s, "")
 }
 
-// RoleSecondary is the second judge of a key chapter; RolePrimary the
-// first (the default of novel-manifest packet --role).
-const (
-	RoleSecondary = "secondary"
-	RolePrimary   = "primary"
-)
-
 // ValidateRole is Validate for one judge role: role "" checks the primary
 // eval and, on a key chapter, the secondary one too; role "primary" or
 // "secondary" checks only that judge's eval (the pipeline validates each
 // judge's output as soon as it is written).
 func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings, role string) error {
-	if role != "" && role != RoleSecondary && role != RolePrimary {
+	if role != "" && role != stepid.RoleSecondary && role != stepid.RolePrimary {
 		return errs.Newf(errs.Usage, "未知角色 %q（只能是 primary 或 secondary）", "unknown role %q (primary or secondary)", role).With("role", role).
 			Hint("关键章的第二评审用 --role secondary；校验整个 judge 步骤时去掉 --role",
 				"use --role secondary for a key chapter's second judge; drop --role to validate the whole judge step")
@@ -104,7 +97,7 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error 
 
 func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role string) error {
 	if role != "" {
-		_, err := Eval(root, c, role == RoleSecondary)
+		_, err := Eval(root, c, role == stepid.RoleSecondary)
 		return err
 	}
 	if _, err := Eval(root, c, false); err != nil {

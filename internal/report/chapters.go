@@ -11,6 +11,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
@@ -197,7 +198,7 @@ func marker(ch Chapter, known bool) string {
 		return MarkAccepted
 	case ch.Revisions > 0:
 		return MarkRevise
-	case ch.Polished || ch.OriginalDecision == "polish" || ch.GateDecision == "polish":
+	case ch.Polished || ch.OriginalDecision == gate.Polish || ch.GateDecision == gate.Polish:
 		return MarkPolish
 	case ch.GateDecision == "pass":
 		return MarkPass
@@ -375,7 +376,7 @@ var reviewRE = regexp.MustCompile(`^chapter-([0-9]{3,})-logic-review\.json$`)
 // collectLogicReviews reads the latest MaxLogicReviews reports of
 // reviews/ (one directory listing; only those few files are parsed).
 func (r *Report) collectLogicReviews(root *project.Root, minScore int) error {
-	entries, err := root.ReadDir("reviews")
+	entries, err := root.ReadDir(layout.ReviewsDir)
 	if err != nil {
 		return err
 	}
@@ -386,7 +387,7 @@ func (r *Report) collectLogicReviews(root *project.Root, minScore int) error {
 			continue
 		}
 		n, err := strconv.Atoi(m[1])
-		if err != nil || n < 1 || layout.LogicReview(n) != "reviews/"+e.Name() {
+		if err != nil || n < 1 || layout.LogicReview(n) != layout.ReviewsDir+"/"+e.Name() {
 			continue // a non-canonical padding would name another file
 		}
 		chs = append(chs, n)

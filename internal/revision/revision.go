@@ -34,9 +34,6 @@ const (
 	Manual      = "manual"
 )
 
-// Dir is the folder holding revision files.
-const Dir = "chapters"
-
 // Status is one revision status file. Fields the suite does not know are
 // preserved on rewrite.
 type Status struct {
@@ -65,9 +62,6 @@ var (
 	hyphenRE     = regexp.MustCompile(`^chapter-([0-9]{3,})-revision\.json$`)
 	underscoreRE = regexp.MustCompile(`^chapter_([0-9]{3,})_revision\.json$`)
 )
-
-// Underscore is the seed-era name of chapter c's revision file (read only).
-func Underscore(c int) string { return Dir + "/chapter_" + layout.Pad(c) + "_revision.json" }
 
 // match returns the chapter of a revision file name and whether it is the
 // hyphen form. Only canonical padding counts (chapter-0003-… is a near-name).
@@ -197,7 +191,7 @@ func Parse(data []byte, rel string, chapter int) (*Status, error) {
 // Load reads chapter c's revision file: the hyphen form wins over the
 // seed's underscore form. nil, nil when neither exists.
 func Load(root *project.Root, c int) (*Status, error) {
-	for _, rel := range []string{layout.Revision(c), Underscore(c)} {
+	for _, rel := range []string{layout.Revision(c), layout.RevisionUnderscore(c)} {
 		abs, err := root.Abs(rel)
 		if err != nil {
 			return nil, err
@@ -223,7 +217,7 @@ func read(root *project.Root, rel string, c int) (*Status, error) {
 // All reads every revision file in chapters/ with one directory listing,
 // smallest chapter first. Any unreadable file is an error (fail closed).
 func All(root *project.Root) ([]Status, error) {
-	abs, err := root.Abs(Dir)
+	abs, err := root.Abs(layout.ChaptersDir)
 	if err != nil {
 		return nil, err
 	}
@@ -232,12 +226,12 @@ func All(root *project.Root) ([]Status, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, errs.Newf(errs.IO, "无法列出 %s：%v", "cannot list %s: %v", Dir, err).With("file", Dir)
+		return nil, errs.Newf(errs.IO, "无法列出 %s：%v", "cannot list %s: %v", layout.ChaptersDir, err).With("file", layout.ChaptersDir)
 	}
 	names, err := f.Readdirnames(-1)
 	f.Close()
 	if err != nil {
-		return nil, errs.Newf(errs.IO, "无法列出 %s：%v", "cannot list %s: %v", Dir, err).With("file", Dir)
+		return nil, errs.Newf(errs.IO, "无法列出 %s：%v", "cannot list %s: %v", layout.ChaptersDir, err).With("file", layout.ChaptersDir)
 	}
 	type hit struct {
 		c      int
@@ -251,7 +245,7 @@ func All(root *project.Root) ([]Status, error) {
 		if !ok {
 			continue
 		}
-		hits = append(hits, hit{c, hy, Dir + "/" + n})
+		hits = append(hits, hit{c, hy, layout.ChaptersDir + "/" + n})
 		if hy {
 			hyphen[c] = true
 		}
@@ -429,9 +423,9 @@ func (s *Status) Map() map[string]any {
 	m["triggered_by"] = s.TriggeredBy
 	m["revision_notes"] = s.RevisionNotes
 	m["created_at"] = s.CreatedAt
-	m["decision_at"] = null(s.DecisionAt)
-	m["logic_review_report_file"] = null(s.LogicReviewReportFile)
-	m["gate_file"] = null(s.GateFile)
+	m["decision_at"] = jsonio.NullIfEmpty(s.DecisionAt)
+	m["logic_review_report_file"] = jsonio.NullIfEmpty(s.LogicReviewReportFile)
+	m["gate_file"] = jsonio.NullIfEmpty(s.GateFile)
 	setOpt := func(k string, v any, present bool) {
 		if present {
 			m[k] = v
@@ -453,13 +447,6 @@ func (s *Status) Map() map[string]any {
 	return m
 }
 
-func null(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
 // Save writes the status to the hyphen form, then removes a seed-era
 // underscore file of the same chapter (the hyphen form supersedes it).
 func Save(root *project.Root, s *Status) error {
@@ -467,12 +454,12 @@ func Save(root *project.Root, s *Status) error {
 		return err
 	}
 	s.File = layout.Revision(s.ChapterNumber)
-	old, err := root.Abs(Underscore(s.ChapterNumber))
+	old, err := root.Abs(layout.RevisionUnderscore(s.ChapterNumber))
 	if err != nil {
 		return err
 	}
 	if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", Underscore(s.ChapterNumber), err)
+		return errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", layout.RevisionUnderscore(s.ChapterNumber), err)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 func pend(n int, status string) string {

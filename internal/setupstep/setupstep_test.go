@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 const cp = `{"schema_version":2,"last_completed_chapter":0,"current_volume":0,"orchestrator_state":"QUICK_START"}`

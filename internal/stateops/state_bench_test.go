@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/jsonio"
-	"github.com/novelsuite/novel/internal/largeproject"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 )
 
 // largeState is the ~5.9 MB state of the SPEC §14 project (generated on

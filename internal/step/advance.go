@@ -153,17 +153,12 @@ func priorStages(stage string, s settings.Settings) []string {
 	return nil
 }
 
-// ValidateForAdvance validates the products of st and of the earlier
+// validateForAdvance validates the products of st and of the earlier
 // stages, then the write boundary of st (only when the advance changes
 // the stage: a repeated advance of an earlier step is a no-op, and later
-// steps legitimately moved things since its snapshot).
-func ValidateForAdvance(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, s settings.Settings) ([]string, error) {
-	warnings, _, err := validateForAdvance(root, cp, p, s)
-	return warnings, err
-}
-
-// validateForAdvance is ValidateForAdvance that also returns the open
-// write-boundary windows the advance closes once it is applied.
+// steps legitimately moved things since its snapshot). It returns the
+// warnings and the open write-boundary windows the advance closes once it
+// is applied.
 func validateForAdvance(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, s settings.Settings) ([]string, []*boundary.Window, error) {
 	c := p.Step.Chapter
 	for _, stage := range priorStages(p.Step.Stage, s) {
@@ -200,7 +195,7 @@ func checkBoundary(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step
 	warnings := []string{}
 	var windows []*boundary.Window
 	judgeRole := role
-	if role == products.RolePrimary {
+	if role == stepid.RolePrimary {
 		judgeRole = "" // the primary judge's snapshot, without the secondary's
 	}
 	w, win, err := boundary.CheckWindow(root, st, judgeRole)
@@ -215,7 +210,7 @@ func checkBoundary(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step
 			return nil, nil, err
 		}
 		if key {
-			w, win, err := boundary.CheckWindow(root, st, boundary.RoleSecondary)
+			w, win, err := boundary.CheckWindow(root, st, stepid.RoleSecondary)
 			if err != nil {
 				return nil, nil, err
 			}

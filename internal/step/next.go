@@ -14,7 +14,6 @@ import (
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
-	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -220,7 +219,7 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	}
 	if ev.KeyChapter && !ev.EvalSecondary {
 		n.set(stepid.Judge, ReasonMissingSecond)
-		n.Role = products.RoleSecondary
+		n.Role = stepid.RoleSecondary
 		return n, nil
 	}
 	if s.LogicReviewPolicy == settings.PolicyBlocking && !ev.LogicReview {

@@ -37,15 +37,15 @@ var Stages = []string{Draft, Summarize, Refine, Judge, LogicReview, Gate, Polish
 
 // Agents maps agent stages to their agent names.
 var Agents = map[string]string{
-	Draft:       "chapter-writer",
-	Summarize:   "summarizer",
-	Refine:      "style-refiner",
-	Polish:      "style-refiner",
-	Judge:       "quality-judge",
-	LogicReview: "logic-reviewer",
-	Plan:        "plot-architect",
-	Contracts:   "plot-architect",
-	Review:      "plot-architect",
+	Draft:       ChapterWriter,
+	Summarize:   Summarizer,
+	Refine:      StyleRefiner,
+	Polish:      StyleRefiner,
+	Judge:       QualityJudge,
+	LogicReview: LogicReviewer,
+	Plan:        PlotArchitect,
+	Contracts:   PlotArchitect,
+	Review:      PlotArchitect,
 }
 
 // MaxNumber bounds chapter and volume numbers.

@@ -231,3 +231,12 @@ func SplitHints(text string) (body, inner string, ok bool) {
 	}
 	return rest[:open], in[nl+1:], true
 }
+
+// Clip is s cut to its first n characters, with "…" when it was longer.
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

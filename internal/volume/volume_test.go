@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/testkit"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 const outlineMD = "### 第 10 章: a\n- **Storyline**: main-arc\n### 第 11 章: b\n- **Storyline**: main-arc\n" +

@@ -27,10 +27,10 @@ import (
 
 // The files of a plan, relative to the volume directory.
 const (
-	OutlineFile    = "outline.md"
-	ScheduleFile   = "storyline-schedule.json"
-	ForeshadowFile = "foreshadowing.json"
-	ContractsDir   = "chapter-contracts"
+	OutlineFile    = layout.VolumeOutlineFile
+	ScheduleFile   = layout.VolumeScheduleFile
+	ForeshadowFile = layout.VolumeForeshadowFile
+	ContractsDir   = layout.VolumeContractsDir
 )
 
 // Step is the planning step of volume v (volume:VV:plan).
@@ -176,7 +176,7 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 		p.Moves = append(p.Moves, journal.Move{From: Staged(v, name), To: Target(v, name)})
 	}
 	for _, c := range contracts {
-		p.Moves = append(p.Moves, journal.Move{From: "staging/" + layout.Contract(v, c), To: layout.Contract(v, c)})
+		p.Moves = append(p.Moves, journal.Move{From: layout.StagingContract(v, c), To: layout.Contract(v, c)})
 	}
 	if err := checkCharacters(root, v, p, contracts, storylines); err != nil {
 		return nil, err
@@ -351,7 +351,7 @@ func checkContracts(root *project.Root, v int, p *Plan, storylines map[int]strin
 	}
 	var out []int
 	for _, c := range p.Chapters {
-		if !names["chapter-"+layout.Pad(c)+".json"] && !names["chapter-"+layout.Pad(c)+".md"] {
+		if !names[layout.ContractFile(c)] && !names["chapter-"+layout.Pad(c)+".md"] {
 			p.MissingContracts = append(p.MissingContracts, c)
 			continue
 		}
@@ -396,9 +396,9 @@ func restage(err error, v int) error {
 	}
 	fix := func(s string) string {
 		vd := layout.VolumeDir(v) + "/"
-		s = strings.ReplaceAll(s, "staging/"+vd, "\x00")
-		s = strings.ReplaceAll(s, vd, "staging/"+vd)
-		return strings.ReplaceAll(s, "\x00", "staging/"+vd)
+		s = strings.ReplaceAll(s, layout.Staged(vd), "\x00")
+		s = strings.ReplaceAll(s, vd, layout.Staged(vd))
+		return strings.ReplaceAll(s, "\x00", layout.Staged(vd))
 	}
 	e.Zh, e.En, e.HintZh, e.HintEn = fix(e.Zh), fix(e.En), fix(e.HintZh), fix(e.HintEn)
 	for k, val := range e.Details {

@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/novelsuite/novel/internal/largeproject"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
 

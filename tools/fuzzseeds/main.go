@@ -113,7 +113,26 @@ func bundleDelta(rel string) (delta string, chapter int, ops string) {
 }
 
 func main() {
-	// step ids
+	state := read("project/state/current-state.json")
+	global := read("project/foreshadowing/global.json")
+	plan := read("project/volumes/vol-01/foreshadowing.json")
+	stepIDSeeds()
+	outlineSeeds()
+	stateSeeds(state, global, plan)
+	foreshadowSeeds(global, plan)
+	scheduleSeeds()
+	evalSeeds()
+	revisionSeeds()
+	settingsSeeds()
+	lockSeeds()
+	gateSeeds()
+	contractSeeds()
+	malformedSeeds(state)
+	fmt.Printf("fuzzseeds: %d corpus files\n", written)
+}
+
+// stepIDSeeds writes the step ids seeds.
+func stepIDSeeds() {
 	for _, id := range []string{"chapter:001:draft", "chapter:1:summarize", "chapter:0003:refine", "chapter:004:judge",
 		"chapter:005:logic-review", "chapter:006:gate", "chapter:003:polish", "chapter:002:commit", "volume:02:plan", " chapter:7:draft\n"} {
 		write("stepid", "FuzzParse", "demo", s(id))
@@ -123,8 +142,10 @@ func main() {
 		"volume:0:plan", "volume:1:draft", "chapter:1:draft:x", "chapter:1:plan", "\xff", "chapter:1:draft\x00"} {
 		write("stepid", "FuzzParse", "err", s(id))
 	}
+}
 
-	// outline
+// outlineSeeds writes the outline seeds.
+func outlineSeeds() {
 	ol := read("project/volumes/vol-01/outline.md")
 	for c := 1; c <= 7; c++ {
 		write("outline", "FuzzOutline", "demo", b(ol), n(c))
@@ -135,11 +156,10 @@ func main() {
 		"### 第 1 章: a\n- **TransitionHint**: {\"next_storyline\":\"../x\"}\n- **Storyline**: a\n", "###第0章\n", "### 第 9999999 章\n"} {
 		write("outline", "FuzzOutline", "err", b(o), n(1))
 	}
+}
 
-	// state ops, deltas, foreshadow merge
-	state := read("project/state/current-state.json")
-	global := read("project/foreshadowing/global.json")
-	plan := read("project/volumes/vol-01/foreshadowing.json")
+// stateSeeds writes the state ops, deltas, foreshadow merge seeds.
+func stateSeeds(state, global, plan string) {
 	for _, rel := range glob("replay/chapter-*/summarizer.summarize.r*.json") {
 		delta, c, ops := bundleDelta(rel)
 		write("stateops", "FuzzOps", "demo", b(ops), b(state))
@@ -162,8 +182,10 @@ func main() {
 		write("products", "FuzzParseDelta", "err", b(d))
 	}
 	write("stateops", "FuzzCanonical", "demo", b(state))
+}
 
-	// foreshadowing files
+// foreshadowSeeds writes the foreshadowing files seeds.
+func foreshadowSeeds(global, plan string) {
 	for _, f := range []string{global, plan, bom(global), `{"foreshadowing":null}`, `{"volume":1}`,
 		`[{"id":"F-1","target_resolve_range":[3,1]},{"id":"F-1","status":"resolved"},7]`} {
 		write("foreshadow", "FuzzParse", "demo", b(f))
@@ -171,8 +193,10 @@ func main() {
 	for _, f := range []string{`{"items":[]}`, `{"foreshadowing":{}}`, `{"foreshadowing":[{"id":1,"history":"x","target_resolve_range":["a",2]}]}`} {
 		write("foreshadow", "FuzzParse", "err", b(f))
 	}
+}
 
-	// schedule
+// scheduleSeeds writes the schedule seeds.
+func scheduleSeeds() {
 	sched := read("project/volumes/vol-01/storyline-schedule.json")
 	for c := 1; c <= 6; c++ {
 		write("volume", "FuzzParseSchedule", "demo", b(sched), n(c))
@@ -181,8 +205,10 @@ func main() {
 		`{"convergence_events":[{"chapter_range":[3,1]},{"chapter_range":["1",2]},{"chapter_range":[0,2]}]}`} {
 		write("volume", "FuzzParseSchedule", "err", b(sc), n(2))
 	}
+}
 
-	// evals and logic reviews
+// evalSeeds writes the evals and logic reviews seeds.
+func evalSeeds() {
 	for _, rel := range glob("replay/chapter-*/quality-judge.*.json") {
 		e := read(rel)
 		write("eval", "FuzzParse", "demo", b(e))
@@ -202,8 +228,10 @@ func main() {
 		`{"overall_score":80,"issues":[{}]}`, `{"chapter_number":4,"overall_score":80}`, `{"overall_score":80,"issues":{}}`} {
 		write("eval", "FuzzParseLogicReview", "err", b(l))
 	}
+}
 
-	// revision status files
+// revisionSeeds writes the revision status files seeds.
+func revisionSeeds() {
 	for _, r := range []string{`{"chapter_number":3,"status":"pending","triggered_by":"quality_gate","revision_notes":"n","created_at":"2026-11-01T08:00:00Z","decision_at":null,"logic_review_report_file":null,"gate_file":"staging/evaluations/chapter-003-gate.json"}`,
 		`{"chapter_number":3,"status":"rejected","decision_at":"2026-11-01T08:00:00Z","decision_note":"rolled back"}`, `{"status":"accepted"}`} {
 		write("revision", "FuzzParse", "demo", b(r))
@@ -212,8 +240,10 @@ func main() {
 		`{"chapter_number":3}`, `{"chapter_number":3,"status":"pending","triggered_by":7}`} {
 		write("revision", "FuzzParse", "err", b(r))
 	}
+}
 
-	// settings and checkpoint
+// settingsSeeds writes the settings and checkpoint seeds.
+func settingsSeeds() {
 	write("settings", "FuzzSettings", "demo", s(read("project/settings.json")))
 	for _, st := range []string{`{"language":"fr"}`, `{"max_revisions":-1}`, `{"max_revisions":"2"}`, `{"gate_thresholds":{"pass":3,"polish":3.5}}`,
 		`{"logic_review_policy":"sometimes"}`, `{"logic_review_min_score":101}`, `{"lock_stale_minutes":0}`} {
@@ -228,14 +258,18 @@ func main() {
 		`{"pipeline_stage":"flying"}`, `{"inflight_chapter":-2}`, `{"revision_count":1.5}`, `{"current_volume":0,"orchestrator_state":"WRITING"}`} {
 		write("checkpoint", "FuzzParse", "err", b(c))
 	}
+}
 
-	// lock info
+// lockSeeds writes the lock info seeds.
+func lockSeeds() {
 	for _, l := range []string{`{"pid":4242,"host":"h","started":"2026-11-01T08:00:00Z","heartbeat":"2026-11-01T08:00:30Z","chapter":3,"token":"t","pid_start":1}`,
 		`{"pid":"4242"}`, `{"chapter":0}`, `{"started":"9999-01-01T00:00:00Z"}`} {
 		write("lock", "FuzzParseInfo", "demo", b(l))
 	}
+}
 
-	// gate files
+// gateSeeds writes the gate files seeds.
+func gateSeeds() {
 	for _, g := range []string{`{"chapter":3,"decision":"polish","overall_final":3.6,"eval_used":"primary","polished":false,"decided_at":"2026-11-01T08:00:00Z"}`,
 		`{"chapter":3,"decision":"pass","polished":true}`, `{"chapter":3,"decision":"accepted","original_decision":"review","resolved_at":"x"}`} {
 		write("gate", "FuzzParseGateFile", "demo", b(g))
@@ -243,8 +277,10 @@ func main() {
 	for _, g := range []string{`{"chapter":3,"decision":"maybe"}`, `{"chapter":4,"decision":"pass"}`, `{"chapter":3,"decision":"pass","polished":"yes"}`} {
 		write("gate", "FuzzParseGateFile", "err", b(g))
 	}
+}
 
-	// contracts and drafts
+// contractSeeds writes the contracts and drafts seeds.
+func contractSeeds() {
 	for _, rel := range glob("project/volumes/vol-01/chapter-contracts/*.json") {
 		write("manifest", "FuzzContract", "demo", b(read(rel)))
 		write("jsonio", "FuzzDecode", "demo", b(read(rel)))
@@ -252,8 +288,10 @@ func main() {
 	for _, rel := range glob("replay/chapter-*/chapter-writer.*.md") {
 		write("manifest", "FuzzDraftHints", "demo", s(read(rel)))
 	}
+}
 
-	// generic malformed documents for every JSON reader
+// malformedSeeds writes the generic malformed documents for every JSON reader seeds.
+func malformedSeeds(state string) {
 	for _, x := range bad {
 		for _, t := range [][2]string{{"jsonio", "FuzzDecode"}, {"eval", "FuzzParse"}, {"eval", "FuzzParseLogicReview"},
 			{"revision", "FuzzParse"}, {"checkpoint", "FuzzParse"}, {"products", "FuzzParseDelta"}, {"lock", "FuzzParseInfo"},
@@ -271,5 +309,4 @@ func main() {
 		"project/ai-blacklist.json", "project/style-profile.json", "project/storylines/storyline-spec.json"} {
 		write("jsonio", "FuzzDecode", "demo", b(read(rel)))
 	}
-	fmt.Printf("fuzzseeds: %d corpus files\n", written)
 }

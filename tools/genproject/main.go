@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/novelsuite/novel/internal/largeproject"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 )
 
 func main() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/project"
 )
@@ -38,7 +39,7 @@ func (c *inventoryCmd) Run(ctx *cli.Context) error {
 			return nil, nil, nil, err
 		}
 		res := inventoryResult{Foreshadowing: inv.Foreshadow, Rhythm: inv.Rhythm, Bridges: inv.Bridges,
-			Files: []string{audit.ForeshadowInventoryPath, audit.RhythmPath, audit.BridgesPath}}
+			Files: []string{layout.ForeshadowInventory, layout.RhythmInventory, layout.BridgesInventory}}
 		return res, func() error { return audit.WriteInventories(root, inv) }, func() string {
 			f := inv.Foreshadow
 			return "伏笔盘点：未按计划埋下 " + strconv.Itoa(len(f.PlannedNotPlanted)) + "，逾期 " + strconv.Itoa(len(f.Overdue)) +
@@ -65,7 +66,7 @@ func (c *continuityCmd) Run(ctx *cli.Context) error {
 		return r, func() error { return audit.Write(root, r) }, func() string {
 			return "连续性检查 第 " + strconv.Itoa(r.ChapterRange[0]) + "–" + strconv.Itoa(r.ChapterRange[1]) + " 章：高 " +
 				strconv.Itoa(r.Stats.High) + "，中 " + strconv.Itoa(r.Stats.Medium) + "，低 " + strconv.Itoa(r.Stats.Low) +
-				"（" + audit.ReportPath(r.ChapterRange[1]) + "）"
+				"（" + layout.ContinuityReport(r.ChapterRange[1]) + "）"
 		}, nil
 	})
 }

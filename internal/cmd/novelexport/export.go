@@ -56,11 +56,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 		doc = book.Text()
 	}
 	if c.Out == "" {
-		// The text goes through the runner's text path, so the global -o
-		// still writes it atomically.
-		ctx.Globals.Text = true
-		text := string(doc)
-		ctx.Result(nil, func() string { return text })
+		ctx.Document(doc)
 		return nil
 	}
 	if err := ctx.WriteOutput(c.Out, doc); err != nil {

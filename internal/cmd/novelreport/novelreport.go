@@ -67,11 +67,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 		ctx.Result(r, func() string { return r.Headline.Text() })
 		return nil
 	}
-	// An HTML or Markdown document is printed as is: it goes through the
-	// runner's text path so the global -o still writes it atomically.
-	ctx.Globals.Text = true
-	text := string(doc)
-	ctx.Result(nil, func() string { return text })
+	ctx.Document(doc) // HTML or Markdown
 	return nil
 }
 

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Response is one scripted answer. Each behaviour imitates something a
@@ -253,7 +255,7 @@ func (s *Server) replay(w http.ResponseWriter, req *request) (string, bool) {
 	}
 	n, _ := strconv.Atoi(m1[2])
 	ext := "json"
-	if m2[1] == "chapter-writer" || m2[1] == "style-refiner" {
+	if m2[1] == stepid.ChapterWriter || m2[1] == stepid.StyleRefiner {
 		ext = "md"
 	}
 	// The replay layout (internal/agent Replay): chapter-NNN/, volume-VV/, setup/.

@@ -9,12 +9,12 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/foreshadow"
-	"github.com/novelsuite/novel/internal/largeproject"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/step"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 )
 
 // small is a scaled-down project: the same shapes as the benchmark one,
