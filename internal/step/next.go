@@ -114,7 +114,11 @@ func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	return n, nil
 }
 
-func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*Next, error) {
+// projectNext applies the rules that concern the project before any
+// chapter: an interrupted rollback or commit, a checkpoint behind the
+// committed tree, the setup steps, the volume review and the states that
+// do not allow writing. A nil Next and nil error mean a chapter step.
+func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
 	// An interrupted rollback has no step id: it must be finished by
 	// running it again before anything else (its journal knows the rest).
 	if root.IsFile(layout.RollbackJournal) {
@@ -144,6 +148,13 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	}
 	if !cp.Writable() {
 		return nil, StateError(cp, "next")
+	}
+	return nil, nil
+}
+
+func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*Next, error) {
+	if n, err := projectNext(root, cp); n != nil || err != nil {
+		return n, err
 	}
 	idle := cp.Idle()
 	target := cp.NextChapter()
