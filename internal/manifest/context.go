@@ -289,21 +289,25 @@ func isCJK(r rune) bool {
 		(r >= 0x3000 && r <= 0x303f) || (r >= 0xff00 && r <= 0xffef)
 }
 
-// BudgetRole is the settings context.budget_tokens role of an agent mode.
-func BudgetRole(mode string) string {
+// BudgetRole is the settings context.budget_tokens role of a packet: by
+// agent where one agent has several modes (a plot-architect review is a
+// plan-sized packet, not a logic review), else by mode.
+func BudgetRole(agent, mode string) string {
+	switch agent {
+	case stepid.PlotArchitect:
+		return "plan" // plan, contracts and review alike
+	case stepid.Summarizer:
+		return "summarize" // amend and backfill too
+	case stepid.LogicReviewer:
+		return "logic-review"
+	}
 	switch mode {
 	case stepid.ModeDraft, stepid.ModeRevision:
 		return "draft"
-	case stepid.ModeSummarize:
-		return "summarize"
 	case stepid.ModeRefine, stepid.ModePolish:
 		return "refine"
 	case stepid.ModePrimary, stepid.ModeSecondary:
 		return "judge"
-	case stepid.ModeReview:
-		return "logic-review"
-	case stepid.ModePlan:
-		return "plan"
 	}
 	return "setup"
 }

@@ -93,10 +93,16 @@ func TestStateMembers(t *testing.T) {
 }
 
 func TestBudgetRole(t *testing.T) {
-	for mode, role := range map[string]string{stepid.ModeDraft: "draft", stepid.ModeRevision: "draft", stepid.ModeSummarize: "summarize",
-		stepid.ModePolish: "refine", stepid.ModeSecondary: "judge", stepid.ModeReview: "logic-review", stepid.ModePlan: "plan"} {
-		if got := BudgetRole(mode); got != role {
-			t.Errorf("BudgetRole(%s) = %s, want %s", mode, got, role)
+	for _, c := range []struct{ agent, mode, role string }{
+		{stepid.ChapterWriter, stepid.ModeDraft, "draft"}, {stepid.ChapterWriter, stepid.ModeRevision, "draft"},
+		{stepid.Summarizer, stepid.ModeSummarize, "summarize"}, {stepid.Summarizer, stepid.ModeAmend, "summarize"},
+		{stepid.StyleRefiner, stepid.ModePolish, "refine"}, {stepid.QualityJudge, stepid.ModeSecondary, "judge"},
+		{stepid.LogicReviewer, stepid.ModeReview, "logic-review"}, {stepid.PlotArchitect, stepid.ModePlan, "plan"},
+		{stepid.PlotArchitect, stepid.ModeReview, "plan"}, {stepid.PlotArchitect, stepid.ModeContracts, "plan"},
+		{stepid.WorldBuilder, stepid.ModeSetup, "setup"},
+	} {
+		if got := BudgetRole(c.agent, c.mode); got != c.role {
+			t.Errorf("BudgetRole(%s, %s) = %s, want %s", c.agent, c.mode, got, c.role)
 		}
 	}
 }

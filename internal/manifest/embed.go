@@ -52,7 +52,7 @@ func (b *builder) measure() error {
 	}
 	h := Header{Step: b.p.Step, Agent: b.p.Agent.Name, Mode: b.p.Agent.Mode, Chapter: chapter, Round: b.p.RevisionRound}
 	est := EstimateText(Render(wrapped, h, header))
-	role := BudgetRole(b.p.Agent.Mode)
+	role := BudgetRole(b.p.Agent.Name, b.p.Agent.Mode)
 	b.p.Estimate, b.p.Budget = &est, b.set.Budget(role)
 	if b.p.Budget > 0 && est.Tokens > b.p.Budget {
 		b.p.OverBudget = true
