@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
@@ -27,6 +28,8 @@ const (
 	QualityJudge  = "quality-judge"
 	LogicReviewer = "logic-reviewer"
 	PlotArchitect = "plot-architect"
+	// ContinuityAuditor reviews a continuity-audit window (audit:NNN).
+	ContinuityAuditor = "continuity-auditor"
 )
 
 // Format is the answer format an agent produces: Markdown for the chapter
@@ -78,6 +81,8 @@ func ParseAnswer(p *Packet, answer []byte, source string) (*Result, error) {
 		return parseReport(p, answer, source)
 	case PlotArchitect:
 		return parsePlan(p, answer, source)
+	case ContinuityAuditor:
+		return parseAudit(p, answer, source)
 	}
 	return nil, errs.Newf(errs.Agent, "执行器不支持代理 %s", "the executor does not support agent %s", p.Agent.Name).
 		With("agent", p.Agent.Name).With("packet", p.File).
@@ -205,4 +210,32 @@ func schemaErr(e *errs.Error) *errs.Error {
 	e.Code = errs.Schema
 	e.Exit = errs.DefaultExit(errs.Schema)
 	return e
+}
+
+// parseAudit checks the continuity-auditor's report against the window the
+// packet names (manifest.inline.chapter_range) and writes it, re-encoded,
+// to the packet's file output.
+func parseAudit(p *Packet, answer []byte, source string) (*Result, error) {
+	var m struct {
+		Inline struct {
+			ChapterRange [2]int `json:"chapter_range"`
+		} `json:"inline"`
+	}
+	if json.Unmarshal(p.Manifest, &m) != nil || m.Inline.ChapterRange[0] < 1 || m.Inline.ChapterRange[1] < m.Inline.ChapterRange[0] {
+		return nil, packetErr(p.File, "manifest.inline.chapter_range 必须是 [起始章, 结束章]", "manifest.inline.chapter_range must be [from, to]", "manifest.inline.chapter_range")
+	}
+	out, ok := p.Output(ViaFile, nil)
+	if !ok {
+		return nil, answerErr(p, source, "无处可写：指令包没有 via:file 输出", "has nowhere to go: the packet declares no via:file output")
+	}
+	r, err := audit.ParseReview(answer, source, m.Inline.ChapterRange[0], m.Inline.ChapterRange[1], "")
+	if err != nil {
+		e := errs.Coerce(err)
+		return nil, answerErr(p, source, "不符合连续性报告的格式："+e.Message("zh"), "does not follow the continuity report format: "+e.Message("en"))
+	}
+	data, err := jsonio.Marshal(r)
+	if err != nil {
+		return nil, answerErr(p, source, "无法编码", "cannot be encoded")
+	}
+	return &Result{Files: []File{{Path: out.Path, Data: data}}}, nil
 }

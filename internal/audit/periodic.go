@@ -17,7 +17,7 @@ func Periodic(root *project.Root, c, vol int, volEnd bool, now string) (briefs m
 			r := w.Run(now)
 			if err = Write(root, r); err == nil {
 				briefs["continuity"] = ContinuityBrief{ChapterRange: r.ChapterRange, High: r.Stats.High, Medium: r.Stats.Medium,
-					Low: r.Stats.Low, Report: ReportPath(c), Top: top(r.Issues, 3)}
+					Low: r.Stats.Low, Report: ReportPath(c), Top: Top(r.Issues, 3)}
 			}
 		}
 		if err != nil {
@@ -62,9 +62,9 @@ type InventoryBrief struct {
 	Files             []string `json:"files"`
 }
 
-// top is the first n issues, high severity first (issues are already in
+// Top is the first n issues, high severity first (issues are already in
 // check order, which puts the high ones first).
-func top(issues []Issue, n int) []Issue {
+func Top(issues []Issue, n int) []Issue {
 	out := []Issue{}
 	for _, sev := range []string{"high", "medium", "low"} {
 		for _, is := range issues {

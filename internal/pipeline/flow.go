@@ -150,7 +150,9 @@ func (r CommitResult) SummaryPart() string {
 // Commit runs novel-commit when next proposes it for chapter c; in a
 // round that ended in a revision it does nothing. summary (optional,
 // outside the project) collects one line per commit for the run summary.
-func (e *Env) Commit(c int, summary string) (*Outcome, error) {
+// agentCmd (optional) runs the continuity-auditor after a commit that ran
+// the continuity audit, when the settings ask for it.
+func (e *Env) Commit(c int, summary, agentCmd string) (*Outcome, error) {
 	start := time.Now()
 	st := stepid.Chapter(c, stepid.Commit)
 	out := &Outcome{Step: st.String()}
@@ -195,6 +197,9 @@ func (e *Env) Commit(c int, summary string) (*Outcome, error) {
 	out.Action, out.Reason = "ran", r.GateDecision
 	out.Seconds = e.progressPolish(c, stepid.Commit, start, polish)
 	for _, l := range Feedback(r, lintWarnings) {
+		fmt.Fprintln(e.Stderr, l)
+	}
+	for _, l := range e.reviewContinuity(r.Periodic.Continuity, agentCmd) {
 		fmt.Fprintln(e.Stderr, l)
 	}
 	return out, nil

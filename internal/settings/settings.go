@@ -50,7 +50,16 @@ type Settings struct {
 	Platform        string `json:"platform"`
 	WordsPerChapter int    `json:"words_per_chapter"`
 	QuoteStyle      string `json:"quote_style"`
+	// ContinuityAudit (SPEC §21): "deterministic" (default) or "agent",
+	// when a continuity-auditor reviews each continuity audit's window.
+	ContinuityAudit string `json:"continuity_audit"`
 }
+
+// continuity_audit values.
+const (
+	AuditDeterministic = "deterministic"
+	AuditAgent         = "agent"
+)
 
 // Weights returns the judge weights by dimension name.
 func (s Settings) Weights() map[string]float64 {
@@ -78,6 +87,7 @@ func Defaults() Settings {
 		LockStaleMinutes:    30,
 		JudgeWeights:        defaultWeights(),
 		QuoteStyle:          QuoteCorner,
+		ContinuityAudit:     AuditDeterministic,
 	}
 }
 
@@ -169,6 +179,13 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 		if err := s.setPolicy(str, src, "logic_review_policy"); err != nil {
 			return err
 		}
+	}
+	if v, ok := raw["continuity_audit"]; ok && v != nil {
+		str, _ := v.(string)
+		if str != AuditDeterministic && str != AuditAgent {
+			return cfgErr("continuity_audit", src, "必须是 deterministic 或 agent", "must be deterministic or agent", v)
+		}
+		s.ContinuityAudit = str
 	}
 	if v, ok := raw["logic_review_min_score"]; ok && v != nil {
 		n, isInt := jsonio.Int(v)

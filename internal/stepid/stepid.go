@@ -23,6 +23,9 @@ const (
 	Polish      = "polish"
 	Commit      = "commit"
 	Plan        = "plan"
+	// Audit is the optional continuity-auditor review after a commit's
+	// continuity audit (SPEC §21): audit:NNN, NNN the window's last chapter.
+	Audit = "audit"
 )
 
 // Stages lists the chapter stages.
@@ -37,6 +40,7 @@ var Agents = map[string]string{
 	Judge:       "quality-judge",
 	LogicReview: "logic-reviewer",
 	Plan:        "plot-architect",
+	Audit:       "continuity-auditor",
 }
 
 // MaxNumber bounds chapter and volume numbers.
@@ -52,6 +56,9 @@ type Step struct {
 
 // String is the normalised id.
 func (s Step) String() string {
+	if s.Stage == Audit {
+		return "audit:" + layout.Pad(s.Number)
+	}
 	if s.Volume {
 		return "volume:" + layout.PadVol(s.Number) + ":" + s.Stage
 	}
@@ -63,6 +70,25 @@ func (s Step) IsAgent() bool { _, ok := Agents[s.Stage]; return ok }
 
 // Agent is the agent name ("" for deterministic steps).
 func (s Step) Agent() string { return Agents[s.Stage] }
+
+// AuditStep builds audit:NNN for the window ending at chapter c. Audit
+// steps are not checkpoint steps: Parse refuses them (novel-step and
+// novel-manifest have nothing to do for one); ParseAudit reads them.
+func AuditStep(c int) Step { return Step{Number: c, Chapter: c, Stage: Audit} }
+
+// ParseAudit parses audit:NNN.
+func ParseAudit(id string) (Step, error) {
+	s := strings.TrimSpace(id)
+	num, ok := strings.CutPrefix(s, "audit:")
+	if !ok {
+		return Step{}, bad(id, "审计步骤的格式是 audit:NNN", "an audit step is audit:NNN")
+	}
+	n, ok := number(num)
+	if !ok {
+		return Step{}, bad(id, "编号必须是 1 到 999999 的十进制数", "the number must be a decimal 1..999999")
+	}
+	return AuditStep(n), nil
+}
 
 // Chapter builds a chapter step.
 func Chapter(c int, stage string) Step { return Step{Number: c, Chapter: c, Stage: stage} }
