@@ -11,8 +11,14 @@ import "github.com/novelsuite/novel/internal/project"
 // timestamp, so a resumed commit writes the same reports.
 func Periodic(root *project.Root, c, vol int, volEnd bool, now string) (briefs map[string]any, warnings []string) {
 	briefs = map[string]any{}
-	if c%5 == 0 || volEnd {
-		w, err := Load(root, max(1, c-DefaultWindow+1), c)
+	audit, inventories := c%5 == 0 || volEnd, c%10 == 0
+	if !audit && !inventories {
+		return briefs, nil
+	}
+	// One window serves both: the state, changelog and foreshadowing are
+	// read once (the state is trusted: the commit has just written it).
+	w, err := load(root, max(1, c-DefaultWindow+1), c, true)
+	if audit {
 		if err == nil {
 			r := w.Run(now)
 			if err = Write(root, r); err == nil {
@@ -24,8 +30,11 @@ func Periodic(root *project.Root, c, vol int, volEnd bool, now string) (briefs m
 			warnings = append(warnings, "连续性检查未完成 / the continuity audit did not run: "+err.Error())
 		}
 	}
-	if c%10 == 0 {
-		inv, err := InventoryAt(root, c, vol, DefaultWindow, now)
+	if inventories {
+		var inv *Inventories
+		if w != nil {
+			inv, err = w.Inventories(root, vol, now)
+		}
 		if err == nil {
 			if err = WriteInventories(root, inv); err == nil {
 				briefs["inventories"] = InventoryBrief{PlannedNotPlanted: len(inv.Foreshadow.PlannedNotPlanted),

@@ -66,7 +66,11 @@ func isDead(v any) bool {
 }
 
 // Load reads the window of chapters from..to (both committed).
-func Load(root *project.Root, from, to int) (*Window, error) {
+func Load(root *project.Root, from, to int) (*Window, error) { return load(root, from, to, false) }
+
+// load reads the window; trusted skips the syntax check of the state file,
+// for the commit's maintenance step, which has just checked and written it.
+func load(root *project.Root, from, to int, trusted bool) (*Window, error) {
 	w := &Window{From: from, To: to, Sentences: map[int][]string{}, Storyline: map[int]string{},
 		StatusOps: map[string][]statusOp{}, BaselineDead: map[string]bool{}, Touched: map[int][]string{}}
 	chars, _, err := cast.Load(root)
@@ -94,7 +98,7 @@ func Load(root *project.Root, from, to int) (*Window, error) {
 	if err := w.readChangelog(root); err != nil {
 		return nil, err
 	}
-	if err := w.readState(root); err != nil {
+	if err := w.readState(root, trusted); err != nil {
 		return nil, err
 	}
 	if w.Foreshadow, err = foreshadow.LoadGlobal(root); err != nil {
@@ -147,7 +151,7 @@ func (w *Window) changelogLine(line []byte, n int) error {
 	}
 	bad := errs.Newf(errs.InvalidJSON, "%s 第 %d 行不是有效的 JSON 对象", "%s line %d is not a valid JSON object", layout.Changelog, n).
 		With("file", layout.Changelog).With("line", n).Hint("运行 novel-commit rebuild --check 检查", "run novel-commit rebuild --check")
-	if !json.Valid(line) {
+	if _, err := jsonio.Validate(line, layout.Changelog); err != nil {
 		return bad
 	}
 	var chapter int
@@ -169,9 +173,12 @@ func (w *Window) changelogLine(line []byte, n int) error {
 		return nil
 	}
 	w.Storyline[chapter] = storyline
-	relevant := false
-	for _, p := range relevantPaths {
-		relevant = relevant || bytes.Contains(ops, p)
+	// Status ops count from the first chapter (who is dead); the others
+	// only around the window (a location or owner change between two
+	// window chapters), so older lines without a status op stay undecoded.
+	relevant := bytes.Contains(ops, relevantPaths[0])
+	for _, p := range relevantPaths[1:] {
+		relevant = relevant || (chapter >= w.From-1 && bytes.Contains(ops, p))
 	}
 	if !relevant {
 		return nil
@@ -200,7 +207,7 @@ func (w *Window) changelogLine(line []byte, n int) error {
 // state/current-state.json. The state is the project's largest file (MBs
 // at 2,000 chapters), so it is split with jsonio's scanner and only the
 // few fields the audit reads are decoded.
-func (w *Window) readState(root *project.Root) error {
+func (w *Window) readState(root *project.Root, trusted bool) error {
 	if !root.Exists(layout.CurrentState) {
 		return nil
 	}
@@ -208,7 +215,9 @@ func (w *Window) readState(root *project.Root) error {
 	if err != nil {
 		return err
 	}
-	if data, err = jsonio.Validate(data, layout.CurrentState); err != nil {
+	if trusted {
+		data = jsonio.StripBOM(data)
+	} else if data, err = jsonio.Validate(data, layout.CurrentState); err != nil {
 		return err
 	}
 	locs := map[string]bool{}
