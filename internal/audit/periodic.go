@@ -1,6 +1,9 @@
 package audit
 
-import "github.com/novelsuite/novel/internal/project"
+import (
+	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/project"
+)
 
 // Periodic is what a chapter commit adds to its periodic briefs (SPEC §21):
 // every 5th chapter and at a volume's last chapter the continuity audit of
@@ -8,8 +11,10 @@ import "github.com/novelsuite/novel/internal/project"
 // three inventories. It runs inside the commit's maintenance step, after
 // the chapter, state, changelog and foreshadowing are in place; its
 // failures become warnings and never block the commit. now is the commit's
-// timestamp, so a resumed commit writes the same reports.
-func Periodic(root *project.Root, c, vol int, volEnd bool, now string) (briefs map[string]any, warnings []string) {
+// timestamp, so a resumed commit writes the same reports. items, when not
+// nil, is the foreshadowing file as the commit wrote it (already parsed
+// for its 5th-chapter brief), read instead of the file.
+func Periodic(root *project.Root, c, vol int, volEnd bool, now string, items []foreshadow.Item) (briefs map[string]any, warnings []string) {
 	briefs = map[string]any{}
 	audit, inventories := c%5 == 0 || volEnd, c%10 == 0
 	if !audit && !inventories {
@@ -17,7 +22,7 @@ func Periodic(root *project.Root, c, vol int, volEnd bool, now string) (briefs m
 	}
 	// One window serves both: the state, changelog and foreshadowing are
 	// read once (the state is trusted: the commit has just written it).
-	w, err := load(root, max(1, c-DefaultWindow+1), c, true)
+	w, err := load(root, max(1, c-DefaultWindow+1), c, true, items)
 	if audit {
 		if err == nil {
 			r := w.Run(now)

@@ -66,11 +66,12 @@ func isDead(v any) bool {
 }
 
 // Load reads the window of chapters from..to (both committed).
-func Load(root *project.Root, from, to int) (*Window, error) { return load(root, from, to, false) }
+func Load(root *project.Root, from, to int) (*Window, error) { return load(root, from, to, false, nil) }
 
 // load reads the window; trusted skips the syntax check of the state file,
-// for the commit's maintenance step, which has just checked and written it.
-func load(root *project.Root, from, to int, trusted bool) (*Window, error) {
+// for the commit's maintenance step, which has just checked and written it
+// (and passes the foreshadowing items when it has parsed them).
+func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Item) (*Window, error) {
 	w := &Window{From: from, To: to, Sentences: map[int][]string{}, Storyline: map[int]string{},
 		StatusOps: map[string][]statusOp{}, BaselineDead: map[string]bool{}, Touched: map[int][]string{}}
 	chars, _, err := cast.Load(root)
@@ -101,8 +102,10 @@ func load(root *project.Root, from, to int, trusted bool) (*Window, error) {
 	if err := w.readState(root, trusted); err != nil {
 		return nil, err
 	}
-	if w.Foreshadow, err = foreshadow.LoadGlobal(root); err != nil {
-		return nil, err
+	if w.Foreshadow = items; items == nil {
+		if w.Foreshadow, err = foreshadow.LoadGlobal(root); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }

@@ -104,7 +104,11 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 			rep, warns := Maintenance(root, j.Chapter, ev, j.CommittedAt)
 			out.Maintenance = rep
 			out.Warnings = append(out.Warnings, warns...)
-			briefs, warns := audit.Periodic(root, j.Chapter, j.Volume, j.TargetState == checkpoint.VolReview, j.CommittedAt)
+			var items []foreshadow.Item
+			if j.staged != nil {
+				items = j.staged.items
+			}
+			briefs, warns := audit.Periodic(root, j.Chapter, j.Volume, j.TargetState == checkpoint.VolReview, j.CommittedAt, items)
 			out.Periodic = mergeBriefs(out.Periodic, briefs)
 			out.Warnings = append(out.Warnings, warns...)
 			return nil
