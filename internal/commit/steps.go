@@ -230,6 +230,11 @@ func stepState(root *project.Root, j *Journal) error {
 			return err
 		}
 	}
+	if j.staged != nil {
+		// Written: let the ≈ 12 MB of old and new state go before the
+		// maintenance step's audit reads the window (peak RSS, GC).
+		j.staged.state, j.staged.oldState = nil, nil
+	}
 	return j.Changelog.Replay(root)
 }
 
