@@ -16,6 +16,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
 )
 
 // Window is everything the checks read: the committed chapters a..b split
@@ -218,35 +219,46 @@ func (w *Window) readState(root *project.Root, trusted bool) error {
 	if err != nil {
 		return err
 	}
-	if trusted {
-		data = jsonio.StripBOM(data)
-	} else if data, err = jsonio.Validate(data, layout.CurrentState); err != nil {
-		return err
-	}
 	locs := map[string]bool{}
-	ok := jsonio.SplitObjectBytes(data, func(key []byte, group json.RawMessage) {
-		switch string(key) {
+	entity := func(group, key string, val json.RawMessage) {
+		switch group {
 		case "characters":
-			jsonio.SplitObject(group, func(slug string, ch json.RawMessage) { w.readCharacter(slug, ch, locs) })
+			w.readCharacter(key, val, locs)
 		case "items":
-			jsonio.SplitObject(group, func(_ string, it json.RawMessage) {
-				f := fields(it, "display_name", "name", "owner", "holder")
-				name, owner := firstOf(f["display_name"], f["name"]), firstOf(f["owner"], f["holder"])
-				if name != "" && owner != "" {
-					w.Items = append(w.Items, OwnedItem{name, owner})
-				}
-			})
+			f := fields(val, "display_name", "name", "owner", "holder")
+			name, owner := firstOf(f["display_name"], f["name"]), firstOf(f["owner"], f["holder"])
+			if name != "" && owner != "" {
+				w.Items = append(w.Items, OwnedItem{name, owner})
+			}
 		case "locations":
-			jsonio.SplitObject(group, func(_ string, l json.RawMessage) {
-				f := fields(l, "display_name", "name")
-				if n := firstOf(f["display_name"], f["name"]); n != "" {
-					locs[n] = true
-				}
-			})
+			f := fields(val, "display_name", "name")
+			if n := firstOf(f["display_name"], f["name"]); n != "" {
+				locs[n] = true
+			}
 		}
-	})
-	if !ok {
-		return errs.Newf(errs.Schema, "%s 必须是 JSON 对象", "%s must be a JSON object", layout.CurrentState).With("file", layout.CurrentState)
+	}
+	// The state as the suite writes it is checked and split in one pass
+	// (stateops' canonical scan); any other document the generic way.
+	if groups, ok := stateops.CanonicalGroups(data); ok {
+		for _, g := range []string{"characters", "items", "locations"} {
+			for _, e := range groups[g] {
+				entity(g, e.Key, e.Value)
+			}
+		}
+	} else {
+		if trusted {
+			data = jsonio.StripBOM(data)
+		} else if data, err = jsonio.Validate(data, layout.CurrentState); err != nil {
+			return err
+		}
+		ok := jsonio.SplitObjectBytes(data, func(key []byte, group json.RawMessage) {
+			if g := string(key); g == "characters" || g == "items" || g == "locations" {
+				jsonio.SplitObject(group, func(k string, v json.RawMessage) { entity(g, k, v) })
+			}
+		})
+		if !ok {
+			return errs.Newf(errs.Schema, "%s 必须是 JSON 对象", "%s must be a JSON object", layout.CurrentState).With("file", layout.CurrentState)
+		}
 	}
 	for l := range locs {
 		if utf8.RuneCountInString(l) >= 2 {
