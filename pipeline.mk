@@ -132,7 +132,7 @@ ifneq ($(wildcard $(P)/staging/commit-$(NNN).journal.json),)
 $(COMMITTED): FORCE
 endif
 $(COMMITTED): | $(POLISH)
-	@novel-agent pipeline commit --chapter $(C) --summary "$${NOVEL_PIPELINE_SUMMARY:-}" >/dev/null
+	@novel-agent pipeline commit --chapter $(C) --summary "$${NOVEL_PIPELINE_SUMMARY:-}" --agent "$$AGENT" >/dev/null
 endif
 
 .PHONY: help chapter continue next status report volume start _chapter _round _continue _volume _start _locked FORCE

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
@@ -77,6 +78,8 @@ func ParseAnswer(p *Packet, answer []byte, source string) (*Result, error) {
 		return parsePlan(p, answer, source)
 	case WorldBuilder, CharacterWeaver, StyleAnalyzer:
 		return parseSetupFiles(p, answer, source)
+	case stepid.ContinuityAuditor:
+		return parseAudit(p, answer, source)
 	}
 	return nil, errs.Newf(errs.Agent, "执行器不支持代理 %s", "the executor does not support agent %s", p.Agent.Name).
 		With("agent", p.Agent.Name).With("packet", p.File).
@@ -204,4 +207,30 @@ func schemaErr(e *errs.Error) *errs.Error {
 	e.Code = errs.Schema
 	e.Exit = errs.DefaultExit(errs.Schema)
 	return e
+}
+
+// parseAudit checks the continuity-auditor's report against the window the
+// packet names (manifest.inline.chapter_range) and writes it, re-encoded,
+// to the packet's file output.
+func parseAudit(p *Packet, answer []byte, source string) (*Result, error) {
+	var rng [2]int
+	v, ok := inlineValue(p, "chapter_range")
+	raw, _ := json.Marshal(v)
+	if !ok || json.Unmarshal(raw, &rng) != nil || rng[0] < 1 || rng[1] < rng[0] {
+		return nil, packetErr(p.File, "manifest.inline.chapter_range 必须是 [起始章, 结束章]", "manifest.inline.chapter_range must be [from, to]", "manifest.inline.chapter_range")
+	}
+	out, ok := p.Output(ViaFile, nil)
+	if !ok {
+		return nil, answerErr(p, source, "无处可写：指令包没有 via:file 输出", "has nowhere to go: the packet declares no via:file output")
+	}
+	r, err := audit.ParseReview(answer, source, rng[0], rng[1], "")
+	if err != nil {
+		e := errs.Coerce(err)
+		return nil, answerErr(p, source, "不符合连续性报告的格式："+e.Message("zh"), "does not follow the continuity report format: "+e.Message("en"))
+	}
+	data, err := jsonio.Marshal(r)
+	if err != nil {
+		return nil, answerErr(p, source, "无法编码", "cannot be encoded")
+	}
+	return &Result{Files: []File{{Path: out.Path, Data: data}}}, nil
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 )
@@ -38,10 +39,16 @@ func Continuity(root *project.Root, to, window int, now string) (*Report, error)
 // Write stores the report as continuity-report-NNN.json and latest.json
 // (the judge packet's continuity_report_summary reads latest.json).
 func Write(root *project.Root, r *Report) error {
-	if err := root.WriteJSON(layout.ContinuityReport(r.ChapterRange[1]), r); err != nil {
+	// Encoded once: at 2,000 chapters a report can list ~1,000 dormant
+	// items (½ MB), and the commit writes it inside its time budget.
+	data, err := jsonio.Marshal(r)
+	if err != nil {
+		return errs.Newf(errs.IO, "无法编码 %s：%v", "cannot encode %s: %v", layout.ContinuityReport(r.ChapterRange[1]), err)
+	}
+	if err := root.WriteFile(layout.ContinuityReport(r.ChapterRange[1]), data); err != nil {
 		return err
 	}
-	return root.WriteJSON(layout.ContinuityLatest, r)
+	return root.WriteFile(layout.ContinuityLatest, data)
 }
 
 // LatestPaths are the reports rewritten in place by each audit: the

@@ -108,6 +108,12 @@ func InventoryAt(root *project.Root, to, vol, window int, now string) (*Inventor
 	if err != nil {
 		return nil, err
 	}
+	return w.Inventories(root, vol, now)
+}
+
+// Inventories builds the three inventories of a loaded window (the
+// commit's 10th chapter reuses the window of its continuity audit).
+func (w *Window) Inventories(root *project.Root, vol int, now string) (*Inventories, error) {
 	rng := [2]int{w.From, w.To}
 	inv := &Inventories{
 		Foreshadow: ForeshadowInventory{SchemaVersion: 1, ChapterRange: rng, GeneratedAt: now, PlannedNotPlanted: []InvItem{},

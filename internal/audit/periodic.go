@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 )
@@ -11,24 +12,35 @@ import (
 // three inventories. It runs inside the commit's maintenance step, after
 // the chapter, state, changelog and foreshadowing are in place; its
 // failures become warnings and never block the commit. now is the commit's
-// timestamp, so a resumed commit writes the same reports.
-func Periodic(root *project.Root, c, vol int, volEnd bool, now string) (briefs map[string]any, warnings []string) {
+// timestamp, so a resumed commit writes the same reports. items, when not
+// nil, is the foreshadowing file as the commit wrote it (already parsed
+// for its 5th-chapter brief), read instead of the file.
+func Periodic(root *project.Root, c, vol int, volEnd bool, now string, items []foreshadow.Item) (briefs map[string]any, warnings []string) {
 	briefs = map[string]any{}
-	if c%5 == 0 || volEnd {
-		w, err := Load(root, max(1, c-DefaultWindow+1), c)
+	audit, inventories := c%5 == 0 || volEnd, c%10 == 0
+	if !audit && !inventories {
+		return briefs, nil
+	}
+	// One window serves both: the state, changelog and foreshadowing are
+	// read once (the state is trusted: the commit has just written it).
+	w, err := load(root, max(1, c-DefaultWindow+1), c, true, items)
+	if audit {
 		if err == nil {
 			r := w.Run(now)
 			if err = Write(root, r); err == nil {
 				briefs["continuity"] = ContinuityBrief{ChapterRange: r.ChapterRange, High: r.Stats.High, Medium: r.Stats.Medium,
-					Low: r.Stats.Low, Report: layout.ContinuityReport(c), Top: top(r.Issues, 3)}
+					Low: r.Stats.Low, Report: layout.ContinuityReport(c), Top: Top(r.Issues, 3)}
 			}
 		}
 		if err != nil {
 			warnings = append(warnings, "连续性检查未完成 / the continuity audit did not run: "+err.Error())
 		}
 	}
-	if c%10 == 0 {
-		inv, err := InventoryAt(root, c, vol, DefaultWindow, now)
+	if inventories {
+		var inv *Inventories
+		if w != nil {
+			inv, err = w.Inventories(root, vol, now)
+		}
 		if err == nil {
 			if err = WriteInventories(root, inv); err == nil {
 				briefs["inventories"] = InventoryBrief{PlannedNotPlanted: len(inv.Foreshadow.PlannedNotPlanted),
@@ -65,9 +77,9 @@ type InventoryBrief struct {
 	Files             []string `json:"files"`
 }
 
-// top is the first n issues, high severity first (issues are already in
+// Top is the first n issues, high severity first (issues are already in
 // check order, which puts the high ones first).
-func top(issues []Issue, n int) []Issue {
+func Top(issues []Issue, n int) []Issue {
 	out := []Issue{}
 	for _, sev := range []string{"high", "medium", "low"} {
 		for _, is := range issues {

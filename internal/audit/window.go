@@ -16,6 +16,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
 )
 
 // Window is everything the checks read: the committed chapters a..b split
@@ -66,7 +67,12 @@ func isDead(v any) bool {
 }
 
 // Load reads the window of chapters from..to (both committed).
-func Load(root *project.Root, from, to int) (*Window, error) {
+func Load(root *project.Root, from, to int) (*Window, error) { return load(root, from, to, false, nil) }
+
+// load reads the window; trusted skips the syntax check of the state file,
+// for the commit's maintenance step, which has just checked and written it
+// (and passes the foreshadowing items when it has parsed them).
+func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Item) (*Window, error) {
 	w := &Window{From: from, To: to, Sentences: map[int][]string{}, Storyline: map[int]string{},
 		StatusOps: map[string][]statusOp{}, BaselineDead: map[string]bool{}, Touched: map[int][]string{}}
 	chars, _, err := cast.Load(root)
@@ -94,11 +100,13 @@ func Load(root *project.Root, from, to int) (*Window, error) {
 	if err := w.readChangelog(root); err != nil {
 		return nil, err
 	}
-	if err := w.readState(root); err != nil {
+	if err := w.readState(root, trusted); err != nil {
 		return nil, err
 	}
-	if w.Foreshadow, err = foreshadow.LoadGlobal(root); err != nil {
-		return nil, err
+	if w.Foreshadow = items; items == nil {
+		if w.Foreshadow, err = foreshadow.LoadGlobal(root); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -147,7 +155,7 @@ func (w *Window) changelogLine(line []byte, n int) error {
 	}
 	bad := errs.Newf(errs.InvalidJSON, "%s 第 %d 行不是有效的 JSON 对象", "%s line %d is not a valid JSON object", layout.Changelog, n).
 		With("file", layout.Changelog).With("line", n).Hint("运行 novel-commit rebuild --check 检查", "run novel-commit rebuild --check")
-	if !json.Valid(line) {
+	if _, err := jsonio.Validate(line, layout.Changelog); err != nil {
 		return bad
 	}
 	var chapter int
@@ -169,9 +177,12 @@ func (w *Window) changelogLine(line []byte, n int) error {
 		return nil
 	}
 	w.Storyline[chapter] = storyline
-	relevant := false
-	for _, p := range relevantPaths {
-		relevant = relevant || bytes.Contains(ops, p)
+	// Status ops count from the first chapter (who is dead); the others
+	// only around the window (a location or owner change between two
+	// window chapters), so older lines without a status op stay undecoded.
+	relevant := bytes.Contains(ops, relevantPaths[0])
+	for _, p := range relevantPaths[1:] {
+		relevant = relevant || (chapter >= w.From-1 && bytes.Contains(ops, p))
 	}
 	if !relevant {
 		return nil
@@ -200,7 +211,7 @@ func (w *Window) changelogLine(line []byte, n int) error {
 // state/current-state.json. The state is the project's largest file (MBs
 // at 2,000 chapters), so it is split with jsonio's scanner and only the
 // few fields the audit reads are decoded.
-func (w *Window) readState(root *project.Root) error {
+func (w *Window) readState(root *project.Root, trusted bool) error {
 	if !root.Exists(layout.CurrentState) {
 		return nil
 	}
@@ -208,33 +219,46 @@ func (w *Window) readState(root *project.Root) error {
 	if err != nil {
 		return err
 	}
-	if data, err = jsonio.Validate(data, layout.CurrentState); err != nil {
-		return err
-	}
 	locs := map[string]bool{}
-	ok := jsonio.SplitObjectBytes(data, func(key []byte, group json.RawMessage) {
-		switch string(key) {
+	entity := func(group, key string, val json.RawMessage) {
+		switch group {
 		case "characters":
-			jsonio.SplitObject(group, func(slug string, ch json.RawMessage) { w.readCharacter(slug, ch, locs) })
+			w.readCharacter(key, val, locs)
 		case "items":
-			jsonio.SplitObject(group, func(_ string, it json.RawMessage) {
-				f := fields(it, "display_name", "name", "owner", "holder")
-				name, owner := firstOf(f["display_name"], f["name"]), firstOf(f["owner"], f["holder"])
-				if name != "" && owner != "" {
-					w.Items = append(w.Items, OwnedItem{name, owner})
-				}
-			})
+			f := fields(val, "display_name", "name", "owner", "holder")
+			name, owner := firstOf(f["display_name"], f["name"]), firstOf(f["owner"], f["holder"])
+			if name != "" && owner != "" {
+				w.Items = append(w.Items, OwnedItem{name, owner})
+			}
 		case "locations":
-			jsonio.SplitObject(group, func(_ string, l json.RawMessage) {
-				f := fields(l, "display_name", "name")
-				if n := firstOf(f["display_name"], f["name"]); n != "" {
-					locs[n] = true
-				}
-			})
+			f := fields(val, "display_name", "name")
+			if n := firstOf(f["display_name"], f["name"]); n != "" {
+				locs[n] = true
+			}
 		}
-	})
-	if !ok {
-		return errs.Newf(errs.Schema, "%s 必须是 JSON 对象", "%s must be a JSON object", layout.CurrentState).With("file", layout.CurrentState)
+	}
+	// The state as the suite writes it is checked and split in one pass
+	// (stateops' canonical scan); any other document the generic way.
+	if groups, ok := stateops.CanonicalGroups(data); ok {
+		for _, g := range []string{"characters", "items", "locations"} {
+			for _, e := range groups[g] {
+				entity(g, e.Key, e.Value)
+			}
+		}
+	} else {
+		if trusted {
+			data = jsonio.StripBOM(data)
+		} else if data, err = jsonio.Validate(data, layout.CurrentState); err != nil {
+			return err
+		}
+		ok := jsonio.SplitObjectBytes(data, func(key []byte, group json.RawMessage) {
+			if g := string(key); g == "characters" || g == "items" || g == "locations" {
+				jsonio.SplitObject(group, func(k string, v json.RawMessage) { entity(g, k, v) })
+			}
+		})
+		if !ok {
+			return errs.Newf(errs.Schema, "%s 必须是 JSON 对象", "%s must be a JSON object", layout.CurrentState).With("file", layout.CurrentState)
+		}
 	}
 	for l := range locs {
 		if utf8.RuneCountInString(l) >= 2 {

@@ -105,6 +105,10 @@ type stagedFiles struct {
 	// The versions Prepare read; while the files are still those, the
 	// steps need not read and fingerprint megabytes again.
 	stateInfo, globalInfo os.FileInfo
+	// items is the foreshadowing as written (parsed for the 5th-chapter
+	// brief); the maintenance step's audit reuses it instead of parsing
+	// the file again. nil when the commit did not parse it.
+	items []foreshadow.Item
 }
 
 // unchangedSince reports whether rel is still the version info describes.
@@ -353,6 +357,9 @@ func prepareCheckpoint(root *project.Root, j *Journal, merged []foreshadow.Item)
 	}
 	out.OrchestratorState = j.TargetState
 	out.Periodic = periodic(root, c, j.Volume, c == last, out.OverallFinal, merged)
+	if j.staged != nil && merged != nil {
+		j.staged.items = merged
+	}
 	out.Maintenance = map[string]any{}
 	j.Plan = plan(j)
 	return nil

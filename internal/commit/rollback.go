@@ -231,12 +231,14 @@ func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]s
 		}
 	}
 
-	// Audit reports of windows ending at a rolled-back chapter go with that
-	// chapter, and so do the "latest" copies written then (SPEC §21): they
+	// Audit reports (and the continuity-auditor's reviews) of windows
+	// ending at a rolled-back chapter go with that chapter, and so do the "latest" copies written then (SPEC §21): they
 	// describe text that is no longer committed.
 	for k := c; k <= last; k++ {
-		if rel := layout.ContinuityReport(k); root.Exists(rel) {
-			j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
+		for _, rel := range []string{layout.ContinuityReport(k), audit.ReviewPath(k)} {
+			if root.Exists(rel) {
+				j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
+			}
 		}
 	}
 	for _, rel := range audit.LatestPaths {

@@ -226,15 +226,21 @@ func TestRollbackRecommitSequence(t *testing.T) {
 	}
 
 	dir := copyTree(t, ref)
+	// The continuity-auditor's review of chapter 5's window (SPEC §21)
+	// goes with chapter 5 like the deterministic report.
+	review := "logs/continuity/agent-report-005.json"
+	if err := os.WriteFile(filepath.Join(dir, review), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, out := novel(bin, dir, nil, "rollback", "--to", "3", "--jq", "[.to, .rolled_back, .state_version, (.moved|length), .warnings]")
 	if code != 0 {
 		t.Fatalf("rollback: exit %d\n%s", code, out)
 	}
 	// 8 chapters × (chapter, summary, eval, crossref, log) + memories: one
 	// per chapter (history or current) + each storyline's restored memory
-	// + the audit reports of chapters 5 and 10, latest.json and the three
-	// inventories of chapter 10.
-	if got := strings.TrimSpace(out); got != `[3,[3,4,5,6,7,8,9,10],2,56,[]]` {
+	// + the audit reports of chapters 5 and 10, the auditor's review of 5,
+	// latest.json and the three inventories of chapter 10.
+	if got := strings.TrimSpace(out); got != `[3,[3,4,5,6,7,8,9,10],2,57,[]]` {
 		t.Fatalf("rollback output = %s", got)
 	}
 	if code, out := novel(bin, dir, nil, "rebuild", "--check"); code != 0 {
@@ -245,6 +251,9 @@ func TestRollbackRecommitSequence(t *testing.T) {
 	}
 	// Each rolled-back chapter's products and memory are kept.
 	rb := filepath.Join(dir, "staging/rolled-back")
+	if _, err := os.Stat(filepath.Join(rb, "chapter-005", review)); err != nil {
+		t.Fatalf("the review of chapter 5's window did not go with chapter 5: %v", err)
+	}
 	for k := 3; k <= 10; k++ {
 		n := fmt.Sprintf("%03d", k)
 		if got := readFile(t, filepath.Join(rb, "chapter-"+n, "chapters/chapter-"+n+".md")); got != chapterInputs(k)["staging/chapters/chapter-"+n+".md"] {

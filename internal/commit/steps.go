@@ -112,7 +112,11 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 			rep, warns := Maintenance(root, j.Chapter, ev, j.CommittedAt)
 			out.Maintenance = rep
 			out.Warnings = append(out.Warnings, warns...)
-			briefs, warns := audit.Periodic(root, j.Chapter, j.Volume, j.TargetState == checkpoint.VolReview, j.CommittedAt)
+			var items []foreshadow.Item
+			if j.staged != nil {
+				items = j.staged.items
+			}
+			briefs, warns := audit.Periodic(root, j.Chapter, j.Volume, j.TargetState == checkpoint.VolReview, j.CommittedAt, items)
 			out.Periodic = mergeBriefs(out.Periodic, briefs)
 			out.Warnings = append(out.Warnings, warns...)
 			return nil
@@ -236,6 +240,11 @@ func stepState(root *project.Root, j *Journal) error {
 		if err := jsonio.WriteFileParts(abs, newState); err != nil {
 			return err
 		}
+	}
+	if j.staged != nil {
+		// Written: let the ≈ 12 MB of old and new state go before the
+		// maintenance step's audit reads the window (peak RSS, GC).
+		j.staged.state, j.staged.oldState = nil, nil
 	}
 	return j.Changelog.Replay(root)
 }

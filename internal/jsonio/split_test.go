@@ -55,6 +55,8 @@ var splitSeeds = []string{
 	`{ "k\u00e9y" : "v\\\"" , "e":"" }`,
 	`"plain"`, `"esc\n\u4e2d"`, `"中文"`, `12`, `null`, "\"bad\xff\"", `[[],[[]],{}]`,
 	"{\"id\":\"F-1\",\n  \"target_resolve_range\": [ 1 , 5 ]\n}",
+	// runs of backslashes before quotes (skipString jumps quote to quote)
+	`{"a":"x\\\\\"y\\\\","b":["\\\"","\\\\",""],"c":"\"\"\\\\\\\"q"}`,
 }
 
 func TestSplitMatchesEncodingJSON(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lint"
+	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/step"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -103,6 +105,7 @@ func (e *Env) Gate(c, round int) (*Outcome, error) {
 		out.Action, out.Reason = "skipped", "chapter_committed"
 		return out, nil
 	}
+	line := "" // the progress line's body: the decision and why
 	switch pos := position(n.Stage, n.Role); {
 	case pos < position(stepid.Gate, ""):
 		return nil, e.orderErr(st, n)
@@ -114,44 +117,58 @@ func (e *Env) Gate(c, round int) (*Outcome, error) {
 		if res.Exit != 0 {
 			return nil, e.block(res.Err)
 		}
-		var d struct {
-			Decision string `json:"decision"`
-		}
+		var d gate.Result
 		json.Unmarshal(res.Stdout, &d)
 		out.Action, out.Reason = "ran", d.Decision
+		if d.Decision != "" {
+			line = GateLine(&d)
+		}
 	default:
 		out.Action = "done"
+		if g, err := gate.LoadGateFile(e.Root, c); err == nil && g != nil {
+			line = GateLine(&g.Result)
+		}
 	}
 	if err := e.Root.WriteFile(layout.Stamp(c, stepid.Gate, round), nil); err != nil {
 		return nil, err
 	}
-	out.Seconds = e.progress(c, stepid.Gate, start)
+	out.Seconds = e.progressLine(c, stepid.Gate, start, e.polishing(c), line)
 	return out, nil
 }
 
 // CommitResult is the part of novel-commit's output the summary uses.
 type CommitResult struct {
-	Chapter           int      `json:"chapter"`
-	WordCount         int      `json:"word_count"`
-	OverallFinal      *float64 `json:"overall_final"`
-	GateDecision      string   `json:"gate_decision"`
-	RevisionCount     int      `json:"revision_count"`
-	OrchestratorState string   `json:"orchestrator_state"`
+	Chapter           int       `json:"chapter"`
+	WordCount         int       `json:"word_count"`
+	OverallFinal      *float64  `json:"overall_final"`
+	GateDecision      string    `json:"gate_decision"`
+	RevisionCount     int       `json:"revision_count"`
+	OrchestratorState string    `json:"orchestrator_state"`
+	DroppedOps        []Dropped `json:"dropped_ops"`
+	Warnings          []string  `json:"warnings"`
+	Periodic          Periodic  `json:"periodic"`
 }
 
-// SummaryPart is `Ch 1: 3120字 4.2 pass`.
+// SummaryPart is `Ch 1: 3120字 4.2 pass`, with `↻N` for a chapter that
+// went through N revision rounds.
 func (r CommitResult) SummaryPart() string {
 	score := "-"
 	if r.OverallFinal != nil {
 		score = strconv.FormatFloat(*r.OverallFinal, 'f', 1, 64)
 	}
-	return fmt.Sprintf("Ch %d: %d字 %s %s", r.Chapter, r.WordCount, score, r.GateDecision)
+	s := fmt.Sprintf("Ch %d: %d字 %s %s", r.Chapter, r.WordCount, score, r.GateDecision)
+	if r.RevisionCount > 0 {
+		s += " ↻" + strconv.Itoa(r.RevisionCount)
+	}
+	return s
 }
 
 // Commit runs novel-commit when next proposes it for chapter c; in a
 // round that ended in a revision it does nothing. summary (optional,
 // outside the project) collects one line per commit for the run summary.
-func (e *Env) Commit(c int, summary string) (*Outcome, error) {
+// agentCmd (optional) runs the continuity-auditor after a commit that ran
+// the continuity audit, when the settings ask for it.
+func (e *Env) Commit(c int, summary, agentCmd string) (*Outcome, error) {
 	start := time.Now()
 	st := stepid.Chapter(c, stepid.Commit)
 	out := &Outcome{Step: st.String()}
@@ -173,6 +190,7 @@ func (e *Env) Commit(c int, summary string) (*Outcome, error) {
 		return out, nil
 	}
 	polish := e.polishing(c) // the commit clears the gate file
+	lintWarnings := e.lintWarnings(c)
 	raw, err := e.must("novel-commit", "--chapter", strconv.Itoa(c))
 	if err != nil {
 		return nil, err
@@ -194,6 +212,12 @@ func (e *Env) Commit(c int, summary string) (*Outcome, error) {
 	}
 	out.Action, out.Reason = "ran", r.GateDecision
 	out.Seconds = e.progressPolish(c, stepid.Commit, start, polish)
+	for _, l := range Feedback(r, lintWarnings) {
+		fmt.Fprintln(e.Stderr, l)
+	}
+	for _, l := range e.reviewContinuity(r.Periodic.Continuity, agentCmd) {
+		fmt.Fprintln(e.Stderr, l)
+	}
 	return out, nil
 }
 
@@ -299,6 +323,12 @@ func (e *Env) progress(c int, stage string, start time.Time) string {
 }
 
 func (e *Env) progressPolish(c int, stage string, start time.Time, polish bool) string {
+	return e.progressLine(c, stage, start, polish, "")
+}
+
+// progressLine prints body (default `STAGE ✓`) with the time and the
+// stage's position in the round.
+func (e *Env) progressLine(c int, stage string, start time.Time, polish bool, body string) string {
 	secs := time.Since(start).Seconds()
 	if e.Clock.Fixed() {
 		secs = 0
@@ -319,7 +349,10 @@ func (e *Env) progressPolish(c int, stage string, start time.Time, polish bool) 
 			i = k + 1
 		}
 	}
-	fmt.Fprintf(e.Stderr, "[第%s章] %s ✓ %ss (%d/%d)\n", layout.Pad(c), stage, s, i, len(stages))
+	if body == "" {
+		body = stage + " ✓"
+	}
+	fmt.Fprintf(e.Stderr, "[第%s章] %s %ss (%d/%d)\n", layout.Pad(c), body, s, i, len(stages))
 	return s
 }
 
@@ -358,4 +391,19 @@ func Summary(file string) (string, []CommitResult, error) {
 		parts = append(parts, r.SummaryPart())
 	}
 	return strings.Join(parts, " | "), results, nil
+}
+
+// lintWarnings are the warnings novel-lint finds in the text chapter c
+// is about to commit (its errors already stopped the gate). Feedback
+// only: a chapter that cannot be linted shows none.
+func (e *Env) lintWarnings(c int) []lint.Check {
+	s, err := settings.Load(e.Root, e.Getenv)
+	if err != nil {
+		return nil
+	}
+	rep, err := products.LintChapter(e.Root, s, c, stepid.Refine)
+	if err != nil || rep == nil {
+		return nil
+	}
+	return rep.Fired(lint.Warning)
 }

@@ -57,7 +57,16 @@ type Settings struct {
 	// BudgetTokens overrides DefaultBudgets per role (SPEC §19).
 	// (0 keeps the default; an array keeps Settings comparable).
 	BudgetTokens [len(BudgetRoles)]int `json:"budget_tokens"`
+	// ContinuityAudit (SPEC §21): "deterministic" (default) or "agent",
+	// when a continuity-auditor reviews each continuity audit's window.
+	ContinuityAudit string `json:"continuity_audit"`
 }
+
+// continuity_audit values.
+const (
+	AuditDeterministic = "deterministic"
+	AuditAgent         = "agent"
+)
 
 // Weights returns the judge weights by dimension name.
 func (s Settings) Weights() map[string]float64 {
@@ -86,6 +95,7 @@ func Defaults() Settings {
 		JudgeWeights:        defaultWeights(),
 		QuoteStyle:          QuoteCorner,
 		VolumePlanApproval:  ApprovalAuthor,
+		ContinuityAudit:     AuditDeterministic,
 	}
 }
 
@@ -177,6 +187,13 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 		if err := s.setPolicy(str, src, "logic_review_policy"); err != nil {
 			return err
 		}
+	}
+	if v, ok := raw["continuity_audit"]; ok && v != nil {
+		str, _ := v.(string)
+		if str != AuditDeterministic && str != AuditAgent {
+			return cfgErr("continuity_audit", src, "必须是 deterministic 或 agent", "must be deterministic or agent", v)
+		}
+		s.ContinuityAudit = str
 	}
 	if v, ok := raw["logic_review_min_score"]; ok && v != nil {
 		n, isInt := jsonio.Int(v)

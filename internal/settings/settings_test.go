@@ -30,6 +30,9 @@ func TestDefaultsAndOverrides(t *testing.T) {
 	if err != nil || s.LogicReviewPolicy != PolicyBlocking || s.LogicReviewMinScore != 60 || s.MaxRevisions != 3 || s.GateThresholds.Pass != 4.5 {
 		t.Fatalf("%+v %v", s, err)
 	}
+	if s, err = load(t, `{"continuity_audit":"agent"}`, nil); err != nil || s.ContinuityAudit != AuditAgent {
+		t.Fatalf("%+v %v", s, err)
+	}
 	s, err = load(t, `{"logic_review_policy":"blocking"}`, map[string]string{"NOVEL_LOGIC_REVIEW_POLICY": "off"})
 	if err != nil || s.LogicReviewPolicy != PolicyOff {
 		t.Fatalf("%+v %v", s, err)
@@ -71,6 +74,8 @@ func TestInvalid(t *testing.T) {
 		{`{"lock_stale_minutes":525600000}`, nil, "lock_stale_minutes"},
 		{`{"lock_stale_minutes":1e20}`, nil, "lock_stale_minutes"},
 		{`{"language":"fr"}`, nil, "language"},
+		{`{"continuity_audit":"llm"}`, nil, "continuity_audit"},
+		{`{"continuity_audit":true}`, nil, "continuity_audit"},
 		{`{"platform":"douyin"}`, nil, "platform"},
 		{`{"platform":"Fanqie"}`, nil, "platform"},
 		{`{"words_per_chapter":499}`, nil, "words_per_chapter"},

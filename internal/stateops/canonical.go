@@ -298,3 +298,31 @@ func (c *canon) number() bool {
 	}
 	return ok
 }
+
+// Entity is one member of a top-level group of the state (a character, an
+// item, a location) with its raw JSON value.
+type Entity struct {
+	Key   string
+	Value []byte
+}
+
+// CanonicalGroups checks that data is a state in the suite's canonical
+// encoding (valid JSON and UTF-8, sorted keys, 2-space indent) in one
+// pass and returns the members of its top-level objects by group name,
+// values as slices of data. ok is false for any other document: a reader
+// then validates and splits it the generic way.
+func CanonicalGroups(data []byte) (map[string][]Entity, bool) {
+	lay, ok := scanCanonical(data)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string][]Entity, len(lay.groups))
+	for g, ms := range lay.groups {
+		es := make([]Entity, len(ms))
+		for i, m := range ms {
+			es[i] = Entity{Key: m.key, Value: data[m.valStart:m.valEnd]}
+		}
+		out[g] = es
+	}
+	return out, true
+}

@@ -27,6 +27,9 @@ const (
 	// SPEC §23 batched planning); Review is the volume review (volume:VV:review).
 	Contracts = "contracts"
 	Review    = "review"
+	// Audit is the optional continuity-auditor review after a commit's
+	// continuity audit (SPEC §21): audit:NNN, NNN the window's last chapter.
+	Audit = "audit"
 )
 
 // VolumeStages are the stages of volume steps.
@@ -46,6 +49,7 @@ var Agents = map[string]string{
 	Plan:        PlotArchitect,
 	Contracts:   PlotArchitect,
 	Review:      PlotArchitect,
+	Audit:       ContinuityAuditor,
 }
 
 // MaxNumber bounds chapter and volume numbers.
@@ -82,6 +86,9 @@ func (s Step) String() string {
 	if s.Setup {
 		return "setup:" + s.Stage
 	}
+	if s.Stage == Audit {
+		return "audit:" + layout.Pad(s.Number)
+	}
 	if s.Volume {
 		return "volume:" + layout.PadVol(s.Number) + ":" + s.Stage
 	}
@@ -101,6 +108,25 @@ func (s Step) Agent() string {
 
 // Setup builds a setup step.
 func Setup(stage string) Step { return Step{Setup: true, Stage: stage} }
+
+// AuditStep builds audit:NNN for the window ending at chapter c. Audit
+// steps are not checkpoint steps: Parse refuses them (novel-step and
+// novel-manifest have nothing to do for one); ParseAudit reads them.
+func AuditStep(c int) Step { return Step{Number: c, Chapter: c, Stage: Audit} }
+
+// ParseAudit parses audit:NNN.
+func ParseAudit(id string) (Step, error) {
+	s := strings.TrimSpace(id)
+	num, ok := strings.CutPrefix(s, "audit:")
+	if !ok {
+		return Step{}, bad(id, "审计步骤的格式是 audit:NNN", "an audit step is audit:NNN")
+	}
+	n, ok := number(num)
+	if !ok {
+		return Step{}, bad(id, "编号必须是 1 到 999999 的十进制数", "the number must be a decimal 1..999999")
+	}
+	return AuditStep(n), nil
+}
 
 // Chapter builds a chapter step.
 func Chapter(c int, stage string) Step { return Step{Number: c, Chapter: c, Stage: stage} }

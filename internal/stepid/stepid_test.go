@@ -59,3 +59,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseAudit(t *testing.T) {
+	for in, want := range map[string]string{"audit:5": "audit:005", " audit:0010 ": "audit:010", "audit:2000": "audit:2000"} {
+		s, err := ParseAudit(in)
+		if err != nil || s.String() != want || s.Agent() != "continuity-auditor" || !s.IsAgent() {
+			t.Errorf("ParseAudit(%q) = %v, %v; want %s", in, s, err, want)
+		}
+	}
+	for _, in := range []string{"", "audit:0", "audit:x", "audit:5:draft", "chapter:005:audit", "Audit:5"} {
+		if _, err := ParseAudit(in); errs.As(err) == nil || errs.As(err).Code != errs.StepID {
+			t.Errorf("ParseAudit(%q) = %v; want E_STEP_ID", in, err)
+		}
+	}
+	if _, err := Parse("audit:5"); err == nil {
+		t.Error("Parse accepts audit:5; audit steps are not checkpoint steps")
+	}
+	if _, err := Parse("chapter:5:audit"); err == nil {
+		t.Error("Parse accepts chapter:5:audit")
+	}
+}

@@ -128,6 +128,7 @@ func (c *gateCmd) Run(ctx *cli.Context) error {
 type commitCmd struct {
 	Chapter int    `type:"chapter" required:"" help:"Chapter."`
 	Summary string `help:"File (outside the project) collecting novel-commit's outputs for the run summary." placeholder:"FILE"`
+	Agent   string `help:"Executor command for the optional continuity-auditor step audit:NNN (settings continuity_audit: agent)." placeholder:"CMD"`
 }
 
 func (c *commitCmd) Run(ctx *cli.Context) error {
@@ -135,7 +136,7 @@ func (c *commitCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o, err := e.Commit(c.Chapter, c.Summary)
+	o, err := e.Commit(c.Chapter, c.Summary, c.Agent)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,100 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+)
+
+// The optional continuity-auditor review (settings continuity_audit:
+// "agent", SPEC §21): an agent reads the window with the deterministic
+// findings and answers a report of the same shape, which is checked here
+// and stored next to the deterministic one.
+
+// AgentTypes are the issue types the auditor may add to the checks' own.
+var AgentTypes = []string{"knowledge_leak", "character_drift", "ability", "broken_promise", "naming"}
+
+// ReviewPath is logs/continuity/agent-report-NNN.json for a window ending at b.
+func ReviewPath(b int) string { return "logs/continuity/agent-report-" + layout.Pad(b) + ".json" }
+
+// StagingReview is where the auditor's executor writes its answer.
+func StagingReview(b int) string { return "staging/continuity/audit-" + layout.Pad(b) + ".json" }
+
+// ParseReview decodes and checks an auditor's answer for the window
+// from..to: scope sliding_window, the same chapter_range, every issue with
+// an id, a known type, a severity, a description and at least one piece of
+// evidence inside the window. The result is the stored report: scope and
+// range as given, confidence "agent" where none was given, and stats
+// recomputed from the issues (the model's own counts are not trusted).
+func ParseReview(data []byte, source string, from, to int, now string) (*Report, error) {
+	var r Report
+	if err := jsonio.Decode(data, source, &r); err != nil {
+		return nil, err
+	}
+	bad := func(zh, en string, args ...any) error {
+		return errs.New(errs.Schema, source+" "+fmt.Sprintf(zh, args...), source+" "+fmt.Sprintf(en, args...)).With("file", source).
+			Hint("按 continuity-auditor 的输出格式（与 novel-audit continuity 的报告相同）修正后重试",
+				"fix it to the continuity-auditor's format (the report of novel-audit continuity) and retry")
+	}
+	if r.Scope != "sliding_window" {
+		return nil, bad("的 scope 必须是 sliding_window", "scope must be sliding_window")
+	}
+	if r.ChapterRange != [2]int{from, to} {
+		return nil, bad("的 chapter_range 必须是 [%d, %d]", "chapter_range must be [%d, %d]", from, to)
+	}
+	if r.Issues == nil {
+		return nil, bad("缺少 issues 数组", "lacks the issues array")
+	}
+	known := append(append([]string{}, Types...), AgentTypes...)
+	r.Stats = Stats{Chapters: to - from + 1, ByType: map[string]int{}}
+	for i := range r.Issues {
+		is := &r.Issues[i]
+		where := fmt.Sprintf("issues[%d]", i)
+		switch {
+		case strings.TrimSpace(is.ID) == "":
+			return nil, bad("的 %s 缺少 id", "%s lacks an id", where)
+		case !contains(known, is.Type):
+			return nil, bad("的 %s.type %q 不是已知类型（%s）", "%s.type %q is not a known type (%s)", where, is.Type, strings.Join(known, ", "))
+		case is.Severity != "high" && is.Severity != "medium" && is.Severity != "low":
+			return nil, bad("的 %s.severity 必须是 high、medium 或 low", "%s.severity must be high, medium or low", where)
+		case strings.TrimSpace(is.Description) == "":
+			return nil, bad("的 %s 缺少 description", "%s lacks a description", where)
+		case len(is.Evidence) == 0:
+			return nil, bad("的 %s 没有证据（evidence）", "%s has no evidence", where)
+		}
+		for k, ev := range is.Evidence {
+			if ev.Chapter < from || ev.Chapter > to || strings.TrimSpace(ev.Excerpt) == "" {
+				return nil, bad("的 %s.evidence[%d] 必须引用第 %d–%d 章的原文", "%s.evidence[%d] must quote chapters %d–%d", where, k, from, to)
+			}
+		}
+		if is.Confidence == "" {
+			is.Confidence = "agent"
+		}
+		if is.Entities == nil {
+			is.Entities = []string{}
+		}
+		switch is.Severity {
+		case "high":
+			r.Stats.High++
+		case "medium":
+			r.Stats.Medium++
+		default:
+			r.Stats.Low++
+		}
+		r.Stats.ByType[is.Type]++
+	}
+	r.SchemaVersion, r.GeneratedAt = 1, now
+	return &r, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+package pipeline
+
+import (
+	"fmt"
+	"os"
+	"path"
+
+	"github.com/novelsuite/novel/internal/audit"
+	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/manifest"
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// reviewPacket is where audit:NNN's packet is written for the executor.
+func reviewPacket(c int) string { return "staging/manifests/audit-" + layout.Pad(c) + ".packet.json" }
+
+// reviewContinuity runs the optional continuity-auditor step audit:NNN
+// (settings continuity_audit "agent", SPEC §21) after a commit whose
+// maintenance ran the deterministic audit: the executor gets the window
+// and the deterministic report, its answer is checked (audit.ParseReview)
+// and stored as logs/continuity/agent-report-NNN.json. It never blocks the
+// pipeline: an executor that fails twice, or answers twice with something
+// that is not a valid report, becomes a warning line. It returns the lines
+// to print.
+func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []string {
+	s, err := settings.Load(e.Root, e.Getenv)
+	if err != nil || s.ContinuityAudit != settings.AuditAgent || agentCmd == "" || b == nil {
+		return nil
+	}
+	to := b.ChapterRange[1]
+	st := stepid.AuditStep(to)
+	warn := func(why string) []string {
+		return []string{fmt.Sprintf("  ⚠ 连续性复核 %s（continuity-auditor）未完成，已跳过：%s", st.String(), why)}
+	}
+	var det audit.Report
+	if err := e.Root.ReadJSON(b.Report, &det); err != nil {
+		return warn(errs.Coerce(err).Message("zh"))
+	}
+	vol := 1
+	if cp, err := checkpoint.Load(e.Root); err == nil {
+		vol = cp.CurrentVolume
+	}
+	packet, out := reviewPacket(to), audit.StagingReview(to)
+	defer e.remove(packet, out)
+	defer e.removeEmptyDir(path.Dir(out))
+	if err := e.Root.WriteJSON(packet, manifest.AuditPacket(e.Root, &det, vol)); err != nil {
+		return warn(errs.Coerce(err).Message("zh"))
+	}
+	why := ""
+	for attempt := 1; attempt <= 2; attempt++ {
+		e.remove(out)
+		exit, _, tail, err := e.execute(agentCmd, packet, "")
+		if err != nil {
+			return warn(errs.Coerce(err).Message("zh"))
+		}
+		if exit != 0 {
+			why = executorFailure(exit, tail).Message("zh")
+			continue
+		}
+		data, err := e.Root.ReadFile(out)
+		if err != nil {
+			why = errs.Coerce(err).Message("zh")
+			continue
+		}
+		rep, err := audit.ParseReview(data, out, b.ChapterRange[0], to, e.Clock.Stamp())
+		if err != nil {
+			why = errs.Coerce(err).Message("zh")
+			continue
+		}
+		if err := e.Root.WriteJSON(audit.ReviewPath(to), rep); err != nil {
+			return warn(errs.Coerce(err).Message("zh"))
+		}
+		lines := []string{fmt.Sprintf("  连续性复核（continuity-auditor）：高 %d · 中 %d · 低 %d → %s",
+			rep.Stats.High, rep.Stats.Medium, rep.Stats.Low, audit.ReviewPath(to))}
+		for _, is := range audit.Top(rep.Issues, maxListed) {
+			lines = append(lines, "    ["+is.Severity+"] "+is.Description)
+		}
+		return lines
+	}
+	return warn(why)
+}
+
+// removeEmptyDir removes a staging directory left empty.
+func (e *Env) removeEmptyDir(rel string) {
+	if abs, err := e.Root.Abs(rel); err == nil {
+		os.Remove(abs) // fails, harmlessly, when not empty
+	}
+}
