@@ -125,9 +125,10 @@ func TestBrowserRendersReport(t *testing.T) {
 		{`<svg id="chart-words"`, 1},
 		{`<svg id="chart-foreshadow"`, 1},
 		{`<svg id="chart-storylines"`, 1},
+		{`<svg id="chart-usage"`, 1},
 		{`class="pt pt-`, 5},
 		{`class="pt pt-force_passed"`, 1},
-		{`class="bar"`, 5},
+		{`class="bar"`, 7}, // 5 word-count bars + 2 usage bars (the chapters with a cost)
 		{`class="span `, 3},
 		{`class="span span-overdue"`, 1},
 		{`class="cell"`, 5},
