@@ -39,6 +39,16 @@ type chapterCmd struct {
 }
 
 func (c *chapterCmd) Run(ctx *cli.Context) error {
+	return commitChapter(ctx, c.Chapter, c.DryRun, commit.Prepare, func(out *commit.Output) string {
+		return "第 " + strconv.Itoa(out.Chapter) + " 章已生成（" + strconv.Itoa(out.WordCount) + " 字），评分 " + score(out.OverallFinal) +
+			"/5.0，门控 " + out.GateDecision + "，修订 " + strconv.Itoa(out.RevisionCount) + " 次"
+	})
+}
+
+// commitChapter is the journaled run of a chapter commit and of a
+// backfill (which differ only in how the journal is prepared): no other
+// transaction may be unfinished, a journal of this chapter is resumed.
+func commitChapter(ctx *cli.Context, c int, dry bool, prepare func(commit.Env, int) (*commit.Journal, error), text func(*commit.Output) string) error {
 	root, s, now, err := setup(ctx)
 	if err != nil {
 		return err
@@ -54,27 +64,24 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if pending != 0 && pending != c.Chapter {
+	if pending != 0 && pending != c {
 		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s）", "the commit of chapter %d is unfinished (%s)", pending, layout.CommitJournal(pending)).
 			With("journal", layout.CommitJournal(pending)).With("chapter", pending).WithExit(errs.ExitFailed).
 			Hint("先运行 novel-commit --chapter "+strconv.Itoa(pending)+" 完成它", "run novel-commit --chapter "+strconv.Itoa(pending)+" first to finish it")
 	}
-	resume := pending == c.Chapter
+	resume := pending == c
 	return journaled[*commit.Journal, *commit.Output]{
 		resume:  resume,
-		load:    func() (*commit.Journal, error) { return commit.LoadJournal(root, c.Chapter) },
-		prepare: func() (*commit.Journal, error) { return commit.Prepare(env, c.Chapter) },
+		load:    func() (*commit.Journal, error) { return commit.LoadJournal(root, c) },
+		prepare: func() (*commit.Journal, error) { return prepare(env, c) },
 		dryRun: func(j *commit.Journal) (any, []journal.PlanStep) {
 			return commit.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Output: j.Output}, j.Plan
 		},
-		chapter: c.Chapter,
+		chapter: c,
 		read:    (*commit.Journal).Read,
 		execute: func(j *commit.Journal, fresh bool) (*commit.Output, error) { return commit.Execute(env, j, fresh) },
-		text: func(out *commit.Output) string {
-			return "第 " + strconv.Itoa(out.Chapter) + " 章已生成（" + strconv.Itoa(out.WordCount) + " 字），评分 " + score(out.OverallFinal) +
-				"/5.0，门控 " + out.GateDecision + "，修订 " + strconv.Itoa(out.RevisionCount) + " 次"
-		},
-	}.run(ctx, root, s, c.DryRun)
+		text:    text,
+	}.run(ctx, root, s, dry)
 }
 
 // score prints at least one decimal (4 → 4.0, 3.85 → 3.85).
