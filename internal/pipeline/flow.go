@@ -352,7 +352,14 @@ func (e *Env) progressLine(c int, stage string, start time.Time, polish bool, bo
 	if body == "" {
 		body = stage + " ✓"
 	}
-	fmt.Fprintf(e.Stderr, "[第%s章] %s %ss (%d/%d)\n", layout.Pad(c), body, s, i, len(stages))
+	// The agent stages of a revision round say so, so they are not read
+	// as a repeat (the gate line says why the round began).
+	round := ""
+	agentStage := stage == stepid.Draft || stage == stepid.Summarize || stage == stepid.Refine || stage == stepid.Judge || stage == stepid.LogicReview
+	if cp, err := checkpoint.Load(e.Root); err == nil && agentStage && cp.Inflight == c && cp.RevisionCount > 0 {
+		round = fmt.Sprintf(" · 修订第 %d 轮", cp.RevisionCount)
+	}
+	fmt.Fprintf(e.Stderr, "[第%s章] %s %ss (%d/%d)%s\n", layout.Pad(c), body, s, i, len(stages), round)
 	return s
 }
 
