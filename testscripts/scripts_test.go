@@ -41,6 +41,9 @@ import (
 	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
+// epubcheckJar is where Debian's epubcheck package puts the validator.
+const epubcheckJar = "/usr/share/java/epubcheck.jar"
+
 // Commands are the binaries scripts can exec, by name.
 var Commands = map[string]func(){
 	"novel":            func() { os.Exit(novel.Main()) },
@@ -102,6 +105,16 @@ func Params(dir string) testscript.Params {
 			env.Setenv("PIPELINE_MK", filepath.Join(repo, "pipeline.mk"))
 			env.Setenv("LANG", "C.UTF-8")
 			return nil
+		},
+		// [epubcheck]: Debian's epubcheck (run by java) is installed (.ci/run installs it where the
+		// package can be had).
+		Condition: func(cond string) (bool, error) {
+			if cond != "epubcheck" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, jarErr := os.Stat(epubcheckJar)
+			_, javaErr := exec.LookPath("java")
+			return jarErr == nil && javaErr == nil, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":      cmdExitcode,
