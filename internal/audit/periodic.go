@@ -15,8 +15,7 @@ import (
 // timestamp, so a resumed commit writes the same reports. items, when not
 // nil, is the foreshadowing file as the commit wrote it (already parsed
 // for its 5th-chapter brief), read instead of the file.
-func Periodic(root *project.Root, c, vol int, volEnd bool, now string, items []foreshadow.Item) (briefs map[string]any, warnings []string) {
-	briefs = map[string]any{}
+func Periodic(root *project.Root, c, vol int, volEnd bool, now string, items []foreshadow.Item) (briefs Briefs, warnings []string) {
 	audit, inventories := c%5 == 0 || volEnd, c%10 == 0
 	if !audit && !inventories {
 		return briefs, nil
@@ -28,7 +27,7 @@ func Periodic(root *project.Root, c, vol int, volEnd bool, now string, items []f
 		if err == nil {
 			r := w.Run(now)
 			if err = Write(root, r); err == nil {
-				briefs["continuity"] = ContinuityBrief{ChapterRange: r.ChapterRange, High: r.Stats.High, Medium: r.Stats.Medium,
+				briefs.Continuity = &ContinuityBrief{ChapterRange: r.ChapterRange, High: r.Stats.High, Medium: r.Stats.Medium,
 					Low: r.Stats.Low, Report: layout.ContinuityReport(c), Top: Top(r.Issues, 3)}
 			}
 		}
@@ -43,7 +42,7 @@ func Periodic(root *project.Root, c, vol int, volEnd bool, now string, items []f
 		}
 		if err == nil {
 			if err = WriteInventories(root, inv); err == nil {
-				briefs["inventories"] = InventoryBrief{PlannedNotPlanted: len(inv.Foreshadow.PlannedNotPlanted),
+				briefs.Inventories = &InventoryBrief{PlannedNotPlanted: len(inv.Foreshadow.PlannedNotPlanted),
 					Overdue: len(inv.Foreshadow.Overdue), Dormant: len(inv.Foreshadow.Dormant),
 					ResolvedInWindow: len(inv.Foreshadow.ResolvedInWindow), BrokenBridges: len(inv.Bridges.Broken),
 					RhythmWarnings: inv.Rhythm.Warnings, Files: []string{layout.ForeshadowInventory, layout.RhythmInventory, layout.BridgesInventory}}
@@ -54,6 +53,13 @@ func Periodic(root *project.Root, c, vol int, volEnd bool, now string, items []f
 		}
 	}
 	return briefs, warnings
+}
+
+// Briefs are what Periodic adds to the commit's periodic output (nil:
+// not due this chapter, or failed with a warning).
+type Briefs struct {
+	Continuity  *ContinuityBrief
+	Inventories *InventoryBrief
 }
 
 // ContinuityBrief is periodic.continuity in the commit's output.

@@ -71,7 +71,7 @@ func PrepareBackfill(env Env, c int) (*Journal, error) {
 	}
 	j := &Journal{JournalVersion: 1, Backfill: true, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID, cpBytes: cpBytes}
 	j.Output = Output{Chapter: c, WordCount: textmeasure.WordCount(text), GateDecision: GateBackfill, Warnings: []string{},
-		Periodic: map[string]any{}, Maintenance: map[string]any{}}
+		Maintenance: map[string]any{}}
 	fsRaw, err := prepareState(root, j, delta, readState(root))
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
@@ -57,7 +58,7 @@ type Output struct {
 	Warnings          []string           `json:"warnings"`
 	StateVersion      int                `json:"state_version"`
 	OrchestratorState string             `json:"orchestrator_state"`
-	Periodic          map[string]any     `json:"periodic"`
+	Periodic          Periodic           `json:"periodic"`
 	Maintenance       any                `json:"maintenance"`
 }
 
@@ -662,27 +663,62 @@ func splitLines(data []byte) [][]byte {
 	return out
 }
 
+// Periodic is the commit output's periodic briefs (SPEC §8.1, §21); a
+// brief that is not due is absent. Fields are in JSON key order.
+type Periodic struct {
+	Continuity   *audit.ContinuityBrief `json:"continuity,omitempty"`
+	FullReview   *FullReview            `json:"full_review,omitempty"`
+	Inventories  *audit.InventoryBrief  `json:"inventories,omitempty"`
+	QualityBrief *QualityBrief          `json:"quality_brief,omitempty"`
+	VolumeReview *VolumeReview          `json:"volume_review,omitempty"`
+}
+
+// QualityBrief is the 5-chapter brief: the scores of the last 5 committed
+// chapters, their mean, the two lowest and the overdue short items.
+type QualityBrief struct {
+	Chapters        []ChapterScore `json:"chapters"`
+	Lowest          []ChapterScore `json:"lowest"`
+	MeanScore       float64        `json:"mean_score"`
+	OpenHighRisk    []string       `json:"open_high_risk"`
+	OpenHighRiskWhy string         `json:"open_high_risk_why"`
+}
+
+// ChapterScore is one chapter's final score in the brief.
+type ChapterScore struct {
+	Chapter int     `json:"chapter"`
+	Overall float64 `json:"overall"`
+}
+
+// FullReview is the every-10th-chapter reminder.
+type FullReview struct {
+	Message string `json:"message"`
+	Range   []int  `json:"range"`
+}
+
+// VolumeReview is the volume-end prompt.
+type VolumeReview struct {
+	Command string `json:"command"`
+	Message string `json:"message"`
+	Volume  int    `json:"volume"`
+}
+
 // periodic builds the §8.1 briefs: a quality brief every 5th chapter, a
 // full-review reminder every 10th, the volume-review prompt at volume end.
-func periodic(root *project.Root, c, vol int, volEnd bool, overall float64, items []foreshadow.Item) map[string]any {
-	p := map[string]any{}
+func periodic(root *project.Root, c, vol int, volEnd bool, overall float64, items []foreshadow.Item) Periodic {
+	var p Periodic
 	if c%5 == 0 {
-		type score struct {
-			Chapter int     `json:"chapter"`
-			Overall float64 `json:"overall"`
-		}
-		var scores []score
+		var scores []ChapterScore
 		for k := max(1, c-4); k < c; k++ {
 			if o, ok := committedOverall(root, k); ok {
-				scores = append(scores, score{k, o})
+				scores = append(scores, ChapterScore{k, o})
 			}
 		}
-		scores = append(scores, score{c, overall})
+		scores = append(scores, ChapterScore{c, overall})
 		sum := 0.0
 		for _, s := range scores {
 			sum += s.Overall
 		}
-		low := append([]score(nil), scores...)
+		low := append([]ChapterScore(nil), scores...)
 		sort.SliceStable(low, func(a, b int) bool { return low[a].Overall < low[b].Overall })
 		if len(low) > 2 {
 			low = low[:2]
@@ -695,21 +731,16 @@ func periodic(root *project.Root, c, vol int, volEnd bool, overall float64, item
 			}
 		}
 		sort.Strings(overdue)
-		p["quality_brief"] = map[string]any{
-			"chapters":           scores,
-			"mean_score":         math.Round(sum/float64(len(scores))*100) / 100,
-			"lowest":             low,
-			"open_high_risk":     overdue,
-			"open_high_risk_why": "overdue short foreshadowing",
-		}
+		p.QualityBrief = &QualityBrief{Chapters: scores, Lowest: low, MeanScore: math.Round(sum/float64(len(scores))*100) / 100,
+			OpenHighRisk: overdue, OpenHighRiskWhy: "overdue short foreshadowing"}
 	}
 	if c%10 == 0 {
-		p["full_review"] = map[string]any{"message": "已提交 " + strconv.Itoa(c) + " 章，建议做一次全面审阅 / " + strconv.Itoa(c) +
-			" chapters committed: run a full review", "range": []int{max(1, c-9), c}}
+		p.FullReview = &FullReview{Message: "已提交 " + strconv.Itoa(c) + " 章，建议做一次全面审阅 / " + strconv.Itoa(c) +
+			" chapters committed: run a full review", Range: []int{max(1, c-9), c}}
 	}
 	if volEnd {
-		p["volume_review"] = map[string]any{"volume": vol, "message": "第 " + strconv.Itoa(vol) + " 卷已完结，请进行卷末回顾 / volume " +
-			strconv.Itoa(vol) + " is complete: review it", "command": "novel-step volume --next"}
+		p.VolumeReview = &VolumeReview{Volume: vol, Message: "第 " + strconv.Itoa(vol) + " 卷已完结，请进行卷末回顾 / volume " +
+			strconv.Itoa(vol) + " is complete: review it", Command: "novel-step volume --next"}
 	}
 	return p
 }

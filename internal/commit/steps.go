@@ -22,19 +22,6 @@ import (
 	"github.com/novelsuite/novel/internal/stateops"
 )
 
-// mergeBriefs adds the audit's periodic briefs to Prepare's (a copy: the
-// journal's output stays as Prepare planned it).
-func mergeBriefs(p map[string]any, briefs map[string]any) map[string]any {
-	out := make(map[string]any, len(p)+len(briefs))
-	for k, v := range p {
-		out[k] = v
-	}
-	for k, v := range briefs {
-		out[k] = v
-	}
-	return out
-}
-
 // Maintenance is the step-6 hook (SPEC §16); its errors become warnings.
 // A variable so tests can observe or replace it.
 var Maintenance = func(root *project.Root, c int, eval map[string]any, now string) (any, []string) {
@@ -117,7 +104,7 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 				items = j.staged.items
 			}
 			briefs, warns := audit.Periodic(root, j.Chapter, j.Volume, j.TargetState == checkpoint.VolReview, j.CommittedAt, items)
-			out.Periodic = mergeBriefs(out.Periodic, briefs)
+			out.Periodic.Continuity, out.Periodic.Inventories = briefs.Continuity, briefs.Inventories
 			out.Warnings = append(out.Warnings, warns...)
 			return nil
 		}},

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/novelsuite/novel/internal/audit"
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -18,39 +18,6 @@ import (
 // brief, the continuity audit, the 10-chapter reminders). All of it goes
 // to stderr, in the progress lines' language (Chinese, numbers and ids as
 // the tools print them).
-
-// Periodic is the part of the commit's periodic briefs the feedback shows.
-type Periodic struct {
-	QualityBrief *QualityBrief          `json:"quality_brief"`
-	Continuity   *audit.ContinuityBrief `json:"continuity"`
-	Inventories  *audit.InventoryBrief  `json:"inventories"`
-	FullReview   *struct {
-		Range []int `json:"range"`
-	} `json:"full_review"`
-	VolumeReview *struct {
-		Volume  int    `json:"volume"`
-		Command string `json:"command"`
-	} `json:"volume_review"`
-}
-
-// QualityBrief is periodic.quality_brief (every 5th chapter).
-type QualityBrief struct {
-	MeanScore    float64        `json:"mean_score"`
-	Lowest       []ChapterScore `json:"lowest"`
-	OpenHighRisk []string       `json:"open_high_risk"`
-}
-
-// ChapterScore is one chapter of the brief.
-type ChapterScore struct {
-	Chapter int     `json:"chapter"`
-	Overall float64 `json:"overall"`
-}
-
-// Dropped is one state op the commit left out.
-type Dropped struct {
-	Op     json.RawMessage `json:"op"`
-	Reason string          `json:"reason"`
-}
 
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
@@ -102,12 +69,9 @@ func GateLine(r *gate.Result) string {
 
 // ChapterLine is seed 003's per-chapter line:
 // `第 2 章已生成（1275 字），评分 4.1/5.0，门控 pass，修订 1 次`.
-func (r CommitResult) ChapterLine() string {
-	score := "-"
-	if r.OverallFinal != nil {
-		score = strconv.FormatFloat(*r.OverallFinal, 'f', 1, 64)
-	}
-	return fmt.Sprintf("第 %d 章已生成（%d 字），评分 %s/5.0，门控 %s，修订 %d 次", r.Chapter, r.WordCount, score, r.GateDecision, r.RevisionCount)
+func ChapterLine(r *commit.Output) string {
+	return fmt.Sprintf("第 %d 章已生成（%d 字），评分 %s/5.0，门控 %s，修订 %d 次", r.Chapter, r.WordCount,
+		strconv.FormatFloat(r.OverallFinal, 'f', 1, 64), r.GateDecision, r.RevisionCount)
 }
 
 // maxListed bounds each list the feedback prints.
@@ -117,8 +81,8 @@ const maxListed = 3
 // then the warnings (dropped ops, the commit's warnings — among them the
 // unknown entities once there are 3 — and the text's lint warnings), the
 // 5-chapter brief, the continuity result and the 10-chapter reminders.
-func Feedback(r CommitResult, lintWarnings []lint.Check) []string {
-	out := []string{r.ChapterLine()}
+func Feedback(r *commit.Output, lintWarnings []lint.Check) []string {
+	out := []string{ChapterLine(r)}
 	if n := len(r.DroppedOps); n > 0 {
 		out = append(out, fmt.Sprintf("  ⚠ 丢弃了 %d 个状态操作（见 state/changelog.jsonl 的 dropped）：", n))
 		for i, d := range r.DroppedOps {
@@ -126,7 +90,8 @@ func Feedback(r CommitResult, lintWarnings []lint.Check) []string {
 				out = append(out, fmt.Sprintf("    … 另 %d 个", n-maxListed))
 				break
 			}
-			out = append(out, "    "+compactOp(d.Op)+" — "+d.Reason)
+			op, _ := json.Marshal(d.Op)
+			out = append(out, "    "+compactOp(op)+" — "+d.Reason)
 		}
 	}
 	for _, w := range r.Warnings {
@@ -138,7 +103,7 @@ func Feedback(r CommitResult, lintWarnings []lint.Check) []string {
 	return append(out, periodicLines(r.Periodic)...)
 }
 
-func periodicLines(p Periodic) []string {
+func periodicLines(p commit.Periodic) []string {
 	var out []string
 	if q := p.QualityBrief; q != nil {
 		var low []string

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/settings"
@@ -19,11 +20,11 @@ func TestFeedbackShowsWarningsAndTenChapterReminders(t *testing.T) {
  "inventories":{"planned_not_planted":1,"overdue":2,"dormant":3,"resolved_in_window":4,"broken_bridges":5,"rhythm_warnings":["main 已 12 章未出现"],
   "files":["logs/foreshadowing/latest.json","logs/storylines/rhythm-latest.json"]},
  "full_review":{"message":"m","range":[1,10]}}}`
-	var r CommitResult
+	var r commit.Output
 	if err := json.Unmarshal([]byte(raw), &r); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(Feedback(r, []lint.Check{{ID: "dashes", Count: 2, Detail: "破折号 2 处"}}), "\n")
+	got := strings.Join(Feedback(&r, []lint.Check{{ID: "dashes", Count: 2, Detail: "破折号 2 处"}}), "\n")
 	want := `第 10 章已生成（3120 字），评分 3.9/5.0，门控 pass，修订 2 次
   ⚠ 丢弃了 4 个状态操作（见 state/changelog.jsonl 的 dropped）：
     {"op":"set","path":"x"} — unknown entity
@@ -39,7 +40,7 @@ func TestFeedbackShowsWarningsAndTenChapterReminders(t *testing.T) {
 	if got != want {
 		t.Fatalf("feedback:\n%s\nwant:\n%s", got, want)
 	}
-	if s := r.SummaryPart(); s != "Ch 10: 3120字 3.9 pass ↻2" {
+	if s := SummaryPart(&r); s != "Ch 10: 3120字 3.9 pass ↻2" {
 		t.Fatalf("summary part %q", s)
 	}
 }

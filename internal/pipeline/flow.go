@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -136,26 +137,13 @@ func (e *Env) Gate(c, round int) (*Outcome, error) {
 	return out, nil
 }
 
-// CommitResult is the part of novel-commit's output the summary uses.
-type CommitResult struct {
-	Chapter           int       `json:"chapter"`
-	WordCount         int       `json:"word_count"`
-	OverallFinal      *float64  `json:"overall_final"`
-	GateDecision      string    `json:"gate_decision"`
-	RevisionCount     int       `json:"revision_count"`
-	OrchestratorState string    `json:"orchestrator_state"`
-	DroppedOps        []Dropped `json:"dropped_ops"`
-	Warnings          []string  `json:"warnings"`
-	Periodic          Periodic  `json:"periodic"`
+// SummaryPart is `Ch 1: 3120字 4.2 pass` of a commit's output, with `↻N`
+// for a chapter that went through N revision rounds.
+func SummaryPart(r *commit.Output) string {
+	return summaryPart(r, strconv.FormatFloat(r.OverallFinal, 'f', 1, 64))
 }
 
-// SummaryPart is `Ch 1: 3120字 4.2 pass`, with `↻N` for a chapter that
-// went through N revision rounds.
-func (r CommitResult) SummaryPart() string {
-	score := "-"
-	if r.OverallFinal != nil {
-		score = strconv.FormatFloat(*r.OverallFinal, 'f', 1, 64)
-	}
+func summaryPart(r *commit.Output, score string) string {
 	s := fmt.Sprintf("Ch %d: %d字 %s %s", r.Chapter, r.WordCount, score, r.GateDecision)
 	if r.RevisionCount > 0 {
 		s += " ↻" + strconv.Itoa(r.RevisionCount)
@@ -195,7 +183,7 @@ func (e *Env) Commit(c int, summary, agentCmd string) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r CommitResult
+	var r commit.Output
 	if err := jsonio.Decode(raw, "novel-commit", &r); err != nil {
 		return nil, err
 	}
@@ -212,7 +200,7 @@ func (e *Env) Commit(c int, summary, agentCmd string) (*Outcome, error) {
 	}
 	out.Action, out.Reason = "ran", r.GateDecision
 	out.Seconds = e.progressPolish(c, stepid.Commit, start, polish)
-	for _, l := range Feedback(r, lintWarnings) {
+	for _, l := range Feedback(&r, lintWarnings) {
 		fmt.Fprintln(e.Stderr, l)
 	}
 	for _, l := range e.reviewContinuity(r.Periodic.Continuity, agentCmd) {
@@ -377,7 +365,7 @@ func (e *Env) polishing(c int) bool {
 
 // Summary renders the commits collected in a summary file as
 // `Ch 1: 3120字 4.2 pass | Ch 2: …`.
-func Summary(file string) (string, []CommitResult, error) {
+func Summary(file string) (string, []commit.Output, error) {
 	if !filepath.IsAbs(file) {
 		if abs, err := filepath.Abs(file); err == nil {
 			file = abs
@@ -388,14 +376,21 @@ func Summary(file string) (string, []CommitResult, error) {
 		return "", nil, errs.Newf(errs.IO, "读取 %s 失败：%v", "cannot read %s: %v", file, err).With("file", file)
 	}
 	var parts []string
-	results := []CommitResult{}
+	results := []commit.Output{}
 	for _, l := range lines(data) {
-		var r CommitResult
-		if json.Unmarshal([]byte(l), &r) != nil {
+		var r commit.Output
+		var score struct {
+			Overall *float64 `json:"overall_final"`
+		}
+		if json.Unmarshal([]byte(l), &r) != nil || json.Unmarshal([]byte(l), &score) != nil {
 			continue
 		}
 		results = append(results, r)
-		parts = append(parts, r.SummaryPart())
+		if score.Overall == nil {
+			parts = append(parts, summaryPart(&r, "-")) // a line from another tool without a score
+		} else {
+			parts = append(parts, SummaryPart(&r))
+		}
 	}
 	return strings.Join(parts, " | "), results, nil
 }
