@@ -135,7 +135,7 @@ $(COMMITTED): | $(POLISH)
 	@novel-agent pipeline commit --chapter $(C) --summary "$${NOVEL_PIPELINE_SUMMARY:-}" --agent "$$AGENT" >/dev/null
 endif
 
-.PHONY: help chapter continue next status report volume start _chapter _round _continue _volume _start _locked FORCE
+.PHONY: help chapter continue next status report volume review start _chapter _round _continue _volume _review _start _locked FORCE
 FORCE:
 
 # The pipeline's own refusals go through novel-agent pipeline error (valid JSON, localized).
@@ -146,7 +146,7 @@ NO_VOLUME   = $(PIPELINE_ERROR) no-volume
 NO_CHAPTER  = $(PIPELINE_ERROR) no-chapter
 
 help:
-	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 [BUDGET=12.5] | volume V=2 [APPROVE=1] [DIRECTION="…"] | start | next | status | report'
+	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 [BUDGET=12.5] | volume V=2 [APPROVE=1] [DIRECTION="…"] | review V=1 | start | next | status | report'
 
 ifeq ($(DRYRUN),)
 # ---- outer targets: hold the lock for the whole run ----
@@ -226,6 +226,24 @@ else
 # make -n: the helper prints the commands it would run (read-only).
 _volume:
 	+@novel-agent pipeline volume --volume $(VV) --plan --text
+endif
+# ---- the volume review (SPEC §23): in VOL_REVIEW, packet (volume:VV:review, with the snapshot) →
+# $(AGENT) → novel-commit volume-review --dry-run → one retry → novel-commit volume-review, which
+# keeps volumes/vol-VV/review.md and enters VOL_PLANNING for volume VV+1. A review already staged
+# (written by hand, or by an interrupted run) is committed as it is.
+ifeq ($(DRYRUN),)
+review:
+	@[ -n '$(VV)' ] || $(NO_VOLUME)
+	@novel-lock run -- $(MAKE) -f $(PIPELINE_MK) _review V=$(VV)
+_review: _locked
+	@rm -f $(P)/staging/BLOCKED.json
+	@novel-agent pipeline review --volume $(VV) --agent "$$AGENT" --text
+else
+review _review:
+	novel-manifest packet volume:$(VV):review --write-manifest
+	$$AGENT staging/manifests/volume-$(VV)-review.packet.json
+	novel-commit volume-review --volume $(VV) --dry-run
+	novel-commit volume-review --volume $(VV)
 endif
 # ---- starting a new project (SPEC §17): the setup steps whose products are missing, then the
 # volume 1 plan, each like a stage (packet + snapshot → $(AGENT) → validate → one retry → journaled

@@ -2,6 +2,7 @@ package novelagent
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/cli"
@@ -20,6 +21,7 @@ type pipelineCmd struct {
 	Amend    amendCmd    `cmd:"" help:"Re-summarize committed chapter C after the author edited it (packet mode amend) and run novel-commit amend (SPEC §23)."`
 	Backfill backfillCmd `cmd:"" help:"Summarize and commit each imported chapter (logs/import.json) above last_completed_chapter in order: packet mode backfill, then novel-commit backfill (SPEC §23)."`
 	Volume   volumeCmd   `cmd:"" help:"Plan a volume: packet, executor, validate (novel-commit volume --dry-run), one retry, then novel-commit volume; a staged plan that validates is committed without planning again."`
+	Review   reviewCmd   `cmd:"" help:"Write and commit a volume's review (VOL_REVIEW): packet, executor, novel-commit volume-review --dry-run, one retry, then novel-commit volume-review (SPEC §23)."`
 	Start    startCmd    `cmd:"" help:"Start a new project (QUICK_START): every setup step whose products are missing (packet, executor, validate, one retry, novel-commit setup), then the volume-1 plan; resumable (SPEC §17)."`
 	Error    errorCmd    `cmd:"" help:"Report one of pipeline.mk's own refusals as the JSON error line (exits non-zero)."`
 }
@@ -213,5 +215,23 @@ func (c *startCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	ctx.Result(o, o.Text)
+	return nil
+}
+
+type reviewCmd struct {
+	Volume int    `name:"volume" type:"volume" required:"" help:"The volume to review (the current volume, in VOL_REVIEW)." placeholder:"VV"`
+	Agent  string `required:"" help:"Executor command; run as AGENT PACKET_PATH in the project root."`
+}
+
+func (c *reviewCmd) Run(ctx *cli.Context) error {
+	e, err := env(ctx)
+	if err != nil {
+		return err
+	}
+	o, err := e.Review(c.Volume, c.Agent)
+	if err != nil {
+		return err
+	}
+	ctx.Result(o, func() string { return "第 " + strconv.Itoa(o.Volume) + " 卷回顾已提交：" + o.Review })
 	return nil
 }

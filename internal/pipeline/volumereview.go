@@ -1,0 +1,100 @@
+package pipeline
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/stepid"
+)
+
+// ReviewOutcome is what `novel-agent pipeline review` did.
+type ReviewOutcome struct {
+	Volume int    `json:"volume"`
+	Action string `json:"action"` // written, reused
+	Review string `json:"review"`
+}
+
+// Review writes and commits the review of volume v (SPEC §23, make …
+// review V=…) the way Volume plans one: a staged review that already
+// commits is kept; otherwise the packet (with its write-boundary snapshot)
+// is written, the executor runs, novel-commit volume-review --dry-run
+// checks what it staged, and a failed attempt is retried once; then the
+// review is committed (VOL_PLANNING for volume v+1).
+func (e *Env) Review(v int, agentCmd string) (*ReviewOutcome, error) {
+	vv := layout.PadVol(v)
+	label := "[第" + vv + "卷] review"
+	out := &ReviewOutcome{Volume: v, Action: "reused", Review: layout.VolumeReview(v)}
+	check := func() (*errs.Error, error) {
+		res, err := e.toolQuiet("novel-commit", "volume-review", "--volume", vv, "--dry-run")
+		if err != nil || res.Exit == 0 {
+			return nil, err
+		}
+		return res.Err, nil
+	}
+	failure, err := check()
+	if err != nil {
+		return nil, err
+	}
+	if failure != nil {
+		out.Action = "written"
+		if failure, err = e.writeReview(v, agentCmd, label, check); err != nil {
+			return nil, err
+		}
+		if failure != nil {
+			return nil, failure
+		}
+	} else {
+		fmt.Fprintf(e.Stderr, "%s ✓ 已有暂存的回顾，直接提交 / a staged review is committed as it is\n", label)
+	}
+	if _, err := e.must("novel-commit", "volume-review", "--volume", vv); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(e.Stderr, "%s commit ✓ 下一步：make -f pipeline.mk volume V=%d\n", label, v+1)
+	return out, nil
+}
+
+// writeReview runs the planner in review mode at most twice; a staged
+// review that does not commit is removed before the retry.
+func (e *Env) writeReview(v int, agentCmd, label string, check func() (*errs.Error, error)) (*errs.Error, error) {
+	raw, err := e.must("novel-manifest", "packet", "volume:"+layout.PadVol(v)+":review", "--write-manifest")
+	if err != nil {
+		return nil, err
+	}
+	var pk packetInfo
+	if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
+		return nil, err
+	}
+	packet := pk.WrittenManifestPath
+	if packet == "" {
+		packet = layout.VolumeStepPacket(v, stepid.Review)
+	}
+	var failure *errs.Error
+	for attempt := 1; attempt <= 2; attempt++ {
+		start := time.Now()
+		exit, _, tail, err := e.execute(agentCmd, packet, "")
+		if err != nil {
+			return nil, err
+		}
+		if exit != 0 {
+			failure = executorFailure(exit, tail)
+		} else if failure, err = check(); err != nil {
+			return nil, err
+		}
+		if failure == nil {
+			secs := time.Since(start).Seconds()
+			if e.Clock.Fixed() {
+				secs = 0
+			}
+			fmt.Fprintf(e.Stderr, "%s ✓ %.0fs\n", label, secs)
+			return nil, nil
+		}
+		fmt.Fprintf(e.Stderr, "%s ✗ 第 %d 次尝试失败 / attempt %d failed: %s\n", label, attempt, attempt, failure.Message("zh"))
+		if err := e.Root.Remove(layout.StagingVolumeReview(v)); err != nil {
+			return nil, err
+		}
+	}
+	return failure, nil
+}
