@@ -52,7 +52,7 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 	why := ""
 	for attempt := 1; attempt <= 2; attempt++ {
 		e.remove(out)
-		exit, _, tail, err := e.execute(agentCmd, packet, "")
+		exit, _, tail, _, err := e.executeTransient(agentCmd, packet, "", "[audit:"+layout.Pad(to)+"]")
 		if err != nil {
 			return warn(errs.Coerce(err).Message("zh"))
 		}

@@ -160,7 +160,7 @@ func (e *Env) setupAttempts(st stepid.Step, agentCmd, label string, out *SetupOu
 			packet = setupstep.PacketPath(st.Stage)
 		}
 		start := time.Now()
-		exit, _, _, err := e.execute(agentCmd, packet, "")
+		exit, _, _, _, err := e.executeTransient(agentCmd, packet, "", label)
 		if err != nil {
 			return err
 		}

@@ -602,6 +602,15 @@ func (e *Env) waitMax() (time.Duration, error) {
 // NOVEL_WAIT_MAX is spent. The usage lines of every run stay in the
 // attempt's record.
 func (e *Env) executeWaiting(st stepid.Step, role, agentCmd, packetPath string) (exit int, stdout, stderrTail []byte, waits int, err error) {
+	return e.executeTransient(agentCmd, packetPath, layout.RunUsage(st.Chapter), "[第"+layout.Pad(st.Chapter)+"章] "+label(st.Stage, role))
+}
+
+// executeTransient runs the executor and waits out its transient failures
+// (exit 75: rate limit, outage) with backoff for up to NOVEL_WAIT_MAX, so an
+// unattended run survives a provider hiccup (SPEC §18); every agent run of
+// the pipeline — chapter stages, setup, volume plans and reviews, amend and
+// backfill — goes through it. label starts the waiting line.
+func (e *Env) executeTransient(agentCmd, packetPath, usage, label string) (exit int, stdout, stderrTail []byte, waits int, err error) {
 	budget, err := e.waitMax()
 	if err != nil {
 		return 0, nil, nil, 0, err
@@ -609,13 +618,12 @@ func (e *Env) executeWaiting(st stepid.Step, role, agentCmd, packetPath string) 
 	wait := min(30*time.Second, budget/4)
 	var spent time.Duration
 	for ; ; waits++ {
-		exit, stdout, stderrTail, err = e.execute(agentCmd, packetPath, layout.RunUsage(st.Chapter))
+		exit, stdout, stderrTail, err = e.execute(agentCmd, packetPath, usage)
 		if err != nil || exit != agent.ExitTransient || spent >= budget || wait <= 0 {
 			return exit, stdout, stderrTail, waits, err
 		}
 		d := min(wait, budget-spent)
-		fmt.Fprintf(e.Stderr, "[第%s章] %s ⏸ 执行器暂时失败（退出码 75），%s 后重试 / transient executor failure, retrying in %s\n",
-			layout.Pad(st.Chapter), label(st.Stage, role), d, d)
+		fmt.Fprintf(e.Stderr, "%s ⏸ 执行器暂时失败（退出码 75），%s 后重试 / transient executor failure, retrying in %s\n", label, d, d)
 		time.Sleep(d)
 		spent += d
 		wait = min(wait*2, 5*time.Minute)

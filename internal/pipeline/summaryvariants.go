@@ -98,7 +98,7 @@ func (e *Env) variantChapter(out *VariantOutcome, c int, agentCmd string) error 
 		packet := manifest.VariantPath(c, mode)
 		for attempt := 1; attempt <= 2 && failure != nil; attempt++ {
 			start := time.Now()
-			exit, _, _, err := e.execute(agentCmd, packet, "")
+			exit, _, _, _, err := e.executeTransient(agentCmd, packet, "", "[第"+layout.Pad(c)+"章] "+mode)
 			if err != nil {
 				return err
 			}

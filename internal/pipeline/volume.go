@@ -201,7 +201,7 @@ func (e *Env) planAttempts(st stepid.Step, packet, agentCmd, label string, out *
 			}
 		}
 		start := time.Now()
-		exit, _, _, err := e.execute(agentCmd, packet, "")
+		exit, _, _, _, err := e.executeTransient(agentCmd, packet, "", label)
 		if err != nil {
 			return nil, err
 		}

@@ -74,7 +74,7 @@ func (e *Env) writeReview(v int, agentCmd, label string, check func() (*errs.Err
 	var failure *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {
 		start := time.Now()
-		exit, _, tail, err := e.execute(agentCmd, packet, "")
+		exit, _, tail, _, err := e.executeTransient(agentCmd, packet, "", label)
 		if err != nil {
 			return nil, err
 		}
