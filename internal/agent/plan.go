@@ -71,25 +71,15 @@ func parsePlan(p *Packet, answer []byte, source string) (*Result, error) {
 	}
 	seen := map[int]bool{}
 	for i, raw := range b.Contracts {
-		idx := "chapter_contracts[" + strconv.Itoa(i) + "]"
-		v, err := decodeNumbers(raw)
-		ct, isObj := v.(map[string]any)
-		if err != nil || !isObj {
-			return nil, answerErr(p, source, "的 "+idx+" 不是对象", "has "+idx+" that is not an object").With("index", i)
-		}
-		c, ok := jsonio.Int(ct["chapter"])
-		if !ok || c < 1 {
-			return nil, answerErr(p, source, "的 "+idx+".chapter 不是 ≥ 1 的整数", "has "+idx+".chapter that is not an integer ≥ 1").With("index", i)
+		c, data, err := decodeContract(p, source, i, raw)
+		if err != nil {
+			return nil, err
 		}
 		if seen[c] {
 			return nil, answerErr(p, source, "的 chapter_contracts 中第 "+strconv.Itoa(c)+" 章出现了两次", "has two chapter_contracts for chapter "+strconv.Itoa(c)).
 				With("chapter", c)
 		}
 		seen[c] = true
-		data, err := jsonio.Marshal(ct)
-		if err != nil {
-			return nil, answerErr(p, source, "的章节契约无法编码", "has a chapter contract that cannot be encoded")
-		}
 		files = append(files, File{Path: dir + "/" + layout.VolumeContractsDir + "/" + layout.ContractFile(c), Data: data})
 	}
 	names := make([]string, 0, len(b.NewCharacters))
@@ -118,4 +108,24 @@ func decodeNumbers(raw []byte) (any, error) {
 	dec.UseNumber()
 	err := dec.Decode(&v)
 	return v, err
+}
+
+// decodeContract reads chapter_contracts[i] of a planner's answer: an
+// object with an integer chapter ≥ 1, re-encoded canonically.
+func decodeContract(p *Packet, source string, i int, raw json.RawMessage) (int, []byte, error) {
+	idx := "chapter_contracts[" + strconv.Itoa(i) + "]"
+	v, err := decodeNumbers(raw)
+	ct, isObj := v.(map[string]any)
+	if err != nil || !isObj {
+		return 0, nil, answerErr(p, source, "的 "+idx+" 不是对象", "has "+idx+" that is not an object").With("index", i)
+	}
+	c, ok := jsonio.Int(ct["chapter"])
+	if !ok || c < 1 {
+		return 0, nil, answerErr(p, source, "的 "+idx+".chapter 不是 ≥ 1 的整数", "has "+idx+".chapter that is not an integer ≥ 1").With("index", i)
+	}
+	data, err := jsonio.Marshal(ct)
+	if err != nil {
+		return 0, nil, answerErr(p, source, "的章节契约无法编码", "has a chapter contract that cannot be encoded")
+	}
+	return c, data, nil
 }

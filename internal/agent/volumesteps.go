@@ -47,15 +47,9 @@ func parseContracts(p *Packet, answer []byte, source string) (*Result, error) {
 	var files []File
 	got := map[string]bool{}
 	for i, raw := range b.Contracts {
-		idx := "chapter_contracts[" + strconv.Itoa(i) + "]"
-		v, err := decodeNumbers(raw)
-		ct, isObj := v.(map[string]any)
-		if err != nil || !isObj {
-			return nil, answerErr(p, source, "的 "+idx+" 不是对象", "has "+idx+" that is not an object").With("index", i)
-		}
-		c, ok := jsonio.Int(ct["chapter"])
-		if !ok || c < 1 {
-			return nil, answerErr(p, source, "的 "+idx+".chapter 不是 ≥ 1 的整数", "has "+idx+".chapter that is not an integer ≥ 1").With("index", i)
+		c, data, err := decodeContract(p, source, i, raw)
+		if err != nil {
+			return nil, err
 		}
 		path := "staging/" + layout.Contract(p.Volume, c)
 		if _, asked := want[path]; !asked {
@@ -65,10 +59,6 @@ func parseContracts(p *Packet, answer []byte, source string) (*Result, error) {
 			return nil, answerErr(p, source, "的 chapter_contracts 中第 "+strconv.Itoa(c)+" 章出现了两次", "has two chapter_contracts for chapter "+strconv.Itoa(c)).With("chapter", c)
 		}
 		got[path] = true
-		data, err := jsonio.Marshal(ct)
-		if err != nil {
-			return nil, answerErr(p, source, "的章节契约无法编码", "has a chapter contract that cannot be encoded")
-		}
 		files = append(files, File{Path: path, Data: data})
 	}
 	for _, o := range p.ExpectedOutputs {
