@@ -23,11 +23,8 @@ func (a *amendCmd) Run(ctx *cli.Context) error {
 	if err := commit.PendingRollbackError(root); err != nil {
 		return err
 	}
-	if c, err := commit.PendingJournal(root); err != nil {
+	if err := commit.PendingCommitError(root, "修订", "amend"); err != nil {
 		return err
-	} else if c != 0 {
-		return errs.Newf(errs.State, "第 %d 章的提交尚未完成，不能修订", "the commit of chapter %d is unfinished; cannot amend", c).WithExit(errs.ExitFailed).
-			Hint("先运行 novel-commit --chapter "+strconv.Itoa(c), "run novel-commit --chapter "+strconv.Itoa(c)+" first")
 	}
 	pending, err := commit.PendingAmend(root)
 	if err != nil {

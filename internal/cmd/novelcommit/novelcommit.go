@@ -119,11 +119,8 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 	if err := commit.PendingRollbackError(root); err != nil {
 		return err
 	}
-	if j, err := commit.PendingJournal(root); err != nil {
+	if err := commit.PendingCommitError(root, "重建", "rebuild"); err != nil {
 		return err
-	} else if j != 0 {
-		return errs.Newf(errs.State, "第 %d 章的提交尚未完成，不能重建", "the commit of chapter %d is unfinished; cannot rebuild", j).WithExit(errs.ExitFailed).
-			Hint("先运行 novel-commit --chapter "+strconv.Itoa(j), "run novel-commit --chapter "+strconv.Itoa(j)+" first")
 	}
 	release, err := lock.Guard(root, ctx.Getenv, 0, s.LockStaleMinutes)
 	if err != nil {
