@@ -17,6 +17,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // Window is everything the checks read: the committed chapters a..b split
@@ -315,34 +316,12 @@ func firstOf(raws ...json.RawMessage) string {
 	return ""
 }
 
-// Sentences splits a chapter body (its `#` heading dropped) into
-// sentences: a sentence ends at 。！？!? or …… (with any closing quote
-// after it) or at a line end.
+// Sentences splits a chapter body (its heading line dropped) into
+// sentences with the suite's one splitter (textmeasure).
 func Sentences(text string) []string {
 	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		rs := []rune(line)
-		start := 0
-		for i := 0; i < len(rs); i++ {
-			if !strings.ContainsRune("。！？!?…", rs[i]) {
-				continue
-			}
-			j := i + 1
-			for j < len(rs) && strings.ContainsRune("…。！？!?」』”’）)", rs[j]) {
-				j++
-			}
-			if s := strings.TrimSpace(string(rs[start:j])); s != "" {
-				out = append(out, s)
-			}
-			start, i = j, j-1
-		}
-		if s := strings.TrimSpace(string(rs[start:])); s != "" {
-			out = append(out, s)
-		}
+	for _, l := range textmeasure.Body(text) {
+		out = append(out, textmeasure.Sentences(l.Text)...)
 	}
 	return out
 }

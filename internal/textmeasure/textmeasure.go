@@ -167,7 +167,7 @@ func Sentences(line string) []string {
 		}
 		for i < len(line) {
 			r, n = utf8.DecodeRuneInString(line[i:])
-			if !IsSentenceEnd(r) && r != '」' && r != '”' {
+			if !IsSentenceEnd(r) && !isCloseQuote(r) {
 				break
 			}
 			i += n
@@ -182,6 +182,10 @@ func Sentences(line string) []string {
 	}
 	return out
 }
+
+// isCloseQuote: a closing quote mark right after a sentence end stays with
+// its sentence (「…。」, nested 『…。』, “…。”, ‘…。’).
+func isCloseQuote(r rune) bool { return r == '」' || r == '』' || r == '”' || r == '’' }
 
 // Narration returns line with the dialogue (the text inside 「」 or “”,
 // quote marks included) replaced by spaces, so byte offsets still match

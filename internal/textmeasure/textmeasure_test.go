@@ -59,6 +59,10 @@ func TestSentencesAndNarration(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Sentences = %q", got)
 	}
+	// A nested quote's closing mark stays with its sentence too.
+	if got := Sentences("「他说『走吧。』」于是走了。"); !reflect.DeepEqual(got, []string{"「他说『走吧。』」", "于是走了。"}) {
+		t.Fatalf("nested quotes: %q", got)
+	}
 	depth := 0
 	n := Narration("然而「因此」然后“然而", &depth)
 	if n != "然而"+strings.Repeat(" ", 12)+"然后"+strings.Repeat(" ", 9) || depth != 1 {
