@@ -15,7 +15,7 @@ type amendCmd struct {
 }
 
 func (a *amendCmd) Run(ctx *cli.Context) error {
-	root, s, now, err := setup(ctx)
+	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}

@@ -10,24 +10,6 @@ import (
 	"github.com/novelsuite/novel/internal/settings"
 )
 
-// setup resolves what every journaled command needs, in the order the
-// errors are reported: the project, its settings, the clock's stamp.
-func setup(ctx *cli.Context) (*project.Root, settings.Settings, string, error) {
-	root, err := ctx.Root()
-	if err != nil {
-		return nil, settings.Settings{}, "", err
-	}
-	s, err := ctx.Settings()
-	if err != nil {
-		return nil, settings.Settings{}, "", err
-	}
-	clk, err := ctx.Clock()
-	if err != nil {
-		return nil, settings.Settings{}, "", err
-	}
-	return root, s, clk.Stamp(), nil
-}
-
 // journaled is one journaled command (chapter commit, rollback, volume
 // commit): an unfinished journal is resumed, otherwise a fresh one is
 // prepared (validated before the lock, so a refused run writes nothing).

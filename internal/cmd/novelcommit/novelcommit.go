@@ -49,7 +49,7 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 // backfill (which differ only in how the journal is prepared): no other
 // transaction may be unfinished, a journal of this chapter is resumed.
 func commitChapter(ctx *cli.Context, c int, dry bool, prepare func(commit.Env, int) (*commit.Journal, error), text func(*commit.Output) string) error {
-	root, s, now, err := setup(ctx)
+	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ type rollbackCmd struct {
 }
 
 func (r *rollbackCmd) Run(ctx *cli.Context) error {
-	root, s, now, err := setup(ctx)
+	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func (c *setupCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	stage := st.Stage
-	root, s, now, err := setup(ctx)
+	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ type volumeCmd struct {
 
 func (c *volumeCmd) Run(ctx *cli.Context) error {
 	v := c.Volume
-	root, s, now, err := setup(ctx)
+	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ type volumeReviewCmd struct {
 
 func (c *volumeReviewCmd) Run(ctx *cli.Context) error {
 	v := c.Volume
-	root, s, now, err := setup(ctx)
+	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}

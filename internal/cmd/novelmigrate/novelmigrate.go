@@ -24,15 +24,7 @@ func Main() int {
 }
 
 func (g *grammar) Run(ctx *cli.Context) error {
-	root, err := ctx.Root()
-	if err != nil {
-		return err
-	}
-	s, err := ctx.Settings()
-	if err != nil {
-		return err
-	}
-	clk, err := ctx.Clock()
+	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}
@@ -41,7 +33,7 @@ func (g *grammar) Run(ctx *cli.Context) error {
 		if resume {
 			return migrate.Load(root)
 		}
-		return migrate.Prepare(root, clk.Stamp())
+		return migrate.Prepare(root, now)
 	}
 	j, err := load()
 	if err != nil {
@@ -64,7 +56,7 @@ func (g *grammar) Run(ctx *cli.Context) error {
 	// Under the lock: plan again from what is there now (another writer
 	// may have moved the checkpoint), unless a journal is resumed.
 	if !resume {
-		if j, err = migrate.Prepare(root, clk.Stamp()); err != nil {
+		if j, err = migrate.Prepare(root, now); err != nil {
 			return err
 		}
 	}
