@@ -286,15 +286,20 @@ func (w *Window) Run(now string) *Report {
 		if is.Type == LocationJump || is.Type == ItemOwner || is.Type == TimelineRegression {
 			is.Confidence = "medium" // text heuristics: a person confirms
 		}
-		r.Stats.ByType[is.Type]++
-		switch is.Severity {
-		case "high":
-			r.Stats.High++
-		case "medium":
-			r.Stats.Medium++
-		default:
-			r.Stats.Low++
-		}
+		r.Stats.count(is)
 	}
 	return r
+}
+
+// count adds an issue to the tallies by severity and by type.
+func (s *Stats) count(is *Issue) {
+	s.ByType[is.Type]++
+	switch is.Severity {
+	case "high":
+		s.High++
+	case "medium":
+		s.Medium++
+	default:
+		s.Low++
+	}
 }

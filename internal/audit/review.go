@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -56,7 +57,7 @@ func ParseReview(data []byte, source string, from, to int, now string) (*Report,
 		switch {
 		case strings.TrimSpace(is.ID) == "":
 			return nil, bad("的 %s 缺少 id", "%s lacks an id", where)
-		case !contains(known, is.Type):
+		case !slices.Contains(known, is.Type):
 			return nil, bad("的 %s.type %q 不是已知类型（%s）", "%s.type %q is not a known type (%s)", where, is.Type, strings.Join(known, ", "))
 		case is.Severity != "high" && is.Severity != "medium" && is.Severity != "low":
 			return nil, bad("的 %s.severity 必须是 high、medium 或 low", "%s.severity must be high, medium or low", where)
@@ -76,25 +77,8 @@ func ParseReview(data []byte, source string, from, to int, now string) (*Report,
 		if is.Entities == nil {
 			is.Entities = []string{}
 		}
-		switch is.Severity {
-		case "high":
-			r.Stats.High++
-		case "medium":
-			r.Stats.Medium++
-		default:
-			r.Stats.Low++
-		}
-		r.Stats.ByType[is.Type]++
+		r.Stats.count(is)
 	}
 	r.SchemaVersion, r.GeneratedAt = 1, now
 	return &r, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

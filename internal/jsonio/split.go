@@ -1,8 +1,10 @@
 package jsonio
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -228,4 +230,18 @@ func Validate(data []byte, rel string) ([]byte, error) {
 		return nil, err
 	}
 	return body, nil // unreachable: json.Valid and Decode agree
+}
+
+// Lines returns the non-blank lines of a JSON-lines file (or any text
+// output), each trimmed.
+func Lines(b []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if s := strings.TrimSpace(sc.Text()); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -377,7 +377,7 @@ func Summary(file string) (string, []commit.Output, error) {
 	}
 	var parts []string
 	results := []commit.Output{}
-	for _, l := range lines(data) {
+	for _, l := range jsonio.Lines(data) {
 		var r commit.Output
 		var score struct {
 			Overall *float64 `json:"overall_final"`

@@ -147,17 +147,9 @@ func (e *Env) setupAttempts(st stepid.Step, agentCmd, label string, out *SetupOu
 		if err := e.clearStaged(st.Stage); err != nil {
 			return err
 		}
-		raw, err := e.must("novel-manifest", "packet", st.String(), "--write-manifest")
+		_, packet, err := e.writePacket(setupstep.PacketPath(st.Stage), st.String())
 		if err != nil {
 			return err
-		}
-		var pk packetInfo
-		if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
-			return err
-		}
-		packet := pk.WrittenManifestPath
-		if packet == "" {
-			packet = setupstep.PacketPath(st.Stage)
 		}
 		start := time.Now()
 		exit, _, _, _, err := e.executeTransient(agentCmd, packet, "", label)

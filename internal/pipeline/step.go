@@ -405,7 +405,7 @@ func (e *Env) usage(c int, line *runlog.Line) {
 	}
 	sums := map[string]int64{}
 	var order []string
-	for _, l := range lines(data) {
+	for _, l := range jsonio.Lines(data) {
 		// The fields of agent.RequestUsage the run line needs; tokens stay
 		// raw, since other executors may write another shape there.
 		var rec struct {

@@ -10,7 +10,6 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -83,12 +82,9 @@ func (e *Env) variantChapter(out *VariantOutcome, c int, agentCmd string) error 
 	if failure != nil {
 		rec.Action = "summarized"
 		st := stepid.Chapter(c, stepid.Summarize)
-		raw, err := e.must("novel-manifest", "packet", st.String(), "--mode", mode, "--write-manifest")
+		// The variant's packet file is named by its mode (manifest.VariantPath).
+		pk, _, err := e.writePacket("", st.String(), "--mode", mode)
 		if err != nil {
-			return err
-		}
-		var pk packetInfo
-		if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
 			return err
 		}
 		var outputs []string

@@ -7,16 +7,15 @@
 package pipeline
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 
 	"github.com/novelsuite/novel/internal/clock"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -109,15 +108,21 @@ func splitLastLine(b []byte) (body, last []byte) {
 	return b[:i+1], t[i+1:]
 }
 
-// lines splits text output into non-empty trimmed lines.
-func lines(b []byte) []string {
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		if s := strings.TrimSpace(sc.Text()); s != "" {
-			out = append(out, s)
-		}
+// writePacket runs `novel-manifest packet ARGS… --write-manifest` and returns
+// the packet as the executor reads it and the file it was written to
+// (fallback when the tool names none).
+func (e *Env) writePacket(fallback string, args ...string) (*packetInfo, string, error) {
+	raw, err := e.must("novel-manifest", append(append([]string{"packet"}, args...), "--write-manifest")...)
+	if err != nil {
+		return nil, "", err
 	}
-	return out
+	var pk packetInfo
+	if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
+		return nil, "", err
+	}
+	path := pk.WrittenManifestPath
+	if path == "" {
+		path = fallback
+	}
+	return &pk, path, nil
 }

@@ -153,21 +153,13 @@ func awaitingApproval(v int, dry *volumeplan.DryRun) *errs.Error {
 // volumeStep writes the packet of a volume plan or contracts step, runs
 // the planner (at most twice) and returns the dry run of the staged plan.
 func (e *Env) volumeStep(st stepid.Step, o VolumeOptions, label string, out *VolumeOutcome) (*volumeplan.DryRun, error) {
-	args := []string{"packet", st.String(), "--write-manifest"}
+	args := []string{st.String()}
 	if o.Direction != "" {
 		args = append(args, "--direction", o.Direction)
 	}
-	raw, err := e.must("novel-manifest", args...)
+	pk, packet, err := e.writePacket(layout.VolumeStepPacket(st.Number, st.Stage), args...)
 	if err != nil {
 		return nil, err
-	}
-	var pk packetInfo
-	if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
-		return nil, err
-	}
-	packet := pk.WrittenManifestPath
-	if packet == "" {
-		packet = layout.VolumeStepPacket(st.Number, st.Stage)
 	}
 	// A failed plan attempt leaves nothing staged; a failed batch only
 	// loses its own contracts, so a re-run resumes with that batch.

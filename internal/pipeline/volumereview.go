@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/stepid"
 )
@@ -59,17 +58,9 @@ func (e *Env) Review(v int, agentCmd string) (*ReviewOutcome, error) {
 // writeReview runs the planner in review mode at most twice; a staged
 // review that does not commit is removed before the retry.
 func (e *Env) writeReview(v int, agentCmd, label string, check func() (*errs.Error, error)) (*errs.Error, error) {
-	raw, err := e.must("novel-manifest", "packet", "volume:"+layout.PadVol(v)+":review", "--write-manifest")
+	_, packet, err := e.writePacket(layout.VolumeStepPacket(v, stepid.Review), "volume:"+layout.PadVol(v)+":review")
 	if err != nil {
 		return nil, err
-	}
-	var pk packetInfo
-	if err := jsonio.Decode(raw, "novel-manifest packet", &pk); err != nil {
-		return nil, err
-	}
-	packet := pk.WrittenManifestPath
-	if packet == "" {
-		packet = layout.VolumeStepPacket(v, stepid.Review)
 	}
 	var failure *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {

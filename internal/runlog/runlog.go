@@ -8,12 +8,9 @@
 package runlog
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -197,7 +194,7 @@ func Read(root *project.Root, c int) ([]Line, []string) {
 	}
 	var out []Line
 	var warns []string
-	for i, ln := range splitLines(data) {
+	for i, ln := range jsonio.Lines(data) {
 		var l Line
 		if err := jsonio.Decode([]byte(ln), rel, &l); err != nil {
 			warns = append(warns, rel+": line "+strconv.Itoa(i+1)+" skipped (not a run record)")
@@ -219,7 +216,7 @@ func Append(root *project.Root, c int, line Line) error {
 			return err
 		}
 	}
-	for _, l := range splitLines(old) {
+	for _, l := range jsonio.Lines(old) {
 		var prev Line
 		if json.Unmarshal([]byte(l), &prev) == nil && prev.SameAttempt(line) {
 			return nil
@@ -233,17 +230,4 @@ func Append(root *project.Root, c int, line Line) error {
 		old = append(old, '\n')
 	}
 	return root.WriteFile(rel, append(old, b...))
-}
-
-// splitLines returns the non-blank lines of a JSON-lines file.
-func splitLines(b []byte) []string {
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		if s := strings.TrimSpace(sc.Text()); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
