@@ -19,16 +19,14 @@ install: build
 
 ## demo: build, start the demo novel from an empty $(DEMO_DIR) (novel init with fixed flags, make start,
 ##       three chapters through continue), all with the replay executor (no network, no API key).
-##       The demo's chapters are ~1,200–1,450 字, so platform-profile.json lowers fanqie's words_min.
 DEMO_DIR ?= $(CURDIR)/demo-out
 DEMO_AGENT = novel-agent --backend replay --fixtures $(CURDIR)/examples/demo/replay
 demo: build
 	rm -rf $(DEMO_DIR)
 	PATH="$(BIN):$$PATH" NOVEL_NOW=$${NOVEL_NOW:-2026-11-01T08:00:00Z} novel init $(DEMO_DIR) --title 守灯人 \
-	  --genre '东方玄幻 / 宗门成长，轻悬疑' --platform fanqie --chapters-per-volume 6 --words-per-chapter 1500 \
+	  --genre '东方玄幻 / 宗门成长，轻悬疑' --platform fanqie --chapters-per-volume 6 --words-per-chapter 2500 \
 	  --premise '经脉淤塞的外门弟子陆照在长明殿守了三年魂灯，某夜，三年前已熄灭的第七盏灯重新亮了起来。' \
 	  --protagonist '陆照，长明殿守灯人，经脉淤塞，停在炼气三层' --conflict '第七盏灯为何复燃，周伯是否还活着' --text
-	cp examples/demo/platform-profile.json $(DEMO_DIR)/platform-profile.json
 	PATH="$(BIN):$$PATH" $(MAKE) -f $(CURDIR)/pipeline.mk start PROJECT=$(DEMO_DIR) AGENT="$(DEMO_AGENT)"
 	PATH="$(BIN):$$PATH" $(MAKE) -f $(CURDIR)/pipeline.mk continue N=3 PROJECT=$(DEMO_DIR) AGENT="$(DEMO_AGENT)"
 	@PATH="$(BIN):$$PATH" $(MAKE) --no-print-directory -f $(CURDIR)/pipeline.mk report PROJECT=$(DEMO_DIR)
