@@ -10,9 +10,9 @@ import (
 	"github.com/novelsuite/novel/internal/runlog"
 )
 
-// Interrupted is the error of a steps-run line recorded for an attempt
+// interrupted is the error of a steps-run line recorded for an attempt
 // whose run was killed before it could record it itself.
-const Interrupted = "interrupted"
+const interrupted = "interrupted"
 
 // stepAttempt is one executor attempt of an agent run that is not a
 // chapter stage (setup, volume plan/contracts/review, amend, backfill,
@@ -103,7 +103,7 @@ func (e *Env) recoverStep() error {
 	}
 	lines, _ := runlog.ReadSteps(e.Root)
 	if n := len(lines); n == 0 || !(lines[n-1].SameAttempt(l) && lines[n-1].Started == l.Started && lines[n-1].Run == l.Run) {
-		l.Ended, l.Error = e.Clock.Stamp(), Interrupted
+		l.Ended, l.Error = e.Clock.Stamp(), interrupted
 		if l.Exit == 0 {
 			l.Exit = 1
 		}
