@@ -136,7 +136,9 @@ func (f filter) skipDir(rel string) bool {
 }
 
 func (f filter) skipFile(rel string) bool {
-	if rel == layout.LockFlock || f.declared[rel] {
+	// The steps run log is the pipeline's own bookkeeping, appended after
+	// each attempt of a volume plan while its window is still open.
+	if rel == layout.LockFlock || rel == layout.StepsRunLog || f.declared[rel] {
 		return true
 	}
 	// A temp file left by one of the suite's own atomic writes killed

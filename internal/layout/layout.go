@@ -221,6 +221,18 @@ func Stamp(c int, stage string, round int) string {
 func RunPending(c int) string { return StagingLogs + "/chapter-" + Pad(c) + "-run.pending.json" }
 func RunUsage(c int) string   { return StagingLogs + "/chapter-" + Pad(c) + "-run.usage.jsonl" }
 
+// StepsRunLog is the run log of every agent run that is not a chapter
+// stage (setup, volume plans, contracts and reviews, amend/backfill
+// summaries, the continuity auditor): one runlog line per executor
+// attempt, kept with the committed logs since no commit moves it (SPEC
+// §18). StepsRunPending and StepsRunUsage are its attempt in flight and
+// that attempt's executor usage records (NOVEL_RUN_LOG).
+const (
+	StepsRunLog     = "logs/steps-run.jsonl"
+	StepsRunPending = StagingLogs + "/steps-run.pending.json"
+	StepsRunUsage   = StagingLogs + "/steps-run.usage.jsonl"
+)
+
 // VolumeJournal is the journal of a volume-plan commit (SPEC §6.1, §8.4).
 func VolumeJournal(v int) string { return "staging/volume-" + PadVol(v) + ".journal.json" }
 

@@ -20,8 +20,10 @@ const BudgetWindow = 5
 
 // Budget is `make … continue BUDGET=12.5 [BUDGET_CURRENCY=CNY]`: what one
 // run may spend. Spent counts the chapter logs of the chapters committed
-// since the run started (Since is last_completed_chapter then), in one
-// currency; amounts in other currencies are never converted.
+// since the run started (Since is last_completed_chapter then) and the
+// lines of logs/steps-run.jsonl this run wrote (a continuity auditor's
+// review, any other agent run of the same locked run), in one currency;
+// amounts in other currencies are never converted.
 type Budget struct {
 	Amount   float64
 	Currency string // "" until resolved from llm.prices
@@ -105,6 +107,24 @@ func (e *Env) chapterCost(c int, cur string) (float64, bool) {
 	return v, ok
 }
 
+// stepsCost is what this locked run spent in cur on agent runs that are
+// not chapter stages: the steps-run lines carrying its run id. Outside a
+// lock no line can be told to be this run's, so none counts.
+func (e *Env) stepsCost(cur string) float64 {
+	id := e.runID()
+	if id == "" {
+		return 0
+	}
+	lines, _ := runlog.ReadSteps(e.Root)
+	sum := 0.0
+	for _, l := range lines {
+		if l.Run == id {
+			sum += l.Cost[cur]
+		}
+	}
+	return runlog.Round(sum)
+}
+
 // checkBudget refuses (E_BUDGET, exit 3) to start chapter c when the
 // budget is spent or the projected cost of a chapter — the mean cost of
 // the last BudgetWindow committed chapters that have one — is more than
@@ -120,7 +140,8 @@ func (e *Env) checkBudget(b *Budget, c, lastCompleted int) error {
 			spent += v
 		}
 	}
-	spent = runlog.Round(spent)
+	other := e.stepsCost(b.Currency)
+	spent = runlog.Round(spent + other)
 	var sum float64
 	var used []int
 	for k := lastCompleted; k >= 1 && k > lastCompleted-BudgetWindow; k-- {
@@ -143,9 +164,14 @@ func (e *Env) checkBudget(b *Budget, c, lastCompleted int) error {
 		why = fmt.Sprintf("预计花费 %s（最近 %d 章的均值）超过剩余预算 %s", amt(projected), len(used), amt(remaining))
 		whyEn = fmt.Sprintf("its projected cost %s (mean of the last %d chapters) exceeds the remaining budget %s", amt(projected), len(used), amt(remaining))
 	}
-	err := errs.New(errs.Budget, fmt.Sprintf("第 %d 章没有开始：%s（预算 %s，本次已花费 %s）", c, why, amt(b.Amount), amt(spent)),
-		fmt.Sprintf("chapter %d was not started: %s (budget %s, spent in this run %s)", c, whyEn, amt(b.Amount), amt(spent))).
-		With("chapter", c).With("budget", b.Amount).With("currency", b.Currency).With("spent", spent).
+	spentZh, spentEn := amt(spent), amt(spent)
+	if other > 0 {
+		spentZh += "，其中章节以外的代理运行 " + amt(other)
+		spentEn += ", of which agent runs outside chapters " + amt(other)
+	}
+	err := errs.New(errs.Budget, fmt.Sprintf("第 %d 章没有开始：%s（预算 %s，本次已花费 %s）", c, why, amt(b.Amount), spentZh),
+		fmt.Sprintf("chapter %d was not started: %s (budget %s, spent in this run %s)", c, whyEn, amt(b.Amount), spentEn)).
+		With("chapter", c).With("budget", b.Amount).With("currency", b.Currency).With("spent", spent).With("spent_other_runs", other).
 		With("remaining", remaining).With("projected", projected).With("projected_from", used).
 		Hint("提高 BUDGET 后重新运行 make -f pipeline.mk continue（已提交的章节不受影响），或在 novel-report 里查看各章费用",
 			"re-run make -f pipeline.mk continue with a higher BUDGET (committed chapters stay as they are), or see the cost per chapter in novel-report")

@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/clock"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
@@ -120,5 +123,48 @@ func TestParseBudget(t *testing.T) {
 		if ok && b.Since != 0 {
 			t.Errorf("%q: since %d", in, b.Since)
 		}
+	}
+}
+
+// An attempt of a non-chapter step that a killed run left in flight is
+// recorded by the next attempt, as interrupted, with its executor's usage;
+// a marker whose line was already written is only removed. The line's run
+// id is a digest of the lock token, never the token.
+func TestRecoverStep(t *testing.T) {
+	dir := t.TempDir()
+	root, _ := project.New(dir)
+	env := map[string]string{"NOVEL_NOW": "2026-01-02T03:04:05Z", "NOVEL_LOCK_TOKEN": "secret-token"}
+	clk, _ := clock.FromEnv(func(k string) string { return env[k] })
+	e := &Env{Root: root, Getenv: func(k string) string { return env[k] }, Clock: clk, Stderr: io.Discard}
+	a, err := e.beginStep("volume:02:plan", "plan", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.line.Run == "" || strings.Contains(a.line.Run, "secret") || len(a.line.Run) != 12 {
+		t.Fatalf("run id %q", a.line.Run)
+	}
+	os.WriteFile(filepath.Join(dir, layout.StepsRunUsage), []byte(`{"model":"m","request":"ask","outcome":"ok","cost":{"amount":0.5,"currency":"CNY"},"tokens":{"prompt":7}}`+"\n"), 0o644)
+	// killed here; the next attempt (of another step) records it first
+	b, err := e.beginStep("volume:02:contracts", "contracts", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.end(nil); err != nil {
+		t.Fatal(err)
+	}
+	lines, _ := runlog.ReadSteps(root)
+	if len(lines) != 2 || lines[0].Step != "volume:02:plan" || lines[0].Error != "interrupted" || lines[0].Exit != 1 ||
+		lines[0].Cost["CNY"] != 0.5 || len(lines[0].Requests) != 1 || lines[1].Step != "volume:02:contracts" || lines[1].Error != "" || lines[1].Cost != nil {
+		t.Fatalf("%+v", lines)
+	}
+	// a marker whose line is the log's last (killed between the two writes)
+	if err := root.WriteJSON(layout.StepsRunPending, lines[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.recoverStep(); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := runlog.ReadSteps(root); len(again) != 2 || root.Exists(layout.StepsRunPending) {
+		t.Fatalf("%+v", again)
 	}
 }

@@ -52,26 +52,13 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 	why := ""
 	for attempt := 1; attempt <= 2; attempt++ {
 		e.remove(out)
-		exit, _, tail, _, err := e.executeTransient(agentCmd, packet, "", "[audit:"+layout.Pad(to)+"]")
+		rep, failure, err := e.auditAttempt(st, attempt, agentCmd, packet, b.ChapterRange[0])
 		if err != nil {
 			return warn(errs.Coerce(err).Message("zh"))
 		}
-		if exit != 0 {
-			why = executorFailure(exit, tail).Message("zh")
+		if failure != nil {
+			why = failure.Message("zh")
 			continue
-		}
-		data, err := e.Root.ReadFile(out)
-		if err != nil {
-			why = errs.Coerce(err).Message("zh")
-			continue
-		}
-		rep, err := audit.ParseReview(data, out, b.ChapterRange[0], to, e.Clock.Stamp())
-		if err != nil {
-			why = errs.Coerce(err).Message("zh")
-			continue
-		}
-		if err := e.Root.WriteJSON(audit.ReviewPath(to), rep); err != nil {
-			return warn(errs.Coerce(err).Message("zh"))
 		}
 		lines := []string{fmt.Sprintf("  连续性复核（continuity-auditor）：高 %d · 中 %d · 低 %d → %s",
 			rep.Stats.High, rep.Stats.Medium, rep.Stats.Low, audit.ReviewPath(to))}
@@ -81,6 +68,34 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 		return lines
 	}
 	return warn(why)
+}
+
+// auditAttempt runs the continuity auditor once and stores its review; a
+// failed run or a refused answer is the failure. The attempt is one line
+// of the steps run log either way.
+func (e *Env) auditAttempt(st stepid.Step, attempt int, agentCmd, packet string, from int) (*audit.Report, *errs.Error, error) {
+	to, out := st.Number, audit.StagingReview(st.Number)
+	run, err := e.beginStep(st.String(), stepid.Audit, attempt)
+	if err != nil {
+		return nil, nil, err
+	}
+	exit, _, tail, err := run.execute(agentCmd, packet, "["+st.String()+"]")
+	if err != nil {
+		return nil, nil, err
+	}
+	var failure *errs.Error
+	var rep *audit.Report
+	if exit != 0 {
+		failure = executorFailure(exit, tail)
+	} else if data, rerr := e.Root.ReadFile(out); rerr != nil {
+		failure = errs.Coerce(rerr)
+	} else if rep, rerr = audit.ParseReview(data, out, from, to, e.Clock.Stamp()); rerr != nil {
+		failure = errs.Coerce(rerr)
+	}
+	if failure == nil {
+		err = e.Root.WriteJSON(audit.ReviewPath(to), rep)
+	}
+	return rep, failure, run.finish(failure, err)
 }
 
 // removeEmptyDir removes a staging directory left empty.

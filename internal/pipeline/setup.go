@@ -147,12 +147,16 @@ func (e *Env) setupAttempts(st stepid.Step, agentCmd, label string, out *SetupOu
 		if err := e.clearStaged(st.Stage); err != nil {
 			return err
 		}
-		_, packet, err := e.writePacket(setupstep.PacketPath(st.Stage), st.String())
+		pk, packet, err := e.writePacket(setupstep.PacketPath(st.Stage), st.String())
 		if err != nil {
 			return err
 		}
 		start := time.Now()
-		exit, _, _, _, err := e.executeTransient(agentCmd, packet, "", label)
+		run, err := e.beginStep(st.String(), pk.Agent.Mode, attempt)
+		if err != nil {
+			return err
+		}
+		exit, _, _, err := run.execute(agentCmd, packet, label)
 		if err != nil {
 			return err
 		}
@@ -162,10 +166,14 @@ func (e *Env) setupAttempts(st stepid.Step, agentCmd, label string, out *SetupOu
 				With("step", st.String()).With("packet", packet).With("exit", exit).
 				Hint("检查执行器后重新运行 make -f pipeline.mk start", "check the executor, then run make -f pipeline.mk start again")
 			fmt.Fprintf(e.Stderr, "%s ✗ 第 %d 次执行失败 / attempt %d failed: 执行器退出码 %d\n", label, attempt, attempt, exit)
+			if err := run.end(failure); err != nil {
+				return err
+			}
 			continue
 		}
 		fmt.Fprintf(e.Stderr, "%s %s ✓ %ss\n", label, st.Agent(), e.wholeSeconds(start))
-		if failure, err = e.setupValid(st); err != nil || failure == nil {
+		failure, err = e.setupValid(st)
+		if err := run.finish(failure, err); err != nil || failure == nil {
 			return err
 		}
 		fmt.Fprintf(e.Stderr, "%s validate ✗ 第 %d 次的产物未通过校验 / attempt %d's outputs were refused: %s\n", label, attempt, attempt, failure.Message("zh"))

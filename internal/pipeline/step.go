@@ -394,61 +394,14 @@ func (e *Env) execute(agentCmd, packetPath, usage string) (int, []byte, []byte, 
 	return 0, nil, nil, errs.Newf(errs.Agent, "无法启动执行器 %q：%v", "cannot start the executor %q: %v", agentCmd, err).With("agent", agentCmd)
 }
 
-// usage folds the executor's NOVEL_RUN_LOG records (agent.RequestUsage,
-// or the bare {"model","tokens"} of other executors) into the run line:
-// the last model, every request line as written, token counts summed per
-// key, cost summed per currency.
-func (e *Env) usage(c int, line *runlog.Line) {
-	data, err := e.Root.ReadFile(layout.RunUsage(c))
-	if err != nil {
-		return
-	}
-	sums := map[string]int64{}
-	var order []string
-	for _, l := range jsonio.Lines(data) {
-		// The fields of agent.RequestUsage the run line needs; tokens stay
-		// raw, since other executors may write another shape there.
-		var rec struct {
-			Model   string          `json:"model"`
-			Request *string         `json:"request"`
-			Tokens  json.RawMessage `json:"tokens"`
-			Cost    *agent.Cost     `json:"cost"`
-		}
-		if json.Unmarshal([]byte(l), &rec) != nil {
-			continue
-		}
-		if rec.Model != "" {
-			line.Model = rec.Model
-		}
-		if rec.Request != nil {
-			line.Requests = append(line.Requests, json.RawMessage(l))
-		}
-		if rec.Cost != nil {
-			if line.Cost == nil {
-				line.Cost = runlog.Cost{}
-			}
-			line.Cost.Add(rec.Cost.Currency, rec.Cost.Amount)
-		}
-		var t map[string]json.Number
-		var bare json.Number
-		if json.Unmarshal(rec.Tokens, &bare) == nil {
-			t = map[string]json.Number{"total": bare} // a count not split by kind
-		}
-		if t != nil || json.Unmarshal(rec.Tokens, &t) == nil {
-			for k, v := range t {
-				n, err := v.Int64()
-				if err != nil {
-					continue
-				}
-				if _, seen := sums[k]; !seen {
-					order = append(order, k)
-				}
-				sums[k] += n
-			}
-		}
-	}
-	if len(order) > 0 {
-		line.Tokens, _ = json.Marshal(sums) // sorted keys: deterministic
+// usage folds chapter c's NOVEL_RUN_LOG records into its run line
+// (runlog.Line.AddUsage, the fold the steps run log uses too).
+func (e *Env) usage(c int, line *runlog.Line) { e.foldUsage(layout.RunUsage(c), line) }
+
+// foldUsage folds the usage records in rel (if any) into line.
+func (e *Env) foldUsage(rel string, line *runlog.Line) {
+	if data, err := e.Root.ReadFile(rel); err == nil {
+		line.AddUsage(data)
 	}
 }
 

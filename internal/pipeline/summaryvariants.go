@@ -94,7 +94,11 @@ func (e *Env) variantChapter(out *VariantOutcome, c int, agentCmd string) error 
 		packet := manifest.VariantPath(c, mode)
 		for attempt := 1; attempt <= 2 && failure != nil; attempt++ {
 			start := time.Now()
-			exit, _, _, _, err := e.executeTransient(agentCmd, packet, "", "[第"+layout.Pad(c)+"章] "+mode)
+			run, err := e.beginStep(st.String(), mode, attempt)
+			if err != nil {
+				return err
+			}
+			exit, _, _, err := run.execute(agentCmd, packet, label)
 			if err != nil {
 				return err
 			}
@@ -104,6 +108,9 @@ func (e *Env) variantChapter(out *VariantOutcome, c int, agentCmd string) error 
 					With("chapter", c).With("packet", packet).With("exit", exit).
 					Hint("检查执行器后重新运行 make -f pipeline.mk "+mode+e.chapterArg(mode, c), "check the executor, then re-run make -f pipeline.mk "+mode+e.chapterArg(mode, c))
 				fmt.Fprintf(e.Stderr, "%s ✗ 第 %d 次执行失败 / attempt %d failed: 执行器退出码 %d\n", label, attempt, attempt, exit)
+				if err := run.end(failure); err != nil {
+					return err
+				}
 				continue
 			}
 			fmt.Fprintf(e.Stderr, "%s summarize ✓ %ss\n", label, e.wholeSeconds(start))
@@ -112,9 +119,10 @@ func (e *Env) variantChapter(out *VariantOutcome, c int, agentCmd string) error 
 			// Its outputs go too, so a re-run summarizes again.
 			if _, err := boundary.Check(e.Root, st, mode); err != nil {
 				e.remove(outputs...)
-				return err
+				return run.finish(nil, err)
 			}
-			if failure, err = e.variantValid(mode, c); err != nil {
+			failure, err = e.variantValid(mode, c)
+			if err := run.finish(failure, err); err != nil {
 				return err
 			}
 			if failure != nil {

@@ -177,13 +177,13 @@ func (e *Env) volumeStep(st stepid.Step, o VolumeOptions, label string, out *Vol
 			return nil
 		}
 	}
-	return e.planAttempts(st, packet, o.Agent, label, out, clean)
+	return e.planAttempts(st, pk.Agent.Mode, packet, o.Agent, label, out, clean)
 }
 
 // planAttempts runs the planner at most twice; the outputs of a failed
 // attempt are removed (clean) before the retry, and after a second failed
 // batch; a refused whole plan is kept for the author.
-func (e *Env) planAttempts(st stepid.Step, packet, agentCmd, label string, out *VolumeOutcome, clean func() error) (*volumeplan.DryRun, error) {
+func (e *Env) planAttempts(st stepid.Step, mode, packet, agentCmd, label string, out *VolumeOutcome, clean func() error) (*volumeplan.DryRun, error) {
 	v := st.Number
 	var failure *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {
@@ -193,7 +193,11 @@ func (e *Env) planAttempts(st stepid.Step, packet, agentCmd, label string, out *
 			}
 		}
 		start := time.Now()
-		exit, _, _, _, err := e.executeTransient(agentCmd, packet, "", label)
+		run, err := e.beginStep(st.String(), mode, attempt)
+		if err != nil {
+			return nil, err
+		}
+		exit, _, _, err := run.execute(agentCmd, packet, label)
 		if err != nil {
 			return nil, err
 		}
@@ -204,11 +208,14 @@ func (e *Env) planAttempts(st stepid.Step, packet, agentCmd, label string, out *
 				Hint("检查执行器后重新运行 make -f pipeline.mk volume V="+strconv.Itoa(v),
 					"check the executor, then re-run make -f pipeline.mk volume V="+strconv.Itoa(v))
 			fmt.Fprintf(e.Stderr, "%s plan ✗ 第 %d 次执行失败 / attempt %d failed: 执行器退出码 %d\n", label, attempt, attempt, exit)
+			if err := run.end(failure); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		fmt.Fprintf(e.Stderr, "%s plan ✓ %ss\n", label, e.wholeSeconds(start))
 		dry, f, err := e.volumeValid(v)
-		if err != nil || f == nil {
+		if err := run.finish(f, err); err != nil || f == nil {
 			return dry, err
 		}
 		failure = f

@@ -58,20 +58,28 @@ func (e *Env) Review(v int, agentCmd string) (*ReviewOutcome, error) {
 // writeReview runs the planner in review mode at most twice; a staged
 // review that does not commit is removed before the retry.
 func (e *Env) writeReview(v int, agentCmd, label string, check func() (*errs.Error, error)) (*errs.Error, error) {
-	_, packet, err := e.writePacket(layout.VolumeStepPacket(v, stepid.Review), "volume:"+layout.PadVol(v)+":review")
+	st := stepid.Step{Volume: true, Number: v, Stage: stepid.Review}
+	pk, packet, err := e.writePacket(layout.VolumeStepPacket(v, stepid.Review), st.String())
 	if err != nil {
 		return nil, err
 	}
 	var failure *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {
 		start := time.Now()
-		exit, _, tail, _, err := e.executeTransient(agentCmd, packet, "", label)
+		run, err := e.beginStep(st.String(), pk.Agent.Mode, attempt)
+		if err != nil {
+			return nil, err
+		}
+		exit, _, tail, err := run.execute(agentCmd, packet, label)
 		if err != nil {
 			return nil, err
 		}
 		if exit != 0 {
 			failure = executorFailure(exit, tail)
-		} else if failure, err = check(); err != nil {
+		} else {
+			failure, err = check()
+		}
+		if err := run.finish(failure, err); err != nil {
 			return nil, err
 		}
 		if failure == nil {

@@ -102,6 +102,10 @@ func (r *Report) HTML() []byte {
 		caption += "；" + note
 	}
 	b.WriteString("<figcaption>" + e(caption) + "。" + unit + "。</figcaption>\n</figure>\n")
+	if r.OtherRuns != nil {
+		b.WriteString("<h2>" + otherRunsTitle + "</h2>\n<p>" + e(otherRunsNote) + "。</p>\n")
+		table(&b, otherRunsHead, r.otherRunsRows(), map[int]bool{2: true, 3: true}, "")
+	}
 
 	b.WriteString("<h2>伏笔 / Foreshadowing spans</h2>\n")
 	b.WriteString("<div class=\"legend\"><span><i class=\"sw\" style=\"background:#2e7d32\"></i>已回收 resolved</span>" +

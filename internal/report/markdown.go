@@ -73,6 +73,11 @@ func (r *Report) Markdown() []byte {
 		mdTable(&b, []string{"章", "字数", "评分", "最低", "门控", "修订", "tokens", "费用"}, rows)
 	}
 
+	if r.OtherRuns != nil {
+		b.WriteString("## " + otherRunsTitle + "\n\n" + otherRunsNote + "。\n\n")
+		mdTable(&b, otherRunsHead, r.otherRunsRows())
+	}
+
 	b.WriteString("## 伏笔 / Foreshadowing\n\n")
 	f := r.Foreshadowing
 	b.WriteString("共 " + itoa(f.Total) + " 条，未回收 " + itoa(f.Open) + "，已回收 " + itoa(f.Resolved) + "，逾期短线 " + itoa(f.OverdueShort) + "。")

@@ -65,6 +65,7 @@ type Report struct {
 	Headline         Headline            `json:"headline"`
 	GateThresholds   settings.Thresholds `json:"gate_thresholds"`
 	Chapters         []Chapter           `json:"chapters"`
+	OtherRuns        *OtherRuns          `json:"other_runs,omitempty"`
 	Volumes          []Volume            `json:"volumes"`
 	Storylines       []Storyline         `json:"storylines"`
 	Foreshadowing    Foreshadowing       `json:"foreshadowing"`
@@ -116,8 +117,8 @@ type Headline struct {
 	ForeshadowingOpen    int        `json:"foreshadowing_open"`
 	ForeshadowingOverdue int        `json:"foreshadowing_overdue"`
 	Gate                 GateCounts `json:"gate"`
-	// Usage totals over the committed chapters: tokens per kind (null when
-	// no chapter log reports it), cost per currency (never converted;
+	// Usage totals over the committed chapters and the other agent runs
+	// (OtherRuns): tokens per kind (null when no log reports it), cost per currency (never converted;
 	// null when nothing was priced), and the answered requests the cost
 	// misses.
 	Requests         int           `json:"requests"`
@@ -148,6 +149,19 @@ type Chapter struct {
 	Tokens           runlog.Tokens `json:"tokens"`
 	Cost             runlog.Cost   `json:"cost"`
 	UnpricedRequests int           `json:"unpriced_requests"`
+}
+
+// OtherRuns are the agent runs that are not chapter stages (SPEC §18,
+// logs/steps-run.jsonl): setup, volume plans, contracts and reviews,
+// amend/backfill summaries, the continuity auditor. Totals as in a
+// chapter log; Steps has one row per step and mode (its attempts and
+// repeated runs added up), in first-run order. Absent when there is none.
+type OtherRuns struct {
+	Requests         int            `json:"requests"`
+	Tokens           runlog.Tokens  `json:"tokens"`
+	Cost             runlog.Cost    `json:"cost"`
+	UnpricedRequests int            `json:"unpriced_requests"`
+	Steps            []runlog.Stage `json:"steps"`
 }
 
 // Volume summarises one planned volume.
@@ -240,6 +254,7 @@ func Collect(root *project.Root, s settings.Settings) (*Report, error) {
 	if err := r.collectChapters(root, cp.LastCompleted, vols); err != nil {
 		return nil, err
 	}
+	r.collectOtherRuns(root)
 	if err := r.collectHeadline(root, cp); err != nil {
 		return nil, err
 	}
@@ -259,7 +274,7 @@ func Collect(root *project.Root, s settings.Settings) (*Report, error) {
 
 // HeadlineOf computes only the headline numbers (what `novel-step status
 // --text` shows): it reads the checkpoint, the state version, every
-// committed eval and chapter log, the foreshadowing fact layer and the
+// committed eval and chapter log, the steps run log, the foreshadowing fact layer and the
 // revision files — but no outlines and no reviews.
 func HeadlineOf(root *project.Root) (Headline, error) {
 	cp, err := checkpoint.Load(root)
@@ -270,6 +285,7 @@ func HeadlineOf(root *project.Root) (Headline, error) {
 	if err := r.collectChapters(root, cp.LastCompleted, nil); err != nil {
 		return Headline{}, err
 	}
+	r.collectOtherRuns(root)
 	if err := r.collectHeadline(root, cp); err != nil {
 		return Headline{}, err
 	}
@@ -370,6 +386,18 @@ func volumeOf(vols []volInfo, c int) *volInfo {
 	return nil
 }
 
+// collectOtherRuns folds logs/steps-run.jsonl; a line that does not parse
+// is a warning (the log is bookkeeping).
+func (r *Report) collectOtherRuns(root *project.Root) {
+	lines, warns := runlog.ReadSteps(root)
+	r.Warnings = append(r.Warnings, warns...)
+	if len(lines) == 0 {
+		return
+	}
+	f := runlog.Fold(lines)
+	r.OtherRuns = &OtherRuns{Requests: f.Requests, Tokens: f.Tokens, Cost: f.Cost, UnpricedRequests: f.UnpricedRequests, Steps: f.Stages}
+}
+
 func (r *Report) collectHeadline(root *project.Root, cp *checkpoint.Checkpoint) error {
 	sum := cp.Summarize()
 	h := &r.Headline
@@ -384,19 +412,14 @@ func (r *Report) collectHeadline(root *project.Root, cp *checkpoint.Checkpoint) 
 		h.TotalWords += c.WordCount
 		h.RevisionsTotal += c.Revisions
 		h.Gate.add(c.Marker)
-		h.Requests += c.Requests
-		h.UnpricedRequests += c.UnpricedRequests
-		h.Tokens.AddTokens(c.Tokens)
-		for cur, amount := range c.Cost {
-			if h.Cost == nil {
-				h.Cost = runlog.Cost{}
-			}
-			h.Cost.Add(cur, amount)
-		}
+		h.addUsage(c.Requests, c.UnpricedRequests, c.Tokens, c.Cost)
 		if c.OverallFinal != nil {
 			total += *c.OverallFinal
 			n++
 		}
+	}
+	if o := r.OtherRuns; o != nil {
+		h.addUsage(o.Requests, o.UnpricedRequests, o.Tokens, o.Cost)
 	}
 	if n > 0 {
 		m := round2(total / float64(n))
@@ -408,6 +431,19 @@ func (r *Report) collectHeadline(root *project.Root, cp *checkpoint.Checkpoint) 
 	}
 	h.StateVersion = v
 	return nil
+}
+
+// addUsage adds one chapter's (or the other runs') usage to the totals.
+func (h *Headline) addUsage(requests, unpriced int, t runlog.Tokens, cost runlog.Cost) {
+	h.Requests += requests
+	h.UnpricedRequests += unpriced
+	h.Tokens.AddTokens(t)
+	for cur, amount := range cost {
+		if h.Cost == nil {
+			h.Cost = runlog.Cost{}
+		}
+		h.Cost.Add(cur, amount)
+	}
 }
 
 // stateVersion reads state_version from the state file; a project with no

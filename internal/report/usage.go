@@ -182,3 +182,25 @@ func usageCells(c *column) []string {
 	}
 	return []string{tok, costText(c.cost)}
 }
+
+// otherRunsTitle heads the section of the agent runs outside chapters.
+const otherRunsTitle = "章节以外的代理运行 / Other agent runs"
+
+var otherRunsHead = []string{"步骤 step", "模式 mode", "尝试 attempts", "请求 requests", "tokens", "费用 cost"}
+
+// otherRunsRows is one row per step and mode, then the total row.
+func (r *Report) otherRunsRows() [][]string {
+	o := r.OtherRuns
+	var rows [][]string
+	for _, s := range o.Steps {
+		tok := "—"
+		if s.Tokens != nil {
+			tok = tokensText(*s.Tokens)
+		}
+		rows = append(rows, []string{s.Step, s.Mode, itoa(s.Attempts), itoa(s.Requests), tok, costText(s.Cost)})
+	}
+	return append(rows, []string{"合计 total", "", "", itoa(o.Requests), tokensText(o.Tokens), costText(o.Cost)})
+}
+
+// otherRunsNote says what the section counts.
+const otherRunsNote = "设定、卷规划与契约、卷末回顾、修订/回填摘要与连续性复核的模型请求（logs/steps-run.jsonl），已计入概览的合计"

@@ -50,46 +50,66 @@ type ChapterLog struct {
 // appearance order; retries of one stage add up) and totals durations,
 // requests, tokens and cost for the stages and the chapter.
 func (lg *ChapterLog) Fold(lines []Line) {
-	lg.Stages = []Stage{}
+	f := Fold(lines)
+	lg.Stages, lg.TotalDurationSeconds = f.Stages, f.DurationSeconds
+	lg.Requests, lg.Tokens, lg.Cost, lg.UnpricedRequests = f.Requests, f.Tokens, f.Cost, f.UnpricedRequests
+}
+
+// Folded is run lines grouped into stages, with the totals of them all.
+type Folded struct {
+	Stages           []Stage
+	DurationSeconds  float64
+	Requests         int
+	Tokens           Tokens
+	Cost             Cost
+	UnpricedRequests int
+}
+
+// Fold groups lines into stages by step, mode and round (first appearance
+// order; retries and repeated runs of one stage add up) and totals them:
+// the one fold of a chapter log and of the report's other runs.
+func Fold(lines []Line) Folded {
+	f := Folded{Stages: []Stage{}}
 	idx := map[string]int{}
 	for _, r := range lines {
 		key := r.Step + "\x00" + r.Mode + "\x00" + strconv.Itoa(r.Round)
 		i, ok := idx[key]
 		if !ok {
-			lg.Stages = append(lg.Stages, Stage{Step: r.Step, Mode: r.Mode, Round: r.Round})
-			i = len(lg.Stages) - 1
+			f.Stages = append(f.Stages, Stage{Step: r.Step, Mode: r.Mode, Round: r.Round})
+			i = len(f.Stages) - 1
 			idx[key] = i
 		}
-		s := &lg.Stages[i]
+		s := &f.Stages[i]
 		s.Attempts++
 		d := r.Duration()
 		s.DurationSeconds += d
-		lg.TotalDurationSeconds += d
+		f.DurationSeconds += d
 		s.Exit = r.Exit
 		if r.Model != "" {
 			s.Model = r.Model
 		}
 		s.Requests += len(r.Requests)
-		lg.Requests += len(r.Requests)
-		lg.UnpricedRequests += r.Unpriced()
+		f.Requests += len(r.Requests)
+		f.UnpricedRequests += r.Unpriced()
 		if t := r.TokenCounts(); t.Known() {
 			if s.Tokens == nil {
 				s.Tokens = &Tokens{}
 			}
 			s.Tokens.AddTokens(t)
-			lg.Tokens.AddTokens(t)
+			f.Tokens.AddTokens(t)
 		}
 		for cur, amount := range r.Cost {
 			if s.Cost == nil {
 				s.Cost = Cost{}
 			}
-			if lg.Cost == nil {
-				lg.Cost = Cost{}
+			if f.Cost == nil {
+				f.Cost = Cost{}
 			}
 			s.Cost.Add(cur, amount)
-			lg.Cost.Add(cur, amount)
+			f.Cost.Add(cur, amount)
 		}
 	}
+	return f
 }
 
 // lenientLog is how ParseChapterLog reads a chapter log: every field

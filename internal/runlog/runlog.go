@@ -1,10 +1,12 @@
-// Package runlog owns the two bookkeeping formats of a chapter's agent
-// runs (SPEC §8.1, §18): the run-log line (staging/logs/chapter-NNN-run.jsonl,
-// appended by the pipeline once per executor attempt) and the chapter log
-// (logs/chapter-NNN-log.json, written by novel-commit from those lines).
-// Each format is one Go type here; the writers (pipeline, commit, the
-// large-project generator) and the readers (commit, report, the budget)
-// import it, so a field cannot drift between them.
+// Package runlog owns the bookkeeping formats of the agent runs (SPEC §8.1,
+// §18): the run-log line (staging/logs/chapter-NNN-run.jsonl, appended by
+// the pipeline once per executor attempt of a chapter stage, and
+// logs/steps-run.jsonl, the same lines for every other agent run: setup,
+// volume plans and reviews, amend/backfill, the continuity auditor) and the
+// chapter log (logs/chapter-NNN-log.json, written by novel-commit from a
+// chapter's lines). Each format is one Go type here; the writers (pipeline,
+// commit, the large-project generator) and the readers (commit, report,
+// the budget) import it, so a field cannot drift between them.
 package runlog
 
 import (
@@ -18,8 +20,8 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// Line is one line of staging/logs/chapter-NNN-run.jsonl: one executor
-// attempt of one stage.
+// Line is one line of staging/logs/chapter-NNN-run.jsonl or
+// logs/steps-run.jsonl: one executor attempt of one stage.
 type Line struct {
 	Step    string          `json:"step"`
 	Mode    string          `json:"mode"`
@@ -38,6 +40,62 @@ type Line struct {
 	Requests []json.RawMessage `json:"requests,omitempty"`
 	Cost     Cost              `json:"cost,omitempty"`
 	Waits    int               `json:"transient_waits,omitempty"`
+	// Run names the locked run (make continue, start, volume …) that made
+	// a steps-run line: a digest of its lock token, so a budget counts
+	// only what this run spent (never the token itself).
+	Run string `json:"run,omitempty"`
+}
+
+// AddUsage folds an executor's NOVEL_RUN_LOG records (agent.RequestUsage,
+// or the bare {"model","tokens"} of other executors) into the line: the
+// last model, every request line as written, token counts summed per key
+// (a bare number counts as total), cost summed per currency. Lines that do
+// not parse are skipped: usage is bookkeeping, never a reason to fail.
+func (l *Line) AddUsage(data []byte) {
+	sums := map[string]int64{}
+	for _, raw := range jsonio.Lines(data) {
+		// The fields of agent.RequestUsage the line needs; tokens stay raw,
+		// since other executors may write another shape there.
+		var rec struct {
+			Model   string          `json:"model"`
+			Request *string         `json:"request"`
+			Tokens  json.RawMessage `json:"tokens"`
+			Cost    *struct {
+				Amount   float64 `json:"amount"`
+				Currency string  `json:"currency"`
+			} `json:"cost"`
+		}
+		if json.Unmarshal([]byte(raw), &rec) != nil {
+			continue
+		}
+		if rec.Model != "" {
+			l.Model = rec.Model
+		}
+		if rec.Request != nil {
+			l.Requests = append(l.Requests, json.RawMessage(raw))
+		}
+		if rec.Cost != nil {
+			if l.Cost == nil {
+				l.Cost = Cost{}
+			}
+			l.Cost.Add(rec.Cost.Currency, rec.Cost.Amount)
+		}
+		var t map[string]json.Number
+		var bare json.Number
+		if json.Unmarshal(rec.Tokens, &bare) == nil {
+			t = map[string]json.Number{"total": bare} // a count not split by kind
+		}
+		if t != nil || json.Unmarshal(rec.Tokens, &t) == nil {
+			for k, v := range t {
+				if n, err := v.Int64(); err == nil {
+					sums[k] += n
+				}
+			}
+		}
+	}
+	if len(sums) > 0 {
+		l.Tokens, _ = json.Marshal(sums) // sorted keys: deterministic
+	}
 }
 
 // Cost is an amount per currency (ISO code as the price table names it).
@@ -183,8 +241,13 @@ func (l Line) SameAttempt(o Line) bool {
 // Read reads chapter c's run log leniently: a line that does not parse
 // is skipped with a warning (the log is bookkeeping, never a reason to
 // fail). A missing log is no lines.
-func Read(root *project.Root, c int) ([]Line, []string) {
-	rel := layout.RunLog(c)
+func Read(root *project.Root, c int) ([]Line, []string) { return readLines(root, layout.RunLog(c)) }
+
+// ReadSteps reads logs/steps-run.jsonl, the run lines of the agent runs
+// that are not chapter stages, as leniently as Read.
+func ReadSteps(root *project.Root) ([]Line, []string) { return readLines(root, layout.StepsRunLog) }
+
+func readLines(root *project.Root, rel string) ([]Line, []string) {
 	if !root.Exists(rel) {
 		return nil, nil
 	}
@@ -208,7 +271,28 @@ func Read(root *project.Root, c int) ([]Line, []string) {
 // Append adds line to chapter c's run log unless a line for the same
 // attempt is there already (a resumed finish records it once).
 func Append(root *project.Root, c int, line Line) error {
-	rel := layout.RunLog(c)
+	return appendLine(root, layout.RunLog(c), line, func(lines []string) bool {
+		for _, l := range lines {
+			var prev Line
+			if json.Unmarshal([]byte(l), &prev) == nil && prev.SameAttempt(line) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// AppendStep adds line to logs/steps-run.jsonl. Every attempt is a new
+// line (a volume's contract batches repeat step, mode and attempt); the
+// whole file is rewritten atomically, as Append does, so a kill never
+// leaves half a line.
+func AppendStep(root *project.Root, line Line) error {
+	return appendLine(root, layout.StepsRunLog, line, func([]string) bool { return false })
+}
+
+// appendLine rewrites rel with line added, unless recorded says the
+// existing lines hold it already.
+func appendLine(root *project.Root, rel string, line Line, recorded func([]string) bool) error {
 	var old []byte
 	if root.IsFile(rel) {
 		var err error
@@ -216,11 +300,8 @@ func Append(root *project.Root, c int, line Line) error {
 			return err
 		}
 	}
-	for _, l := range jsonio.Lines(old) {
-		var prev Line
-		if json.Unmarshal([]byte(l), &prev) == nil && prev.SameAttempt(line) {
-			return nil
-		}
+	if recorded(jsonio.Lines(old)) {
+		return nil
 	}
 	b, err := jsonio.MarshalLine(line)
 	if err != nil {

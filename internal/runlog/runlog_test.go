@@ -115,3 +115,63 @@ func TestAppendRead(t *testing.T) {
 		t.Fatalf("%+v %v", lines, warns)
 	}
 }
+
+// AddUsage is the one fold of an executor's usage records into a run
+// line (chapter stages and the steps run log): the last model, only the
+// per-request records kept as requests, tokens summed per key (a bare
+// number as total), cost per currency; junk lines are skipped.
+func TestAddUsage(t *testing.T) {
+	data := `{"model":"deepseek-chat","request":"ask","outcome":"E_AGENT","prompt_tokens":100,"cost":{"amount":0.0002,"currency":"CNY"},"tokens":{"prompt":100}}
+not json
+{"model":"deepseek-chat","request":"reask","outcome":"ok","cost":{"amount":0.0003,"currency":"CNY"},"tokens":{"completion":20,"prompt":150}}
+
+{"model":"replay","tokens":7}
+{"tokens":{"cache_hit":5}}
+`
+	var l Line
+	l.AddUsage([]byte(data))
+	got, _ := json.Marshal(struct {
+		Model    string
+		Tokens   json.RawMessage
+		Requests int
+		Cost     Cost
+	}{l.Model, l.Tokens, len(l.Requests), l.Cost})
+	want := `{"Model":"replay","Tokens":{"cache_hit":5,"completion":20,"prompt":250,"total":7},"Requests":2,"Cost":{"CNY":0.0005}}`
+	if string(got) != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if string(l.Requests[1]) != `{"model":"deepseek-chat","request":"reask","outcome":"ok","cost":{"amount":0.0003,"currency":"CNY"},"tokens":{"completion":20,"prompt":150}}` {
+		t.Fatalf("request kept as written: %s", l.Requests[1])
+	}
+	// No records: the line keeps no tokens (null totals, never 0).
+	var none Line
+	none.AddUsage(nil)
+	if none.Tokens != nil || none.Cost != nil || none.Requests != nil {
+		t.Fatalf("%+v", none)
+	}
+}
+
+// The steps run log keeps every attempt, even two with the same step,
+// mode and attempt number (a volume's contract batches); Fold groups them
+// into one row per step and mode.
+func TestAppendReadSteps(t *testing.T) {
+	dir := t.TempDir()
+	root, _ := project.New(dir)
+	for _, l := range []Line{
+		{Step: "volume:02:contracts", Mode: "contracts", Attempt: 1, Cost: Cost{"CNY": 0.5}, Run: "a"},
+		{Step: "volume:02:contracts", Mode: "contracts", Attempt: 1, Cost: Cost{"CNY": 0.25}, Run: "a"},
+		{Step: "audit:005", Mode: "audit", Attempt: 1, Exit: 1, Error: "interrupted", Run: "b"},
+	} {
+		if err := AppendStep(root, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines, warns := ReadSteps(root)
+	if len(lines) != 3 || len(warns) != 0 || lines[2].Error != "interrupted" || lines[1].Run != "a" {
+		t.Fatalf("%+v %v", lines, warns)
+	}
+	f := Fold(lines)
+	if len(f.Stages) != 2 || f.Stages[0].Attempts != 2 || f.Stages[0].Cost["CNY"] != 0.75 || f.Cost["CNY"] != 0.75 || f.Stages[1].Exit != 1 {
+		t.Fatalf("%+v", f)
+	}
+}
