@@ -74,18 +74,12 @@ func Load(root *project.Root, s settings.Settings, from, to int) (*Book, error) 
 
 func loadChapter(root *project.Root, c int) (Chapter, error) {
 	rel := layout.Chapter(c)
-	data, err := root.ReadFile(rel)
+	raw, err := root.ReadText(rel)
 	if err != nil {
 		return Chapter{}, err
 	}
-	data = jsonio.StripBOM(data)
-	if off := jsonio.FirstInvalidUTF8(data); off < len(data) {
-		line, col := jsonio.LineCol(data, off)
-		return Chapter{}, errs.Newf(errs.Schema, "%s 不是 UTF-8 文本（第 %d 行第 %d 列）", "%s is not UTF-8 text (line %d, column %d)", rel, line, col).
-			With("file", rel).Hint("把文件另存为 UTF-8 后重试", "re-save the file as UTF-8 and retry")
-	}
 	ch := Chapter{Number: c, File: rel, Heading: "第" + strconv.Itoa(c) + "章"}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	text := strings.ReplaceAll(raw, "\r\n", "\n")
 	lines := strings.Split(text, "\n")
 	i := 0
 	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
