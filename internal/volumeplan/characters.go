@@ -74,14 +74,16 @@ func checkCharacters(s source, p *Plan, storylines map[int]string) ([]proposal, 
 	return proposed, nil
 }
 
-// contractFile is chapter c's contract file in the source: the .json, or
-// the plugin's Markdown one when only that exists.
-func (s source) contractFile(c int) string {
-	name := s.path(ContractsDir + "/" + layout.ContractFile(c))
-	if md := s.path(ContractsDir + "/chapter-" + layout.Pad(c) + ".md"); !s.root.IsFile(name) && s.root.IsFile(md) {
+// contractFile is chapter c's contract file in the source.
+func (s source) contractFile(c int) string { return s.path(ContractsDir + "/" + s.contractName(c)) }
+
+// contractName is chapter c's contract file name: the .json, or the
+// plugin's Markdown one when only that exists (SPEC §22).
+func (s source) contractName(c int) string {
+	if md := "chapter-" + layout.Pad(c) + ".md"; !s.root.IsFile(s.path(ContractsDir+"/"+layout.ContractFile(c))) && s.root.IsFile(s.path(ContractsDir+"/"+md)) {
 		return md
 	}
-	return name
+	return layout.ContractFile(c)
 }
 
 type proposal struct{ slug, name, json string }

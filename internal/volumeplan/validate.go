@@ -55,7 +55,7 @@ type Plan struct {
 	Replace  *journal.Move
 	Warnings []string
 
-	contracts []int      // chapters whose .json contract moves with a staged plan
+	contracts []int      // chapters whose contract (.json or .md) moves with a staged plan
 	proposed  []proposal // the staged plan's new characters
 }
 
@@ -130,7 +130,8 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 	if err := revision.Check(root, start); err != nil {
 		return nil, err
 	}
-	p, err := source{root: root, v: v, staged: true}.check(start)
+	s := source{root: root, v: v, staged: true}
+	p, err := s.check(start)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,9 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 		p.Moves = append(p.Moves, journal.Move{From: Staged(v, name), To: Target(v, name)})
 	}
 	for _, c := range p.contracts {
-		p.Moves = append(p.Moves, journal.Move{From: layout.StagingContract(v, c), To: layout.Contract(v, c)})
+		// A plugin Markdown contract moves as it is, like a JSON one.
+		name := ContractsDir + "/" + s.contractName(c)
+		p.Moves = append(p.Moves, journal.Move{From: Staged(v, name), To: Target(v, name)})
 	}
 	for _, pr := range p.proposed {
 		for _, ext := range []string{".json", ".md"} {
@@ -408,7 +411,7 @@ func checkEarlierVolumes(root *project.Root, rel string, v, start, end int) erro
 var contractName = regexp.MustCompile(`^chapter-(\d+)\.(json|md)$`)
 
 // checkContracts validates the plan's contracts and returns the chapters
-// whose .json contract moves with a staged plan.
+// that have one.
 func checkContracts(s source, p *Plan, storylines map[int]string) ([]int, error) {
 	root, v := s.root, s.v
 	dirRel := s.path(ContractsDir)
