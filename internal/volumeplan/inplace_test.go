@@ -54,11 +54,13 @@ func TestCheckInPlaceRunsTheCommitChecks(t *testing.T) {
 			f["chapter-contracts/chapter-002.md"] = strings.Replace(f["chapter-contracts/chapter-002.md"], "main-arc", "side", 1)
 		},
 		"contract for an unheaded chapter": func(f map[string]string) { f["chapter-contracts/chapter-009.json"] = `{}` },
-		"outline gap":                      func(f map[string]string) { f["outline.md"] = "### 第 1 章: 灯\n- **Storyline**: main-arc\n\n### 第 3 章: 雪\n- **Storyline**: main-arc\n" },
-		"outline start":                    func(f map[string]string) { f["outline.md"] = "### 第 2 章: 玉\n- **Storyline**: main-arc\n" },
-		"bad heading":                      func(f map[string]string) { f["outline.md"] += "#### 第 4 章: 关\n" },
-		"schedule JSON":                    func(f map[string]string) { f["storyline-schedule.json"] = `{"active_storylines":[` },
-		"foreshadowing shape":              func(f map[string]string) { f["foreshadowing.json"] = `{"foreshadowing":"none"}` },
+		"outline gap": func(f map[string]string) {
+			f["outline.md"] = "### 第 1 章: 灯\n- **Storyline**: main-arc\n\n### 第 3 章: 雪\n- **Storyline**: main-arc\n"
+		},
+		"outline start":       func(f map[string]string) { f["outline.md"] = "### 第 2 章: 玉\n- **Storyline**: main-arc\n" },
+		"bad heading":         func(f map[string]string) { f["outline.md"] += "#### 第 4 章: 关\n" },
+		"schedule JSON":       func(f map[string]string) { f["storyline-schedule.json"] = `{"active_storylines":[` },
+		"foreshadowing shape": func(f map[string]string) { f["foreshadowing.json"] = `{"foreshadowing":"none"}` },
 	}
 	for name, breakIt := range cases {
 		files := planFiles()
