@@ -1,7 +1,9 @@
 // Package volumeplan validates a staged volume plan (SPEC §6.1) and
 // commits it: outline, storyline schedule, foreshadowing plan and chapter
 // contracts move from staging/volumes/vol-VV/ into volumes/vol-VV/ under
-// a journal, and the checkpoint enters WRITING for the new volume.
+// a journal, and the checkpoint enters WRITING for the new volume. The
+// same checks serve a plan already in volumes/vol-VV/ that novel migrate
+// adopts (CheckInPlace).
 package volumeplan
 
 import (
