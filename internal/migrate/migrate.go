@@ -17,9 +17,9 @@ import (
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/volumeplan"
 )
 
 // Finding ids (Finding.ID).
@@ -34,6 +34,7 @@ const (
 	AheadOfCheckpoint  = "ahead_of_checkpoint"
 	UncertainLast      = "last_completed_unknown"
 	PlanNotAdopted     = "volume_plan_not_adopted"
+	PlanWarning        = "volume_plan_warning"
 	MissingOutline     = "missing_outline"
 )
 
@@ -43,12 +44,15 @@ const (
 	Note  = "note"
 )
 
-// Finding is one thing migrate found.
+// Finding is one thing migrate found; a finding from a failed check also
+// carries the check's error code and hint.
 type Finding struct {
 	ID      string `json:"id"`
 	Action  string `json:"action"`
 	File    string `json:"file"`
 	Message string `json:"message"`
+	Code    string `json:"code,omitempty"`
+	Hint    string `json:"hint,omitempty"`
 }
 
 // Result is what `novel migrate` prints.
@@ -116,7 +120,9 @@ func Prepare(root *project.Root, now string) (*Journal, error) {
 	}
 	state := rawString(cp["orchestrator_state"])
 	if state == checkpoint.QuickStart {
-		j.quickStart(root, cp, last)
+		if err := j.quickStart(root, cp, last); err != nil {
+			return nil, err
+		}
 	} else {
 		j.outline(root, cp)
 	}
@@ -129,8 +135,8 @@ func Prepare(root *project.Root, now string) (*Journal, error) {
 	for _, p := range j.Plan[1:] {
 		j.Result.Writes = append(j.Result.Writes, p.Writes...)
 	}
-	if j.Result.Writes == nil {
-		j.Result.Writes = []string{}
+	if j.Result.Writes == nil || j.Result.Changes == 0 {
+		j.Result.Writes = []string{} // nothing to apply writes nothing, not even a journal
 	}
 	// The checkpoint the migration writes must parse.
 	if len(j.SetCheckpoint)+len(j.DropCheckpoint) > 0 {
@@ -220,33 +226,53 @@ func (j *Journal) state(root *project.Root) error {
 }
 
 // quickStart adopts a plan the plugin's quick start (step F0) moved
-// straight into volumes/vol-01/ as the committed plan of volume 1.
-func (j *Journal) quickStart(root *project.Root, cp map[string]json.RawMessage, last int) {
-	rel := layout.VolumeDir(1) + "/outline.md"
+// straight into volumes/vol-01/ as the committed plan of volume 1, once it
+// passes the checks of a volume commit (volumeplan.CheckInPlace); a plan
+// that fails one is noted with the check's error and nothing is changed.
+func (j *Journal) quickStart(root *project.Root, cp map[string]json.RawMessage, last int) error {
+	rel := layout.Outline(1)
 	if root.IsFile(rel) {
-		o, err := outline.Load(root, 1)
-		start, end, ok := 0, 0, false
-		if err == nil {
-			start, end, ok = o.Range()
-		}
-		switch {
-		case err != nil || !ok:
-			j.add(PlanNotAdopted, Note, rel, "卷 1 的大纲无法解析出章节范围，未采用；用 novel instructions volume:01:plan 重新规划",
-				"volume 1's outline yields no chapter range and is not adopted; plan again with novel instructions volume:01:plan")
-		case start != last+1:
-			j.add(PlanNotAdopted, Note, rel, "卷 1 的大纲从第 "+strconv.Itoa(start)+" 章开始，应为第 "+strconv.Itoa(last+1)+" 章，未采用",
-				"volume 1's outline starts at chapter "+strconv.Itoa(start)+", not "+strconv.Itoa(last+1)+"; it is not adopted")
-		default:
+		p, err := volumeplan.CheckInPlace(root, 1, last+1)
+		if err != nil {
+			e := errs.As(err)
+			if e == nil || e.Code == errs.IO {
+				return err
+			}
+			j.notAdopted(e, rel)
+		} else {
+			start, end := strconv.Itoa(p.Start), strconv.Itoa(p.End)
 			j.SetCheckpoint["current_volume"] = 1
 			j.SetCheckpoint["orchestrator_state"] = checkpoint.Writing
-			j.add(AdoptVolumePlan, Apply, rel, "QUICK_START 中 volumes/vol-01 已有卷规划（第 "+strconv.Itoa(start)+"–"+strconv.Itoa(end)+" 章），采用为已提交的第 1 卷规划：current_volume 1，进入 WRITING",
-				"volumes/vol-01 already holds a plan (chapters "+strconv.Itoa(start)+"–"+strconv.Itoa(end)+") while in QUICK_START; it is adopted as volume 1's committed plan: current_volume 1, WRITING")
+			j.add(AdoptVolumePlan, Apply, rel, "QUICK_START 中 volumes/vol-01 已有卷规划（第 "+start+"–"+end+" 章），采用为已提交的第 1 卷规划：current_volume 1，进入 WRITING",
+				"volumes/vol-01 already holds a plan (chapters "+start+"–"+end+") while in QUICK_START; it is adopted as volume 1's committed plan: current_volume 1, WRITING")
+			for _, w := range p.Warnings {
+				j.Result.Findings = append(j.Result.Findings, Finding{ID: PlanWarning, Action: Note, File: layout.VolumeDir(1), Message: w})
+			}
 		}
 	}
 	if _, ok := cp["quick_start_step"]; ok && j.SetCheckpoint["orchestrator_state"] == checkpoint.Writing {
 		j.DropCheckpoint = append(j.DropCheckpoint, "quick_start_step")
 		j.add(QuickStartStep, Apply, layout.Checkpoint, "快速开始已结束，删除插件字段 quick_start_step", "quick start is over; the plugin field quick_start_step is removed")
 	}
+	return nil
+}
+
+// notAdopted notes a plan that fails a check: the file, code, message and
+// hint are the check's own.
+func (j *Journal) notAdopted(e *errs.Error, rel string) {
+	if f, ok := e.Details["file"].(string); ok && f != "" {
+		rel = f
+	}
+	hintZh, hintEn := "改好 volumes/vol-01 后运行 novel migrate 采用它", "once volumes/vol-01 is fixed, run novel migrate to adopt it"
+	if e.HintZh != "" {
+		hintZh = e.HintZh + "；" + hintZh
+	}
+	if e.HintEn != "" {
+		hintEn = e.HintEn + "; " + hintEn
+	}
+	j.Result.Findings = append(j.Result.Findings, Finding{ID: PlanNotAdopted, Action: Note, File: rel, Code: e.Code,
+		Message: "volumes/vol-01 中的卷规划未通过卷提交的检查，未采用：" + e.Zh + " / the plan in volumes/vol-01 fails a volume commit's check and is not adopted: " + e.En,
+		Hint:    hintZh + " / " + hintEn})
 }
 
 // outline notes a writing project whose current volume has no outline

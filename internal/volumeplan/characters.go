@@ -1,11 +1,11 @@
 package volumeplan
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/cast"
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/project"
@@ -16,55 +16,74 @@ import (
 // volume (SPEC §17: new characters proposed by a volume plan).
 const CharactersDir = "characters"
 
-// checkCharacters validates the proposed characters and refuses a
-// contract whose preconditions.character_states names someone who is
-// neither in characters/active/ nor proposed (E_CONTRACT). Each proposal
-// becomes a move into characters/active/ (an existing different file is
-// E_CONFLICT through checkDestinations).
-func checkCharacters(root *project.Root, v int, p *Plan, contracts []int, storylines map[int]string) error {
+// checkCharacters validates a staged plan's proposed characters and
+// refuses a contract whose preconditions.character_states names someone
+// who is neither in characters/active/ nor proposed (E_CONTRACT); in
+// place, where nothing is proposed, such a name is a warning, as in the
+// chapter packets (SPEC §6). Each proposal becomes a move into
+// characters/active/ (an existing different file is E_CONFLICT through
+// checkDestinations).
+func checkCharacters(s source, p *Plan, storylines map[int]string) ([]proposal, error) {
+	root, v := s.root, s.v
 	committed, _, err := cast.Load(root)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	known := map[string]bool{}
 	for _, c := range committed {
 		known[c.DisplayName] = true
 	}
-	proposed, err := proposals(root, v)
-	if err != nil {
-		return err
+	var proposed []proposal
+	if s.staged {
+		if proposed, err = proposals(root, v); err != nil {
+			return nil, err
+		}
 	}
 	for _, pr := range proposed {
 		if known[pr.name] && !root.IsFile(layout.CharactersActive+"/"+pr.slug+".json") {
-			return schemaErr(pr.json, "display_name", "提议的新人物 "+pr.name+" 与已有人物重名", "the proposed character "+pr.name+" has the name of an existing character")
+			return nil, schemaErr(pr.json, "display_name", "提议的新人物 "+pr.name+" 与已有人物重名", "the proposed character "+pr.name+" has the name of an existing character")
 		}
 		known[pr.name] = true
-		for _, ext := range []string{".json", ".md"} {
-			p.Moves = append(p.Moves, journal.Move{From: Staged(v, CharactersDir+"/"+pr.slug+ext), To: layout.CharactersActive + "/" + pr.slug + ext})
-		}
 	}
-	sroot, err := stagingRoot(root)
+	croot, err := s.contractRoot()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, c := range contracts {
-		names, err := manifest.ContractCharacters(sroot, v, c, storylines[c])
+	for _, c := range p.contracts {
+		names, err := manifest.ContractCharacters(croot, v, c, storylines[c])
 		if err != nil {
-			return restage(err, v)
+			return nil, s.fix(err)
 		}
 		for _, n := range names {
 			if known[n] {
 				continue
 			}
-			rel := "staging/" + layout.Contract(v, c)
-			return errs.Newf(errs.Contract, "章节契约 %s 的 preconditions.character_states 提到“%s”，但 characters/active/ 中没有这个人物，卷规划也没有在 %s/ 中提议",
+			rel := s.contractFile(c)
+			if !s.staged {
+				p.Warnings = append(p.Warnings, "章节契约 "+rel+" 提到“"+n+"”，但 characters/active/ 中没有这个人物（写作时指令包会提示） / the chapter contract "+
+					rel+" names "+strconv.Quote(n)+", which characters/active/ lacks (the chapter packets warn about it)")
+				continue
+			}
+			return nil, errs.Newf(errs.Contract, "章节契约 %s 的 preconditions.character_states 提到“%s”，但 characters/active/ 中没有这个人物，卷规划也没有在 %s/ 中提议",
 				"the chapter contract %s names %q in preconditions.character_states, but characters/active/ has no such character and the plan proposes none in %s/",
 				rel, n, Staged(v, CharactersDir)).With("file", rel).With("chapter", c).With("character", n).
 				Hint("用已有人物的显示名，或在卷规划的 new_characters 中登记该人物（"+Staged(v, CharactersDir)+"/{slug}.json 与 .md），然后重新提交",
 					"use an existing character's display name, or propose the character in the plan's new_characters ("+Staged(v, CharactersDir)+"/{slug}.json and .md) and commit again")
 		}
 	}
-	return nil
+	return proposed, nil
+}
+
+// contractFile is chapter c's contract file in the source.
+func (s source) contractFile(c int) string { return s.path(ContractsDir + "/" + s.contractName(c)) }
+
+// contractName is chapter c's contract file name: the .json, or the
+// plugin's Markdown one when only that exists (SPEC §22).
+func (s source) contractName(c int) string {
+	if md := "chapter-" + layout.Pad(c) + ".md"; !s.root.IsFile(s.path(ContractsDir+"/"+layout.ContractFile(c))) && s.root.IsFile(s.path(ContractsDir+"/"+md)) {
+		return md
+	}
+	return layout.ContractFile(c)
 }
 
 type proposal struct{ slug, name, json string }

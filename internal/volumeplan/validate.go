@@ -1,7 +1,9 @@
 // Package volumeplan validates a staged volume plan (SPEC §6.1) and
 // commits it: outline, storyline schedule, foreshadowing plan and chapter
 // contracts move from staging/volumes/vol-VV/ into volumes/vol-VV/ under
-// a journal, and the checkpoint enters WRITING for the new volume.
+// a journal, and the checkpoint enters WRITING for the new volume. The
+// same checks serve a plan already in volumes/vol-VV/ that novel migrate
+// adopts (CheckInPlace).
 package volumeplan
 
 import (
@@ -54,6 +56,44 @@ type Plan struct {
 	// Replace sets aside an existing, non-empty volumes/vol-VV (nil: none).
 	Replace  *journal.Move
 	Warnings []string
+
+	contracts []int      // chapters whose contract (.json or .md) moves with a staged plan
+	proposed  []proposal // the staged plan's new characters
+}
+
+// source is where a plan's files are read: staging/volumes/vol-VV/ (a
+// volume commit) or volumes/vol-VV/ itself (a plan migrate adopts). One
+// set of checks serves both.
+type source struct {
+	root   *project.Root
+	v      int
+	staged bool
+}
+
+// path is the plan file name of the source.
+func (s source) path(name string) string {
+	if s.staged {
+		return Staged(s.v, name)
+	}
+	return Target(s.v, name)
+}
+
+// contractRoot is the root under which the plan's contracts sit at
+// volumes/vol-VV/chapter-contracts/, where the packets' contract rules
+// look for them.
+func (s source) contractRoot() (*project.Root, error) {
+	if s.staged {
+		return stagingRoot(s.root)
+	}
+	return s.root, nil
+}
+
+// fix names the source's files in an error from contractRoot.
+func (s source) fix(err error) error {
+	if s.staged {
+		return restage(err, s.v)
+	}
+	return err
 }
 
 func planCmd(v int) string { return "novel instructions volume:" + layout.PadVol(v) + ":plan" }
@@ -92,30 +132,63 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 	if err := revision.Check(root, start); err != nil {
 		return nil, err
 	}
-	p := &Plan{Volume: v, Warnings: []string{}, MissingContracts: []int{}}
-
-	// Every required file first, so a missing one is named before any
-	// content error.
-	for _, name := range []string{OutlineFile, ScheduleFile, ForeshadowFile} {
-		rel := Staged(v, name)
-		if !root.IsFile(rel) {
-			if _, err := root.Abs(rel); err != nil {
-				return nil, err
-			}
-			return nil, errs.Newf(errs.MissingFile, "卷规划缺少 %s", "the volume plan lacks %s", rel).
-				With("file", rel).With("volume", v).
-				Hint("运行规划代理生成它："+planCmd(v)+"（或 make -f pipeline.mk volume V="+strconv.Itoa(v)+"）",
-					"run the planner to produce it: "+planCmd(v)+" (or make -f pipeline.mk volume V="+strconv.Itoa(v)+")")
-		}
+	s := source{root: root, v: v, staged: true}
+	p, err := s.check(start)
+	if err != nil {
+		return nil, err
 	}
 
-	o, err := checkOutline(root, v, start)
+	// The planner may write only under staging/ (SPEC §3.2, §10).
+	warns, err := boundary.Check(root, Step(v), "")
+	if err != nil {
+		return nil, err
+	}
+	p.Warnings = append(p.Warnings, warns...)
+
+	for _, name := range []string{OutlineFile, ScheduleFile, ForeshadowFile} {
+		p.Moves = append(p.Moves, journal.Move{From: Staged(v, name), To: Target(v, name)})
+	}
+	for _, c := range p.contracts {
+		// A plugin Markdown contract moves as it is, like a JSON one.
+		name := ContractsDir + "/" + s.contractName(c)
+		p.Moves = append(p.Moves, journal.Move{From: Staged(v, name), To: Target(v, name)})
+	}
+	for _, pr := range p.proposed {
+		for _, ext := range []string{".json", ".md"} {
+			p.Moves = append(p.Moves, journal.Move{From: Staged(v, CharactersDir+"/"+pr.slug+ext), To: layout.CharactersActive + "/" + pr.slug + ext})
+		}
+	}
+	if err := p.replacement(root); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// CheckInPlace checks a plan that already sits in volumes/vol-VV/ (the
+// plugin's quick start moves its plan there) with the checks of a volume
+// commit, its first chapter being start; nothing is written. What chapter
+// packets do without is a warning instead: a missing storyline schedule
+// or foreshadowing plan (optional inputs, SPEC §1) and a contract naming
+// a character characters/active/ lacks (a packet warning, SPEC §6).
+func CheckInPlace(root *project.Root, v, start int) (*Plan, error) {
+	return source{root: root, v: v}.check(start)
+}
+
+// check runs the checks a plan's files must pass wherever they sit.
+func (s source) check(start int) (*Plan, error) {
+	root, v := s.root, s.v
+	p := &Plan{Volume: v, Warnings: []string{}, MissingContracts: []int{}}
+	have, err := s.present(p)
+	if err != nil {
+		return nil, err
+	}
+	o, err := checkOutline(root, s.path(OutlineFile), v, start)
 	if err != nil {
 		return nil, err
 	}
 	p.Chapters = o.Chapters
 	p.Start, p.End = o.Chapters[0], o.Chapters[len(o.Chapters)-1]
-	if err := checkEarlierVolumes(root, v, p.Start, p.End); err != nil {
+	if err := checkEarlierVolumes(root, s.path(OutlineFile), v, p.Start, p.End); err != nil {
 		return nil, err
 	}
 	storylines := map[int]string{}
@@ -129,19 +202,70 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 
 	// Contracts: each must agree with its outline block; a contract for a
 	// chapter the outline does not head is refused.
-	contracts, err := checkContracts(root, v, p, storylines)
-	if err != nil {
+	if p.contracts, err = checkContracts(s, p, storylines); err != nil {
 		return nil, err
 	}
+	if have[ScheduleFile] {
+		if err := checkSchedule(root, s.path(ScheduleFile), p, storylines); err != nil {
+			return nil, err
+		}
+	}
+	if have[ForeshadowFile] {
+		fsRel := s.path(ForeshadowFile)
+		data, err := root.ReadFile(fsRel)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := foreshadow.Parse(data, fsRel); err != nil {
+			return nil, err
+		}
+	}
+	if p.proposed, err = checkCharacters(s, p, storylines); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
 
-	schedRel := Staged(v, ScheduleFile)
+// present names the plan files that exist. A missing outline is an
+// error, and so is a staged plan's missing schedule or foreshadowing plan
+// (the planner's expected outputs, SPEC §6.1); in place those two are
+// optional inputs (SPEC §1) and their absence a warning.
+func (s source) present(p *Plan) (map[string]bool, error) {
+	have := map[string]bool{}
+	for _, name := range []string{OutlineFile, ScheduleFile, ForeshadowFile} {
+		rel := s.path(name)
+		if s.root.IsFile(rel) {
+			have[name] = true
+			continue
+		}
+		if _, err := s.root.Abs(rel); err != nil {
+			return nil, err
+		}
+		switch {
+		case s.staged || name == OutlineFile:
+			return nil, errs.Newf(errs.MissingFile, "卷规划缺少 %s", "the volume plan lacks %s", rel).
+				With("file", rel).With("volume", s.v).
+				Hint("运行规划代理生成它："+planCmd(s.v)+"（或 make -f pipeline.mk volume V="+strconv.Itoa(s.v)+"）",
+					"run the planner to produce it: "+planCmd(s.v)+" (or make -f pipeline.mk volume V="+strconv.Itoa(s.v)+")")
+		case name == ScheduleFile:
+			p.Warnings = append(p.Warnings, rel+" 不存在：本卷没有休眠线和交汇事件 / "+rel+" is missing: the volume has no dormant lines and no convergence events")
+		default:
+			p.Warnings = append(p.Warnings, rel+" 不存在：本卷没有伏笔计划 / "+rel+" is missing: the volume has no foreshadowing plan")
+		}
+	}
+	return have, nil
+}
+
+// checkSchedule parses the storyline schedule and warns about convergence
+// events outside the volume and chapters on a dormant line.
+func checkSchedule(root *project.Root, schedRel string, p *Plan, storylines map[int]string) error {
 	data, err := root.ReadFile(schedRel)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sched, err := volume.ParseSchedule(data, schedRel)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, ev := range sched.Events {
 		if ev.Start < p.Start || ev.End > p.End {
@@ -156,41 +280,12 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 				"） / chapter "+strconv.Itoa(c)+" is on "+storylines[c]+", a dormant line in "+schedRel)
 		}
 	}
-
-	fsRel := Staged(v, ForeshadowFile)
-	if data, err = root.ReadFile(fsRel); err != nil {
-		return nil, err
-	}
-	if _, err := foreshadow.Parse(data, fsRel); err != nil {
-		return nil, err
-	}
-
-	// The planner may write only under staging/ (SPEC §3.2, §10).
-	warns, err := boundary.Check(root, Step(v), "")
-	if err != nil {
-		return nil, err
-	}
-	p.Warnings = append(p.Warnings, warns...)
-
-	for _, name := range []string{OutlineFile, ScheduleFile, ForeshadowFile} {
-		p.Moves = append(p.Moves, journal.Move{From: Staged(v, name), To: Target(v, name)})
-	}
-	for _, c := range contracts {
-		p.Moves = append(p.Moves, journal.Move{From: layout.StagingContract(v, c), To: layout.Contract(v, c)})
-	}
-	if err := checkCharacters(root, v, p, contracts, storylines); err != nil {
-		return nil, err
-	}
-	if err := p.replacement(root); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return nil
 }
 
-// checkOutline parses the staged outline with the one recogniser and
+// checkOutline parses the plan's outline rel with the one recogniser and
 // checks its chapter numbers: first == start, then +1 each, in file order.
-func checkOutline(root *project.Root, v, start int) (*outline.Outline, error) {
-	rel := Staged(v, OutlineFile)
+func checkOutline(root *project.Root, rel string, v, start int) (*outline.Outline, error) {
 	data, err := root.ReadFile(rel)
 	if err != nil {
 		return nil, err
@@ -291,12 +386,12 @@ func checkHeadings(text, rel string, start int) error {
 	return nil
 }
 
-// checkEarlierVolumes refuses a plan whose chapters an earlier volume's
-// outline already heads.
-func checkEarlierVolumes(root *project.Root, v, start, end int) error {
+// checkEarlierVolumes refuses a plan (outline rel) whose chapters an
+// earlier volume's outline already heads.
+func checkEarlierVolumes(root *project.Root, rel string, v, start, end int) error {
 	for k := v - 1; k >= 1; k-- {
-		rel := layout.Outline(k)
-		if !root.IsFile(rel) {
+		earlier := layout.Outline(k)
+		if !root.IsFile(earlier) {
 			continue
 		}
 		o, err := outline.Load(root, k)
@@ -305,8 +400,8 @@ func checkEarlierVolumes(root *project.Root, v, start, end int) error {
 		}
 		for _, c := range o.Chapters {
 			if c >= start && c <= end {
-				return errs.Newf(errs.Outline, "卷规划的第 %d 章与第 %d 卷大纲 %s 重叠", "chapter %d of the volume plan overlaps the outline of volume %d (%s)", c, k, rel).
-					With("file", Staged(v, OutlineFile)).With("chapter", c).With("overlaps", rel).With("volume", v).
+				return errs.Newf(errs.Outline, "卷规划的第 %d 章与第 %d 卷大纲 %s 重叠", "chapter %d of the volume plan overlaps the outline of volume %d (%s)", c, k, earlier).
+					With("file", rel).With("chapter", c).With("overlaps", earlier).With("volume", v).
 					Hint("新卷的章号必须接在已有各卷之后；修正卷大纲或重新规划："+planCmd(v),
 						"a new volume's chapters must follow the earlier volumes'; fix the outline or re-plan: "+planCmd(v))
 			}
@@ -317,10 +412,11 @@ func checkEarlierVolumes(root *project.Root, v, start, end int) error {
 
 var contractName = regexp.MustCompile(`^chapter-(\d+)\.(json|md)$`)
 
-// checkContracts validates the staged contracts and returns the chapters
-// whose .json contract moves with the plan.
-func checkContracts(root *project.Root, v int, p *Plan, storylines map[int]string) ([]int, error) {
-	dirRel := Staged(v, ContractsDir)
+// checkContracts validates the plan's contracts and returns the chapters
+// that have one.
+func checkContracts(s source, p *Plan, storylines map[int]string) ([]int, error) {
+	root, v := s.root, s.v
+	dirRel := s.path(ContractsDir)
 	abs, err := root.Abs(dirRel)
 	if err != nil {
 		return nil, err
@@ -345,7 +441,7 @@ func checkContracts(root *project.Root, v int, p *Plan, storylines map[int]strin
 	} else if !os.IsNotExist(err) {
 		return nil, errs.Newf(errs.IO, "无法读取目录 %s：%v", "cannot read directory %s: %v", dirRel, err).With("file", dirRel)
 	}
-	sroot, err := stagingRoot(root)
+	croot, err := s.contractRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -355,9 +451,9 @@ func checkContracts(root *project.Root, v int, p *Plan, storylines map[int]strin
 			p.MissingContracts = append(p.MissingContracts, c)
 			continue
 		}
-		ok, err := manifest.CheckContract(sroot, v, c, storylines[c])
+		ok, err := manifest.CheckContract(croot, v, c, storylines[c])
 		if err != nil {
-			return nil, restage(err, v)
+			return nil, s.fix(err)
 		}
 		if ok {
 			out = append(out, c)

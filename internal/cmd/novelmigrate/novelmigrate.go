@@ -68,11 +68,12 @@ func (g *grammar) Run(ctx *cli.Context) error {
 	return nil
 }
 
-// text is one line per finding, then the count of changes.
+// text is one line per finding (with the code of a failed check), then
+// the count of changes.
 func text(r *migrate.Result) string {
 	var b strings.Builder
 	for _, f := range r.Findings {
-		b.WriteString(f.Action + " " + f.ID + " " + f.File + "\n")
+		b.WriteString(strings.TrimSpace(f.Action+" "+f.ID+" "+f.File+" "+f.Code) + "\n")
 	}
 	verb := "applied"
 	if r.DryRun {
