@@ -167,9 +167,6 @@ const RollbackJournal = "staging/rollback.journal.json"
 // Volume-plan staging (SPEC §6.1).
 func StagingVolumeDir(v int) string { return StagingVolumes + "/vol-" + PadVol(v) }
 
-// StagingContract is chapter c's contract staged by a volume plan.
-func StagingContract(v, c int) string { return Staged(Contract(v, c)) }
-
 // Snapshot is the write-boundary snapshot recorded beside a packet
 // (stage may carry a role suffix, e.g. "judge.secondary").
 func Snapshot(c int, stage string) string {
