@@ -41,16 +41,20 @@ func Check(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
 		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s 存在），不能放弃", "chapter %d is being committed (%s exists) and cannot be abandoned", c, layout.CommitJournal(c)).
 			With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+strconv.Itoa(c)+" 完成提交", "finish it with novel-commit --chapter "+strconv.Itoa(c))
 	}
-	want := cp.NextChapter()
-	if !cp.Idle() {
-		want = cp.Inflight
-	}
-	if c != want {
+	if want := inflightOrNext(cp); c != want {
 		return errs.Newf(errs.StageOrder, "第 %d 章不在制作中（在制章节为第 %d 章），不能放弃", "chapter %d is not in flight (the chapter in flight is %d) and cannot be abandoned", c, want).
 			With("chapter", c).With("inflight_chapter", cp.Summarize().Inflight).
 			Hint("已提交的章节请用 novel-commit rollback --to "+strconv.Itoa(c), "for a committed chapter use novel-commit rollback --to "+strconv.Itoa(c))
 	}
 	return nil
+}
+
+// inflightOrNext is the chapter in flight, or when idle the next one.
+func inflightOrNext(cp *checkpoint.Checkpoint) int {
+	if !cp.Idle() {
+		return cp.Inflight
+	}
+	return cp.NextChapter()
 }
 
 // Chapter drops chapter c (SPEC §3): its staging files move to

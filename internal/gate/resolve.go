@@ -225,13 +225,7 @@ func revisionFixes(root *project.Root, c int, g *GateFile) ([]eval.Fix, error) {
 // removeJudgedProducts deletes everything after the draft (rejudge): the
 // summary, delta, crossref, memory, evals, report and gate file.
 func removeJudgedProducts(root *project.Root, c int) ([]string, error) {
-	rels := []string{layout.StagingSummary(c), layout.StagingCrossref(c), layout.StagingEval(c),
-		layout.StagingEvalSecondary(c), layout.StagingLogicReview(c), layout.StagingGate(c)}
-	if d, err := products.ReadDelta(root, c); err == nil {
-		rels = append(rels, layout.StagingMemory(d.StorylineID))
-	}
-	// The delta goes last: it names the memory.
-	rels = append(rels, layout.StagingDelta(c))
+	rels := products.AfterDraft(root, c)
 	var out []string
 	for _, rel := range rels {
 		abs, err := root.Abs(rel)

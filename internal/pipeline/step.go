@@ -102,6 +102,11 @@ func (e *Env) Step(st stepid.Step, round int, agentCmd string) (*Outcome, error)
 		if pos > end || guard >= 4 {
 			break
 		}
+		if st.Stage == stepid.Draft {
+			if err := e.redraft(c); err != nil {
+				return nil, err
+			}
+		}
 		if err := e.runAgent(st, n.Role, round, agentCmd); err != nil {
 			return nil, err
 		}

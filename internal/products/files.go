@@ -78,6 +78,20 @@ func StagingFiles(root *project.Root, c int) ([]string, error) {
 	return out, nil
 }
 
+// AfterDraft lists the staged products chapter c's round makes from its
+// draft, whether or not they exist: the summary, crossref, evals, logic
+// review and gate file, the memory the delta names (when the delta can be
+// read), and the delta last, since it names the memory. novel-gate
+// resolve --rejudge removes them; a redraft sets them aside.
+func AfterDraft(root *project.Root, c int) []string {
+	rels := []string{layout.StagingSummary(c), layout.StagingCrossref(c), layout.StagingEval(c),
+		layout.StagingEvalSecondary(c), layout.StagingLogicReview(c), layout.StagingGate(c)}
+	if d, err := ReadDelta(root, c); err == nil {
+		rels = append(rels, layout.StagingMemory(d.StorylineID))
+	}
+	return append(rels, layout.StagingDelta(c))
+}
+
 // ownName reports whether name belongs to the chapter with this prefix:
 // chapter-048 owns chapter-048.md and chapter-048-eval.json but not
 // chapter-0481.md.

@@ -190,7 +190,10 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 		n.Evidence = p.evidence(g)
 		return n.set(stepid.Draft, ReasonRevising), nil
 	case checkpoint.Polishing:
-		if g == nil || !g.Polished {
+		// A polish needs the text it polishes: with the staging chapter
+		// gone, rule 6 drafts the chapter again (DESIGN "Redraft
+		// invalidates later products").
+		if (g == nil || !g.Polished) && root.IsFile(layout.StagingChapter(target)) {
 			n.Evidence = p.evidence(g)
 			return n.set(stepid.Polish, ReasonPolishing), nil
 		}

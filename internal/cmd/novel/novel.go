@@ -23,7 +23,7 @@ var stepAliases = map[string]bool{"next": true, "advance": true, "validate": tru
 
 // Tools lists the suite's binaries with a one-line description, for --help.
 var Tools = [][2]string{
-	{"novel-step", "next / advance / validate / status / abandon / fail / retry / volume: the checkpoint and the next step"},
+	{"novel-step", "next / advance / validate / status / abandon / redraft / fail / retry / volume: the checkpoint and the next step"},
 	{"novel-lock", "acquire / release / heartbeat / status / break / run: the project lock"},
 	{"novel-outline", "extract a chapter's outline block, key lines and the volume range"},
 	{"novel-manifest", "packet STEP: the instruction packet for an agent or deterministic step"},

@@ -29,6 +29,7 @@ type grammar struct {
 	Validate validateCmd `cmd:"" help:"Validate the products of STEP and the write boundary (read-only)."`
 	Status   statusCmd   `cmd:"" help:"Show checkpoint, lock, next step or blocker, pending revisions, last error, counts."`
 	Abandon  abandonCmd  `cmd:"" help:"Drop the chapter in flight: move its staging files to staging/abandoned/."`
+	Redraft  redraftCmd  `cmd:"" help:"Before drafting a deleted staging chapter again: set aside what its round made from the old text."`
 	Fail     failCmd     `cmd:"" help:"Record a failed step: last_error and ERROR_RETRY."`
 	Retry    retryCmd    `cmd:"" help:"Leave ERROR_RETRY: restore the previous state."`
 	Volume   volumeCmd   `cmd:"" help:"Volume transitions: --next moves VOL_REVIEW to planning the next volume."`
@@ -239,6 +240,66 @@ func (c abandonCmd) Run(ctx *cli.Context) error {
 	ctx.Result(out, func() string {
 		return pick(e.s, fmt.Sprintf("已放弃第 %d 章，%d 个暂存文件移至 %s", r.Chapter, len(r.Moved), r.MovedTo),
 			fmt.Sprintf("abandoned chapter %d; %d staging files moved to %s", r.Chapter, len(r.Moved), r.MovedTo))
+	})
+	return nil
+}
+
+type redraftCmd struct {
+	Chapter int `type:"chapter" required:"" help:"The chapter in flight whose staging chapter was deleted." placeholder:"C"`
+}
+
+// RedraftOutput is the output of `novel-step redraft`.
+type RedraftOutput struct {
+	*abandon.Redraft
+	Checkpoint checkpoint.Summary `json:"checkpoint"`
+}
+
+// Run sets aside the round's products made from a deleted staging chapter
+// and returns the stage to the round's draft; with nothing to change it
+// writes nothing (and takes no lock).
+func (c redraftCmd) Run(ctx *cli.Context) error {
+	e, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	clk, err := now(ctx)
+	if err != nil {
+		return err
+	}
+	if err := abandon.CheckRedraft(e.root, e.cp, c.Chapter); err != nil {
+		return err
+	}
+	r, err := abandon.PlanRedraft(e.root, e.cp, c.Chapter)
+	if err != nil {
+		return err
+	}
+	if r.Changed {
+		if err := update(ctx, e, c.Chapter, clk(), func(cp *checkpoint.Checkpoint) (err error) {
+			if err := abandon.CheckRedraft(e.root, cp, c.Chapter); err != nil {
+				return err
+			}
+			r, err = abandon.RedraftChapter(e.root, cp, c.Chapter)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	out := RedraftOutput{Redraft: r, Checkpoint: e.cp.Summarize()}
+	ctx.Result(out, func() string {
+		stage := "null"
+		if s := out.Checkpoint.Stage; s != nil {
+			stage = *s
+		}
+		switch {
+		case !r.Changed:
+			return pick(e.s, fmt.Sprintf("第 %d 章无需改动（pipeline_stage=%s）", r.Chapter, stage),
+				fmt.Sprintf("chapter %d: nothing to change (pipeline_stage %s)", r.Chapter, stage))
+		case r.MovedTo == nil:
+			return pick(e.s, fmt.Sprintf("第 %d 章回到 pipeline_stage=%s，可重新起草", r.Chapter, stage),
+				fmt.Sprintf("chapter %d is back at pipeline_stage %s, ready to be drafted again", r.Chapter, stage))
+		}
+		return pick(e.s, fmt.Sprintf("第 %d 章回到 pipeline_stage=%s，%d 个由旧稿得出的产物移至 %s", r.Chapter, stage, len(r.Moved), *r.MovedTo),
+			fmt.Sprintf("chapter %d is back at pipeline_stage %s; %d products made from the old text moved to %s", r.Chapter, stage, len(r.Moved), *r.MovedTo))
 	})
 	return nil
 }
