@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
@@ -234,7 +235,8 @@ func run(c *config) error {
 		{name: "novel-manifest packet " + step + ":draft", target: 30, argv: []string{"novel-manifest", "packet", step + ":draft"}},
 		{name: "novel-manifest packet " + step + ":judge", target: 30, argv: []string{"novel-manifest", "packet", step + ":judge"}},
 		{name: "novel-step validate " + step + ":draft (write boundary)", target: 60, argv: []string{"novel-step", "validate", step + ":draft"}},
-		{name: "novel-audit continuity (window 10)", target: 60, argv: []string{"novel-audit", "continuity"}},
+		{name: "novel-audit continuity (window 10)", target: 60, argv: []string{"novel-audit", "continuity"},
+			prepare: removingAfter(work, layout.ContinuityReport(big.Inflight()-1), layout.ContinuityLatest)},
 		{name: "novel-lint --chapter " + inflight + " (5,000 字)", target: 15, argv: []string{"novel-lint", "--chapter", inflight, "--file", lintFile, "--stage", "refine"}},
 		c.commitBench("novel-commit --chapter "+inflight, big, filepath.Join(c.dir, key(big), "gated")),
 		{name: "pipeline.mk chapter (replay, draft→commit)", target: 1000,
@@ -426,6 +428,20 @@ func (c *config) tool(dir string, argv ...string) (string, error) {
 
 // settle is the pause after syncing a fresh copy (-settle).
 var settle = 500 * time.Millisecond
+
+// removingAfter runs in the shared work copy and removes rels after each
+// run: the audit writes its report there, and the cached copy must stay as
+// generated, since the validate bench of the next bench run compares it
+// with the draft snapshot taken at generation.
+func removingAfter(work string, rels ...string) func(int) (string, func(), error) {
+	return func(int) (string, func(), error) {
+		return work, func() {
+			for _, rel := range rels {
+				os.Remove(filepath.Join(work, rel))
+			}
+		}, nil
+	}
+}
 
 func copier(src, dst string) func(int) (string, func(), error) {
 	return func(int) (string, func(), error) {
