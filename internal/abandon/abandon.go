@@ -37,14 +37,22 @@ func Check(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
 			"orchestrator state %s does not allow abandoning a chapter (needs WRITING, CHAPTER_REWRITE or ERROR_RETRY)", cp.State).
 			With("orchestrator_state", cp.State).Hint("运行 novel-step status 查看项目状态", "run novel-step status to see the project state")
 	}
+	return checkInFlight(root, cp, c, "放弃", "abandoned")
+}
+
+// checkInFlight refuses an action on chapter c while its commit is under
+// way or when c is not the chapter in flight (the next one when idle);
+// zh and en name the action ("不能放弃" / "cannot be abandoned").
+func checkInFlight(root *project.Root, cp *checkpoint.Checkpoint, c int, zh, en string) error {
+	n := strconv.Itoa(c)
 	if root.IsFile(layout.CommitJournal(c)) {
-		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s 存在），不能放弃", "chapter %d is being committed (%s exists) and cannot be abandoned", c, layout.CommitJournal(c)).
-			With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+strconv.Itoa(c)+" 完成提交", "finish it with novel-commit --chapter "+strconv.Itoa(c))
+		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s 存在），不能"+zh, "chapter %d is being committed (%s exists) and cannot be "+en, c, layout.CommitJournal(c)).
+			With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+n+" 完成提交", "finish it with novel-commit --chapter "+n)
 	}
 	if want := inflightOrNext(cp); c != want {
-		return errs.Newf(errs.StageOrder, "第 %d 章不在制作中（在制章节为第 %d 章），不能放弃", "chapter %d is not in flight (the chapter in flight is %d) and cannot be abandoned", c, want).
+		return errs.Newf(errs.StageOrder, "第 %d 章不在制作中（在制章节为第 %d 章），不能"+zh, "chapter %d is not in flight (the chapter in flight is %d) and cannot be "+en, c, want).
 			With("chapter", c).With("inflight_chapter", cp.Summarize().Inflight).
-			Hint("已提交的章节请用 novel-commit rollback --to "+strconv.Itoa(c), "for a committed chapter use novel-commit rollback --to "+strconv.Itoa(c))
+			Hint("已提交的章节请用 novel-commit rollback --to "+n, "for a committed chapter use novel-commit rollback --to "+n)
 	}
 	return nil
 }
@@ -69,18 +77,11 @@ func Chapter(root *project.Root, cp *checkpoint.Checkpoint, c int, now string) (
 	if err != nil {
 		return nil, err
 	}
-	dest, err := freeAbandonDir(root, c)
+	dest, moved, err := setAside(root, c, files)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Chapter: c, MovedTo: dest, Moved: []string{}}
-	for _, rel := range files {
-		to := dest + "/" + strings.TrimPrefix(rel, layout.Staging+"/")
-		if err := root.Move(rel, to); err != nil {
-			return nil, err
-		}
-		res.Moved = append(res.Moved, rel)
-	}
+	res := &Result{Chapter: c, MovedTo: dest, Moved: moved}
 	pruneEmpty(root, layout.RevisionsDir(c))
 	if st, err := revision.Load(root, c); err != nil {
 		return nil, err
@@ -95,6 +96,24 @@ func Chapter(root *project.Root, cp *checkpoint.Checkpoint, c int, now string) (
 	cp.State = checkpoint.Writing
 	cp.LastError = nil
 	return res, nil
+}
+
+// setAside moves the staging files into a free
+// staging/abandoned/chapter-NNN-{n}/, keeping their layout below
+// staging/, and returns that folder and the files moved, in order.
+func setAside(root *project.Root, c int, files []string) (string, []string, error) {
+	dest, err := freeAbandonDir(root, c)
+	if err != nil {
+		return "", nil, err
+	}
+	moved := []string{}
+	for _, rel := range files {
+		if err := root.Move(rel, dest+"/"+strings.TrimPrefix(rel, layout.Staging+"/")); err != nil {
+			return "", nil, err
+		}
+		moved = append(moved, rel)
+	}
+	return dest, moved, nil
 }
 
 func freeAbandonDir(root *project.Root, c int) (string, error) {

@@ -2,7 +2,6 @@ package abandon
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -73,14 +72,8 @@ func CheckRedraft(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
 			"orchestrator state %s does not allow a redraft (needs WRITING or CHAPTER_REWRITE)", cp.State).
 			With("orchestrator_state", cp.State).Hint(hint, hintEn)
 	}
-	if root.IsFile(layout.CommitJournal(c)) {
-		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s 存在），不能重新起草", "chapter %d is being committed (%s exists) and cannot be drafted again", c, layout.CommitJournal(c)).
-			With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+n+" 完成提交", "finish it with novel-commit --chapter "+n)
-	}
-	if want := inflightOrNext(cp); c != want {
-		return errs.Newf(errs.StageOrder, "第 %d 章不在制作中（在制章节为第 %d 章），不能重新起草", "chapter %d is not in flight (the chapter in flight is %d) and cannot be drafted again", c, want).
-			With("chapter", c).With("inflight_chapter", cp.Summarize().Inflight).
-			Hint("已提交的章节请用 novel-commit rollback --to "+n, "for a committed chapter use novel-commit rollback --to "+n)
+	if err := checkInFlight(root, cp, c, "重新起草", "drafted again"); err != nil {
+		return err
 	}
 	rel := layout.StagingChapter(c)
 	there, err := root.Lexists(rel)
@@ -108,17 +101,11 @@ func RedraftChapter(root *project.Root, cp *checkpoint.Checkpoint, c int) (*Redr
 		return nil, err
 	}
 	if len(r.files) > 0 {
-		dest, err := freeAbandonDir(root, c)
+		dest, moved, err := setAside(root, c, r.files)
 		if err != nil {
 			return nil, err
 		}
-		r.MovedTo = &dest
-		for _, rel := range r.files {
-			if err := root.Move(rel, dest+"/"+strings.TrimPrefix(rel, layout.Staging+"/")); err != nil {
-				return nil, err
-			}
-			r.Moved = append(r.Moved, rel)
-		}
+		r.MovedTo, r.Moved = &dest, moved
 	}
 	if r.stage != "" {
 		cp.Stage = r.stage
