@@ -92,16 +92,7 @@ func PrepareBackfill(env Env, c int) (*Journal, error) {
 	if err := checkWritePaths(root, j.Plan); err != nil {
 		return nil, err
 	}
-	var dests []journal.Dest
-	for _, m := range j.Moves {
-		if m.To != layout.Memory(j.StorylineID) {
-			dests = append(dests, journal.Dest{File: m.To, From: m.From})
-		}
-	}
-	if j.MemoryHistory != "" {
-		dests = append(dests, journal.Dest{File: j.MemoryHistory, From: layout.Memory(j.StorylineID)})
-	}
-	if err := journal.CheckDestinations(root, dests, chapterWayOut(c)); err != nil {
+	if err := journal.CheckDestinations(root, moveDests(j), chapterWayOut(c)); err != nil {
 		return nil, err
 	}
 	return j, nil

@@ -15,15 +15,7 @@ import (
 // chapter log and the storyline memory's history copy. The storyline
 // memory itself is replaced by design (its old text goes to history/).
 func checkDestinations(root *project.Root, j *Journal) error {
-	var dests []journal.Dest
-	for _, m := range j.Moves {
-		if m.To != layout.Memory(j.StorylineID) {
-			dests = append(dests, journal.Dest{File: m.To, From: m.From})
-		}
-	}
-	if j.MemoryHistory != "" {
-		dests = append(dests, journal.Dest{File: j.MemoryHistory, From: layout.Memory(j.StorylineID)})
-	}
+	dests := moveDests(j)
 	for _, f := range []struct {
 		rel string
 		v   any
@@ -35,6 +27,22 @@ func checkDestinations(root *project.Root, j *Journal) error {
 		dests = append(dests, journal.Dest{File: f.rel, Data: data})
 	}
 	return journal.CheckDestinations(root, dests, chapterWayOut(j.Chapter))
+}
+
+// moveDests is what the journal's moves would put in place: every move
+// but the storyline memory's (replaced by design), and the memory's
+// history copy.
+func moveDests(j *Journal) []journal.Dest {
+	var dests []journal.Dest
+	for _, m := range j.Moves {
+		if m.To != layout.Memory(j.StorylineID) {
+			dests = append(dests, journal.Dest{File: m.To, From: m.From})
+		}
+	}
+	if j.MemoryHistory != "" {
+		dests = append(dests, journal.Dest{File: j.MemoryHistory, From: layout.Memory(j.StorylineID)})
+	}
+	return dests
 }
 
 // chapterWayOut is the hint of a refused chapter destination.
