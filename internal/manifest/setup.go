@@ -73,7 +73,7 @@ func (b *builder) setup() error {
 
 // textPaths lists dir/*.md under key after checking each is UTF-8 text.
 func (b *builder) textPaths(key, dir string) error {
-	files, err := setupstep.List(b.root, dir, ".md")
+	files, err := b.root.List(dir, ".md", false)
 	if err != nil {
 		return err
 	}

@@ -163,7 +163,7 @@ func (b *builder) planContext(start int) error {
 	if v > 1 {
 		b.pathIf("previous_volume_review", layout.VolumeReview(v-1))
 	}
-	research, err := listDir(b.root, layout.ResearchDir, ".md", false)
+	research, err := b.root.List(layout.ResearchDir, ".md", false)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func (b *builder) planContext(start int) error {
 // storylineMemories lists storylines/{id}/memory.md for every slug-named
 // storyline directory, sorted.
 func storylineMemories(root *project.Root) ([]string, error) {
-	dirs, err := listDir(root, layout.StorylinesDir, "", true)
+	dirs, err := root.List(layout.StorylinesDir, "", true)
 	if err != nil {
 		return nil, err
 	}
@@ -184,24 +184,6 @@ func storylineMemories(root *project.Root) ([]string, error) {
 		if project.IsSlug(id) {
 			out = append(out, layout.Memory(id))
 		}
-	}
-	return out, nil
-}
-
-// listDir lists the entries of a project directory (files with suffix, or
-// directories), project-relative and sorted (os.ReadDir sorts by name).
-func listDir(root *project.Root, rel, suffix string, dirs bool) ([]string, error) {
-	ents, err := root.ReadDir(rel)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || e.IsDir() != dirs || !strings.HasSuffix(name, suffix) {
-			continue
-		}
-		out = append(out, rel+"/"+name)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -68,6 +69,26 @@ func (r *Root) ReadDir(rel string) ([]fs.DirEntry, error) {
 		return nil, errs.Newf(errs.IO, "无法读取目录 %s：%v", "cannot read directory %s: %v", rel, err).With("file", rel).Wrap(err)
 	}
 	return ents, nil
+}
+
+// List lists the entries of the project directory rel whose names end in
+// suffix — regular files, or directories when dirs — skipping hidden
+// ones, project-relative and sorted by name; a missing directory lists
+// nothing.
+func (r *Root) List(rel, suffix string, dirs bool) ([]string, error) {
+	ents, err := r.ReadDir(rel)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || e.IsDir() != dirs || !strings.HasSuffix(name, suffix) {
+			continue
+		}
+		out = append(out, rel+"/"+name)
+	}
+	return out, nil
 }
 
 // Lexists reports whether the project path rel exists, without following

@@ -124,3 +124,34 @@ func TestLexists(t *testing.T) {
 		t.Errorf("Lexists through an escaping symlink: %v, want E_PATH", err)
 	}
 }
+
+// List keeps the entries of one kind whose names end in the suffix, skips
+// hidden ones, sorts by name and lists nothing for a missing directory.
+func TestList(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"w/b-dir", "w/.hidden-dir", "w/a-dir"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o755)
+	}
+	for _, f := range []string{"w/z.md", "w/a.md", "w/.h.md", "w/n.json", "w/x.md.bak"} {
+		os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644)
+	}
+	root, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rel, suffix string
+		dirs        bool
+		want        string
+	}{
+		{"w", ".md", false, "w/a.md w/z.md"},
+		{"w", "", false, "w/a.md w/n.json w/x.md.bak w/z.md"},
+		{"w", "", true, "w/a-dir w/b-dir"},
+		{"missing", ".md", false, ""},
+	} {
+		got, err := root.List(c.rel, c.suffix, c.dirs)
+		if err != nil || strings.Join(got, " ") != c.want {
+			t.Errorf("List(%q, %q, %v) = %q, %v; want %q", c.rel, c.suffix, c.dirs, got, err, c.want)
+		}
+	}
+}

@@ -5,8 +5,6 @@
 package setupstep
 
 import (
-	"strings"
-
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -45,13 +43,13 @@ func SnapshotPath(stage string) string { return layout.SetupSnapshot(stage) }
 func Done(root *project.Root, stage string) (bool, error) {
 	switch stage {
 	case stepid.SetupWorld:
-		docs, err := list(root, WorldDir, ".md")
+		docs, err := root.List(WorldDir, ".md", false)
 		if err != nil {
 			return false, err
 		}
 		return len(docs) > 0 && root.IsFile(layout.WorldRules) && root.IsFile(Storylines), nil
 	case stepid.SetupCharacters:
-		cs, err := list(root, layout.CharactersActive, ".json")
+		cs, err := root.List(layout.CharactersActive, ".json", false)
 		return len(cs) >= MinCharacters, err
 	}
 	return root.IsFile(layout.StyleProfile), nil
@@ -68,30 +66,6 @@ func Next(root *project.Root) (string, error) {
 	}
 	return "", nil
 }
-
-// list lists the regular files of a project directory ending in suffix,
-// project-relative and sorted; a missing directory lists nothing.
-func list(root *project.Root, rel, suffix string) ([]string, error) {
-	if !root.Exists(rel) {
-		return nil, nil
-	}
-	ents, err := root.ReadDir(rel)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		name := e.Name()
-		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, suffix) {
-			continue
-		}
-		out = append(out, rel+"/"+name)
-	}
-	return out, nil
-}
-
-// List is list for other packages (packets list research and samples).
-func List(root *project.Root, rel, suffix string) ([]string, error) { return list(root, rel, suffix) }
 
 // NextAfter is the step that follows committing stage: the next setup
 // step whose products are missing, else the first volume plan while the

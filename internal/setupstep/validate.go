@@ -28,7 +28,7 @@ func Staged(root *project.Root, stage string) ([]string, error) {
 	}
 	switch stage {
 	case stepid.SetupWorld:
-		docs, err := list(root, StagedPath(WorldDir), ".md")
+		docs, err := root.List(StagedPath(WorldDir), ".md", false)
 		if err != nil {
 			return nil, err
 		}
@@ -39,7 +39,7 @@ func Staged(root *project.Root, stage string) ([]string, error) {
 		add(Storylines)
 	case stepid.SetupCharacters:
 		for _, ext := range []string{".json", ".md"} {
-			fs, err := list(root, StagedPath(layout.CharactersActive), ext)
+			fs, err := root.List(StagedPath(layout.CharactersActive), ext, false)
 			if err != nil {
 				return nil, err
 			}
