@@ -37,12 +37,14 @@ const (
 	// AwaitingApproval: a staged volume plan waits for the author (SPEC §23).
 	AwaitingApproval = "E_AWAITING_APPROVAL"
 	Budget           = "E_BUDGET" // the run's cost budget would be exceeded (SPEC §18); exit 3
+	// LockLost: a release or renew of a lock that is no longer there or no longer ours (SPEC §27).
+	LockLost = "E_LOCK_LOST"
 )
 
 // Codes lists every code in the order documented in --help.
 var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
 	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
-	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, AwaitingApproval, Budget}
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, AwaitingApproval, Budget, LockLost}
 
 // Exit codes (SPEC §1).
 const (

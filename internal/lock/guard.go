@@ -36,7 +36,8 @@ func Guard(root *project.Root, getenv func(string) string, chapter int, staleMin
 	return func() { Release(root, a.Token, false) }, nil
 }
 
-// HeldBy reports whether token names the held lock. When it does but the
+// HeldBy reports whether token names the held lock. A leased lock (SPEC
+// §27) is renewed by the call. When token names a pid-held lock but the
 // holder recorded with it is on this host and no longer alive (dead pid,
 // zombie, or the pid reused, judged by pid_start), it is E_LOCK_NOT_OWNER
 // with exit 4: the caller belongs to a run whose holder is gone.
@@ -52,6 +53,14 @@ func HeldBy(root *project.Root, token string) (bool, error) {
 	info := parseInfo(data, rerr)
 	if info.Token != token {
 		return false, nil
+	}
+	if info.LeaseUntil != "" {
+		// A leased lock belongs to its token, not to a pid (agent harnesses
+		// run each command in a fresh shell): using it renews it.
+		if _, err := Renew(root, token, 0, Options{}); err != nil {
+			return false, err
+		}
+		return true, nil
 	}
 	if !info.HasHost || info.Host != Hostname() || info.PID <= 0 {
 		return true, nil // another host's holder cannot be checked from here

@@ -26,6 +26,12 @@ type Info struct {
 	Chapter   *int   `json:"chapter"`
 	Token     string `json:"token"`
 	PIDStart  uint64 `json:"pid_start,omitempty"`
+	// A leased lock (SPEC §27) is held until LeaseUntil whatever its pid:
+	// agent harnesses run every command in a fresh shell, so the pid that
+	// acquired it is gone at once. LeaseSeconds is the length a renewal
+	// extends it by.
+	LeaseUntil   string `json:"lease_until,omitempty"`
+	LeaseSeconds int    `json:"lease_seconds,omitempty"`
 }
 
 // Info states of a lock directory.
@@ -48,6 +54,9 @@ type parsedInfo struct {
 	Heartbeat string
 	Chapter   *int
 	Token     string
+	// LeaseUntil is "" for a lock held by pid liveness.
+	LeaseUntil   string
+	LeaseSeconds int
 }
 
 func parseInfo(data []byte, err error) parsedInfo {
@@ -80,6 +89,10 @@ func parseInfo(data []byte, err error) parsedInfo {
 		p.Chapter = &n
 	}
 	p.Token, _ = raw["token"].(string)
+	p.LeaseUntil, _ = raw["lease_until"].(string)
+	if n, ok := jsonio.Int(raw["lease_seconds"]); ok && n > 0 {
+		p.LeaseSeconds = n
+	}
 	return p
 }
 

@@ -42,6 +42,18 @@ const (
 	// No valid info.json while .novel.lock.flock is held: an acquire (or a
 	// release, break or heartbeat) is in progress.
 	ReasonAcquiring = "acquiring"
+	// A leased lock (SPEC §27) is held until its lease ends, whatever its pid.
+	ReasonLeased       = "leased"
+	ReasonLeaseExpired = "lease_expired"
+)
+
+// DefaultLease is what a renewal extends a lease by when neither the
+// caller nor the lock names a length; MaxLease bounds every lease, and a
+// lease_until further ahead than MaxLease (plus the clock slack) is ignored,
+// so a bad clock or a hand-edited file can never make a permanent lock.
+const (
+	DefaultLease = 30 * time.Minute
+	MaxLease     = 24 * time.Hour
 )
 
 // testHookAfterMkdir, when set by a test, runs between the lock's mkdir
@@ -59,6 +71,8 @@ type Holder struct {
 	Heartbeat *string `json:"heartbeat"`
 	Chapter   *int    `json:"chapter"`
 	Info      string  `json:"info"`
+	// LeaseUntil is set for a leased lock (SPEC §27).
+	LeaseUntil *string `json:"lease_until,omitempty"`
 }
 
 // Status is the observed state of the lock.
@@ -81,6 +95,9 @@ type Options struct {
 	StaleMinutes int
 	Now          func() time.Time
 	Host         string
+	// Lease > 0 makes Acquire take a leased lock (SPEC §27): held until
+	// now+Lease whatever the recorded pid.
+	Lease time.Duration
 }
 
 func (o Options) now() time.Time {
@@ -210,6 +227,16 @@ func inspect(p paths, o Options, flockMine bool) (*Status, error) {
 		st.Stale = st.Reason == ReasonIncomplete
 		return st, nil
 	}
+	if until, leased := leaseEnd(info, now); leased {
+		lu := info.LeaseUntil
+		h.LeaseUntil = &lu
+		if now.Before(until) {
+			st.Reason = ReasonLeased
+		} else {
+			st.Reason, st.Stale = ReasonLeaseExpired, true
+		}
+		return st, nil
+	}
 	if h.ThisHost && info.PID > 0 {
 		st.Reason = liveness(info.PID, info.PIDStart)
 		st.Stale = st.Reason != alive
@@ -224,6 +251,17 @@ func inspect(p paths, o Options, flockMine bool) (*Status, error) {
 		st.Reason = ReasonFresh
 	}
 	return st, nil
+}
+
+// leaseEnd is the end of info's lease, when it has a usable one: a
+// lease_until that does not parse, or lies further ahead than MaxLease
+// allows, leaves the lock to the pid and age rules.
+func leaseEnd(info parsedInfo, now time.Time) (time.Time, bool) {
+	until, ok := parseTime(info.LeaseUntil)
+	if !ok || until.After(now.Add(MaxLease+futureSlack)) {
+		return time.Time{}, false
+	}
+	return until, true
 }
 
 // Describe renders the holder for messages: pid, host, chapter, age.
@@ -247,9 +285,17 @@ func (s *Status) Describe(lang string) string {
 		age = fmt.Sprint(*s.AgeSeconds / 60)
 	}
 	if lang == "en" {
-		return fmt.Sprintf("pid %s on host %s, chapter %s, age %s min", pid, host, chapter, age)
+		d := fmt.Sprintf("pid %s on host %s, chapter %s, age %s min", pid, host, chapter, age)
+		if h.LeaseUntil != nil {
+			d += ", leased until " + *h.LeaseUntil
+		}
+		return d
 	}
-	return fmt.Sprintf("pid %s，主机 %s，第 %s 章，已持有 %s 分钟", pid, host, chapter, age)
+	d := fmt.Sprintf("pid %s，主机 %s，第 %s 章，已持有 %s 分钟", pid, host, chapter, age)
+	if h.LeaseUntil != nil {
+		d += "，租约到 " + *h.LeaseUntil
+	}
+	return d
 }
 
 func heldErr(st *Status) *errs.Error {
@@ -274,6 +320,7 @@ type Acquired struct {
 	Started    string  `json:"started"`
 	Chapter    *int    `json:"chapter"`
 	BrokeStale *Broken `json:"broke_stale"`
+	LeaseUntil *string `json:"lease_until,omitempty"`
 }
 
 // Broken describes a lock that was removed.
@@ -296,6 +343,9 @@ func brokenFrom(st *Status) *Broken {
 func Acquire(root *project.Root, o Options) (*Acquired, error) {
 	if o.PID <= 0 {
 		return nil, errs.Newf(errs.Usage, "锁持有者 pid %d 无效", "invalid holder pid %d", o.PID)
+	}
+	if o.Lease < 0 || o.Lease > MaxLease {
+		return nil, leaseRangeErr(o.Lease)
 	}
 	p, err := resolve(root)
 	if err != nil {
@@ -381,12 +431,19 @@ func writeInfo(p paths, o Options, broke *Broken) (*Acquired, error) {
 		c := o.Chapter
 		info.Chapter = &c
 	}
+	if o.Lease > 0 {
+		info.LeaseUntil, info.LeaseSeconds = stamp(o.now().Add(o.Lease)), int(o.Lease/time.Second)
+	}
 	if err := jsonio.WriteJSON(p.info, info); err != nil {
 		// Do not leave a lock nobody owns behind.
 		os.RemoveAll(p.dir)
 		return nil, err
 	}
-	return &Acquired{Token: info.Token, PID: info.PID, Host: info.Host, Started: info.Started, Chapter: info.Chapter, BrokeStale: broke}, nil
+	a := &Acquired{Token: info.Token, PID: info.PID, Host: info.Host, Started: info.Started, Chapter: info.Chapter, BrokeStale: broke}
+	if info.LeaseUntil != "" {
+		a.LeaseUntil = &info.LeaseUntil
+	}
+	return a, nil
 }
 
 func removeDir(p paths) error {
@@ -423,8 +480,10 @@ type ReleaseResult struct {
 	Holder   *Holder `json:"holder"`
 }
 
-// Release removes the lock when token is the holder's (or force).
-// No lock at all is a successful no-op (released:false).
+// Release removes the lock when token is the holder's (or force). A
+// token release of a lock that is no longer there is E_LOCK_LOST (SPEC
+// §27: the caller believed it held a lock, and must hear that it did
+// not); a forced release of no lock is a no-op (released:false).
 func Release(root *project.Root, token string, force bool) (*ReleaseResult, error) {
 	p, err := resolve(root)
 	if err != nil {
@@ -435,6 +494,9 @@ func Release(root *project.Root, token string, force bool) (*ReleaseResult, erro
 	if pre, err := inspect(p, Options{}, false); err != nil {
 		return nil, err
 	} else if !pre.Exists {
+		if !force {
+			return nil, lostErr(verbRelease, nil)
+		}
 		return &ReleaseResult{Reason: ReasonNoLock}, nil
 	} else if !force && (token == "" || pre.token != token) {
 		return nil, notOwnerErr(pre)
@@ -446,6 +508,9 @@ func Release(root *project.Root, token string, force bool) (*ReleaseResult, erro
 			return err
 		}
 		if !st.Exists {
+			if !force {
+				return lostErr(verbRelease, nil)
+			}
 			res = &ReleaseResult{Reason: ReasonNoLock}
 			return nil
 		}
@@ -518,6 +583,105 @@ func Heartbeat(root *project.Root, token string, o Options) (*HeartbeatResult, e
 		return nil
 	})
 	return res, err
+}
+
+// RenewResult is the result of a lease renewal.
+type RenewResult struct {
+	LeaseUntil string `json:"lease_until"`
+	Heartbeat  string `json:"heartbeat"`
+	PID        int    `json:"pid"`
+	Chapter    *int   `json:"chapter"`
+}
+
+// Renew extends the lease of the lock token holds to now+lease (lease 0:
+// the length the lock was taken with, else DefaultLease) and refreshes its
+// heartbeat. A lock taken without a lease becomes leased. A lease that has
+// run out but was not broken is still the token's, so it is renewed too.
+// No lock, or another holder's → E_LOCK_LOST.
+func Renew(root *project.Root, token string, lease time.Duration, o Options) (*RenewResult, error) {
+	if lease < 0 || lease > MaxLease {
+		return nil, leaseRangeErr(lease)
+	}
+	p, err := resolve(root)
+	if err != nil {
+		return nil, err
+	}
+	// Refuse before withFlock creates .novel.lock.flock: a refusal writes nothing.
+	if pre, err := inspect(p, o, false); err != nil {
+		return nil, err
+	} else if err := renewRefusal(pre, token); err != nil {
+		return nil, err
+	}
+	var res *RenewResult
+	err = withFlock(p, func() error {
+		st, err := inspect(p, o, true)
+		if err != nil {
+			return err
+		}
+		if err := renewRefusal(st, token); err != nil {
+			return err
+		}
+		var info Info
+		if err := jsonio.ReadJSON(p.info, layout.LockInfo, &info); err != nil {
+			return err
+		}
+		length := lease
+		if length == 0 {
+			length = time.Duration(info.LeaseSeconds) * time.Second
+		}
+		if length <= 0 || length > MaxLease {
+			length = DefaultLease
+		}
+		now := o.now()
+		info.Heartbeat = stamp(now)
+		info.LeaseUntil, info.LeaseSeconds = stamp(now.Add(length)), int(length/time.Second)
+		if err := jsonio.WriteJSON(p.info, info); err != nil {
+			return err
+		}
+		res = &RenewResult{LeaseUntil: info.LeaseUntil, Heartbeat: info.Heartbeat, PID: info.PID, Chapter: info.Chapter}
+		return nil
+	})
+	return res, err
+}
+
+func renewRefusal(st *Status, token string) error {
+	switch {
+	case !st.Exists:
+		return lostErr(verbRenew, nil)
+	case token == "" || st.token != token:
+		return lostErr(verbRenew, st)
+	}
+	return nil
+}
+
+// A lost-lock refusal names what was not done, in both languages.
+type verb struct{ zh, en string }
+
+var (
+	verbRenew   = verb{"续租", "renewed"}
+	verbRelease = verb{"释放", "released"}
+)
+
+// lostErr is E_LOCK_LOST for a release or renew of a lock that is gone
+// (st nil) or is now held under another token (st its status).
+func lostErr(v verb, st *Status) *errs.Error {
+	zh, en := "项目锁已不存在", "the project lock is no longer there"
+	if st != nil {
+		zh, en = "项目锁已归他人持有（"+st.Describe("zh")+"）", "the project lock is now held by someone else ("+st.Describe("en")+")"
+	}
+	e := errs.New(errs.LockLost, zh+"，未"+v.zh, en+", so it was not "+v.en).
+		Hint("你持有的锁已失效（租约到期后被他人解除，或被强制解除）：先重新 novel-lock acquire --lease 30m，再继续写入",
+			"the lock you held is gone (broken after its lease ran out, or by force): run novel-lock acquire --lease 30m again before writing").
+		With("lock", layout.LockDir)
+	if st != nil {
+		e = e.With("holder", st.Holder)
+	}
+	return e
+}
+
+func leaseRangeErr(d time.Duration) *errs.Error {
+	return errs.Newf(errs.Usage, "租约时长 %v 无效：须大于 0 且不超过 24h", "lease %v is out of range: it must be more than 0 and at most 24h", d).
+		Hint("例如 --lease 30m 或 --lease 2h", "e.g. --lease 30m or --lease 2h")
 }
 
 func noLockErr() *errs.Error {

@@ -213,9 +213,60 @@ func TestReleaseOwnershipAndForce(t *testing.T) {
 	if err != nil || !res.Released || !res.Forced {
 		t.Fatalf("forced release: %v %+v", err, res)
 	}
-	res, err = Release(r, a.Token, false)
+	// The owner's lock was broken by force: its release is E_LOCK_LOST
+	// (SPEC §27), a second forced release a no-op.
+	_, err = Release(r, a.Token, false)
+	wantCode(t, err, errs.LockLost, errs.ExitFailed)
+	res, err = Release(r, "", true)
 	if err != nil || res.Released || res.Reason != ReasonNoLock {
-		t.Fatalf("release without lock: %v %+v", err, res)
+		t.Fatalf("forced release without lock: %v %+v", err, res)
+	}
+}
+
+// A leased lock is held whatever its pid, renewed by its token (also
+// through HeldBy, which every writer's Guard calls), stale once the lease
+// has run out, and a renewal by another token is E_LOCK_LOST.
+func TestLease(t *testing.T) {
+	r := newRoot(t)
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	dead := deadPIDValue(t)
+	a, err := Acquire(r, Options{PID: dead, Lease: 30 * time.Minute, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.LeaseUntil == nil || *a.LeaseUntil != "2026-11-27T10:30:00Z" {
+		t.Fatalf("lease_until %v", a.LeaseUntil)
+	}
+	st, err := Inspect(r, Options{Now: clock})
+	if err != nil || st.Stale || st.Reason != ReasonLeased {
+		t.Fatalf("leased lock with a dead pid: %v %+v", err, st)
+	}
+	_, err = Acquire(r, Options{PID: os.Getpid(), Now: clock})
+	wantCode(t, err, errs.LockHeld, errs.ExitBusy)
+	_, err = Renew(r, "wrong", 0, Options{Now: clock})
+	wantCode(t, err, errs.LockLost, errs.ExitFailed)
+
+	now = now.Add(20 * time.Minute)
+	rn, err := Renew(r, a.Token, 0, Options{Now: clock})
+	if err != nil || rn.LeaseUntil != "2026-11-27T10:50:00Z" {
+		t.Fatalf("renew by the recorded length: %v %+v", err, rn)
+	}
+	now = now.Add(31 * time.Minute)
+	st, _ = Inspect(r, Options{Now: clock})
+	if !st.Stale || st.Reason != ReasonLeaseExpired {
+		t.Fatalf("after the lease: %+v", st)
+	}
+	// Nobody broke it, so its token may still renew it.
+	if rn, err = Renew(r, a.Token, time.Hour, Options{Now: clock}); err != nil || rn.LeaseUntil != "2026-11-27T11:51:00Z" {
+		t.Fatalf("renew after expiry: %v %+v", err, rn)
+	}
+	held, err := HeldBy(r, a.Token)
+	if err != nil || !held {
+		t.Fatalf("HeldBy the lease's token: %v %v", held, err)
+	}
+	if _, err := Acquire(r, Options{PID: os.Getpid(), Lease: 25 * time.Hour}); err == nil {
+		t.Fatal("a 25h lease was accepted")
 	}
 }
 

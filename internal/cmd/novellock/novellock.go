@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/lock"
@@ -16,6 +17,7 @@ type grammar struct {
 	Acquire     acquireCmd   `cmd:"" help:"Take the project lock; prints the owner token."`
 	Release     releaseCmd   `cmd:"" help:"Release the lock (owner token, or --force)."`
 	Heartbeat   heartbeatCmd `cmd:"" help:"Refresh the holder's heartbeat."`
+	Renew       renewCmd     `cmd:"" help:"Extend a leased lock (the token acquire printed); E_LOCK_LOST when it is no longer yours."`
 	Status      statusCmd    `cmd:"" help:"Show whether the lock exists, who holds it, its age and whether it is stale."`
 	Break       breakCmd     `cmd:"" help:"Remove a stale lock (any lock with --force)."`
 	Run         runCmd       `cmd:"" help:"Run a command holding the lock (exports NOVEL_LOCK_TOKEN); exits with its status."`
@@ -31,8 +33,9 @@ func staleMinutes(ctx *cli.Context) (int, error) {
 }
 
 type acquireCmd struct {
-	Chapter int `type:"chapter" help:"Chapter being written (recorded in info.json)." placeholder:"C"`
-	PID     int `name:"pid" help:"Holder pid to record (default: the calling shell, i.e. this process's parent)." placeholder:"P"`
+	Chapter int           `type:"chapter" help:"Chapter being written (recorded in info.json)." placeholder:"C"`
+	PID     int           `name:"pid" help:"Holder pid to record (default: the calling shell, i.e. this process's parent)." placeholder:"P"`
+	Lease   time.Duration `help:"Take a leased lock, held for this long whatever the pid (e.g. 30m; at most 24h): for agents whose every command runs in a fresh shell. Commands run with NOVEL_LOCK_TOKEN set to the token renew it." placeholder:"DURATION"`
 }
 
 func (c *acquireCmd) Run(ctx *cli.Context) error {
@@ -50,7 +53,7 @@ func (c *acquireCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := lock.Acquire(root, lock.Options{PID: pid, Chapter: c.Chapter, StaleMinutes: limit})
+	a, err := lock.Acquire(root, lock.Options{PID: pid, Chapter: c.Chapter, StaleMinutes: limit, Lease: c.Lease})
 	if err != nil {
 		return err
 	}
@@ -103,6 +106,24 @@ func (c *heartbeatCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	ctx.Result(r, func() string { return r.Heartbeat })
+	return nil
+}
+
+type renewCmd struct {
+	Token string        `required:"" help:"The token acquire printed." placeholder:"T"`
+	Lease time.Duration `help:"New lease length from now (default: the length the lock was taken with, else 30m; at most 24h)." placeholder:"DURATION"`
+}
+
+func (c *renewCmd) Run(ctx *cli.Context) error {
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	r, err := lock.Renew(root, c.Token, c.Lease, lock.Options{})
+	if err != nil {
+		return err
+	}
+	ctx.Result(r, func() string { return r.LeaseUntil })
 	return nil
 }
 
