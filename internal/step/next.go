@@ -42,6 +42,9 @@ const (
 	// and waits for novel-commit volume-review (review_staged).
 	ReasonVolumeReview = "volume_review"
 	ReasonReviewStaged = "review_staged"
+	// QUICK_START with its setup done, or VOL_PLANNING: the volume's plan
+	// (SPEC §3 rule 1).
+	ReasonPlanVolume = "plan_volume"
 )
 
 // volumeReview is the next step of a project in VOL_REVIEW: the volume's
@@ -142,9 +145,17 @@ func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
 	if n, err := setupNext(root, cp); n != nil || err != nil {
 		return n, err
 	}
-	// Rule 1 (VOL_REVIEW: the volume review, SPEC §23).
-	if cp.State == checkpoint.VolReview {
+	// Rule 1: every state but ERROR_RETRY has a next step (SPEC §3), so
+	// an agent loop never has to guess it.
+	switch {
+	case cp.State == checkpoint.VolReview:
 		return volumeReview(root, cp), nil
+	case cp.State == checkpoint.VolPlanning,
+		// A volume 1 plan already in place in QUICK_START is another
+		// tool's project (novel migrate), not one to plan.
+		cp.State == checkpoint.QuickStart && !root.Exists(layout.Outline(1)):
+		v := max(cp.CurrentVolume, 1)
+		return &Next{Step: "volume:" + layout.PadVol(v) + ":plan", Reason: ReasonPlanVolume, Chapter: cp.NextChapter(), Inflight: inflightView(cp)}, nil
 	}
 	if !cp.Writable() {
 		return nil, StateError(cp, "next")
