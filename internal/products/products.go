@@ -20,11 +20,18 @@ import (
 
 // rerun points a product error at the step that produces the file, so the
 // user knows what to do next. The original hint is replaced only for
-// missing or malformed products, never for E_PATH/E_IO.
+// missing or malformed products, never for E_PATH/E_IO, and never when
+// the check already named the exact command (details.next_command: the
+// secondary judge's packet needs --role secondary, which the generic
+// rerun line cannot know).
 func rerun(err error, st stepid.Step) error {
 	e := errs.As(err)
 	if e == nil {
 		return err
+	}
+	if _, exact := e.Details["next_command"]; exact {
+		e.With("step", st.String())
+		return e
 	}
 	switch e.Code {
 	case errs.MissingFile, errs.InvalidJSON, errs.Schema:

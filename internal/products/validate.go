@@ -112,7 +112,11 @@ func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role strin
 			if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
 				e.Zh = "关键章需要第二评审：" + e.Zh
 				e.En = "a key chapter needs the secondary judge: " + e.En
-				e.With("key_chapter", true)
+				id := stepid.Chapter(c, stepid.Judge).String()
+				packet := "novel instructions " + id + " --role secondary --write-manifest"
+				e.With("key_chapter", true).With("next_command", packet).
+					Hint("运行 "+packet+" 取得第二评审的指令包，把评审 JSON 写到 "+layout.StagingEvalSecondary(c)+"，再运行 novel validate "+id,
+						"run "+packet+" for the second judge's packet, write its eval JSON to "+layout.StagingEvalSecondary(c)+", then run novel validate "+id)
 			}
 			return err
 		}
