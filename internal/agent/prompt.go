@@ -53,8 +53,7 @@ func RenderPrompt(root *project.Root, p *Packet, feedback error, previous string
 	if feedback != nil {
 		msgs = append(msgs,
 			Message{Role: "assistant", Content: previous},
-			Message{Role: "user", Content: "你上一次的输出无法通过校验：" + errs.Coerce(feedback).Message("zh") +
-				"\n请修正后重新输出完整答案，只输出答案本身。"})
+			Message{Role: "user", Content: Reask(feedback)})
 	}
 	return msgs, nil
 }

@@ -24,6 +24,7 @@ type grammar struct {
 	Pipeline    pipelineCmd `cmd:"" help:"Per-step mechanics used by pipeline.mk."`
 	Prompt      promptCmd   `cmd:"" help:"Print the messages a live backend would send for PACKET (role prompt with its output format, then the context): for running an agent by hand."`
 	Prompts     promptsCmd  `cmd:"" help:"The built-in role prompts: --dump DIR writes them (copy one to the project's prompts/{role}.md to replace it)."`
+	Apply       applyCmd    `cmd:"" help:"Write a packet's outputs from an answer in the role prompt's own format (FILE or stdin), with the same hygiene, validation and lints as a live backend; on failure details.reask is the message to act on."`
 }
 
 type promptsCmd struct {
@@ -121,12 +122,16 @@ func errorLints(getenv func(string) string) func(*project.Root, *agent.Packet, [
 	}
 }
 
-func (r *runCmd) packet(ctx *cli.Context) (*agent.Packet, error) {
-	abs := r.Packet
+func (r *runCmd) packet(ctx *cli.Context) (*agent.Packet, error) { return loadPacket(ctx, r.Packet) }
+
+// loadPacket reads the packet named on the command line (relative to the
+// working directory: the user's explicit path).
+func loadPacket(ctx *cli.Context, name string) (*agent.Packet, error) {
+	abs := name
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(ctx.Cwd, abs)
 	}
-	return agent.LoadPacket(abs, r.Packet)
+	return agent.LoadPacket(abs, name)
 }
 
 // dryRun prints the openai backend's first request for the packet.

@@ -1,8 +1,6 @@
 package novelagent
 
 import (
-	"path/filepath"
-
 	"github.com/novelsuite/novel/internal/agent"
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/manifest"
@@ -30,11 +28,7 @@ func (c *promptCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	abs := c.Packet
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(ctx.Cwd, abs)
-	}
-	p, err := agent.LoadPacket(abs, c.Packet)
+	p, err := loadPacket(ctx, c.Packet)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,64 @@
+package agent
+
+import (
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/project"
+)
+
+// BackendApply names an answer handed in by the caller (novel-agent apply)
+// in outcomes and errors.
+const BackendApply = "apply"
+
+// given is the backend of Apply: the answer a person, an agent harness or
+// an MCP client wrote, taken as a live model's answer so it gets the same
+// hygiene, packet-known fields, validation and lints (SPEC §27).
+type given struct {
+	text   []byte
+	source string
+}
+
+func (given) Name() string { return BackendApply }
+
+// Reasks is 0: the caller re-asks itself, with Reask's message.
+func (given) Reasks() int { return 0 }
+
+func (g given) Ask(*Packet, error) (*Reply, error) {
+	return &Reply{Text: g.text, Source: g.source, Live: true}, nil
+}
+
+// Apply takes an answer in exactly the format the role prompt asks for
+// (the text the openai backend would receive) and writes the packet's
+// outputs, as Execute does for a live backend. A read-only role's report
+// (judge, logic reviewer), which the pipeline takes from stdout, is written
+// to the path the packet declares for it. Nothing is written unless the
+// whole answer is valid.
+func Apply(root *project.Root, p *Packet, answer []byte, source string) (*Outcome, error) {
+	var report *Expected
+	if o, ok := p.Output(ViaStdout, nil); ok {
+		if err := CheckOutputPath(o.Path); err != nil {
+			return nil, err
+		}
+		if _, err := root.Abs(o.Path); err != nil {
+			return nil, err
+		}
+		report = &o
+	}
+	out, err := Execute(root, p, given{text: answer, source: source})
+	if err != nil {
+		return nil, err
+	}
+	if report != nil && out.Stdout != nil {
+		if err := root.WriteFile(report.Path, out.Stdout); err != nil {
+			return nil, err
+		}
+		out.Written = append(out.Written, report.Path)
+	}
+	return out, nil
+}
+
+// Reask is the message a live backend sends after an answer failed
+// validation: what Apply's caller should act on before answering again.
+func Reask(feedback error) string {
+	return "你上一次的输出无法通过校验：" + errs.Coerce(feedback).Message("zh") +
+		"\n请修正后重新输出完整答案，只输出答案本身。"
+}

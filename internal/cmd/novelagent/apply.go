@@ -1,0 +1,81 @@
+package novelagent
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/novelsuite/novel/internal/agent"
+	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
+)
+
+// applyCmd is the one answer contract of the manual route, the command
+// backend and MCP (SPEC §27): an answer in the role prompt's own format
+// becomes the packet's outputs, or an error whose details.reask is the
+// exact message a live backend would send back.
+type applyCmd struct {
+	Packet string `arg:"" help:"Instruction packet, e.g. staging/manifests/chapter-001-draft.packet.json." placeholder:"PACKET_PATH"`
+	Answer string `arg:"" optional:"" default:"-" help:"The answer, exactly as the role prompt asks for it (Markdown for writer and refiner, one JSON object for the rest); - or nothing reads standard input." placeholder:"FILE"`
+}
+
+func (c *applyCmd) Run(ctx *cli.Context) error {
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	p, err := loadPacket(ctx, c.Packet)
+	if err != nil {
+		return err
+	}
+	answer, source, err := c.read(ctx)
+	if err != nil {
+		return err
+	}
+	agent.ErrorLints = errorLints(ctx.Getenv)
+	out, err := agent.Apply(root, p, answer, source)
+	if err != nil {
+		e := errs.Coerce(err)
+		if e.Code != errs.IO && e.Code != errs.Path {
+			e.With("reask", agent.Reask(err))
+		}
+		return e
+	}
+	ctx.Result(out, func() string {
+		return fmt.Sprintf("%s %s.%s r%d → %s", out.Step, out.Agent, out.Mode, out.Round, strings.Join(out.Written, ", "))
+	})
+	return nil
+}
+
+// read returns the answer and the name errors give it.
+func (c *applyCmd) read(ctx *cli.Context) ([]byte, string, error) {
+	if c.Answer == "-" {
+		data, err := io.ReadAll(io.LimitReader(ctx.In, jsonio.MaxFileSize+1))
+		if err != nil {
+			return nil, "", errs.ReadFailed("stdin", err)
+		}
+		if len(data) > jsonio.MaxFileSize {
+			return nil, "", errs.Newf(errs.IO, "标准输入的答案超过 32 MiB", "the answer on standard input is over 32 MiB")
+		}
+		return data, "stdin", nil
+	}
+	abs := c.Answer
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(ctx.Cwd, abs)
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.Size() > jsonio.MaxFileSize {
+		return nil, "", errs.Newf(errs.IO, "%s 超过 32 MiB", "%s is over 32 MiB", c.Answer).With("file", c.Answer)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, "", errs.Newf(errs.MissingFile, "答案文件 %s 不存在", "the answer file %s does not exist", c.Answer).With("file", c.Answer).
+				Hint("把模型的答案写到该文件，或用 - 从标准输入读取", "write the model's answer to that file, or pass - to read standard input")
+		}
+		return nil, "", errs.ReadFailed(c.Answer, err)
+	}
+	return data, c.Answer, nil
+}
