@@ -32,6 +32,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/novellint"
 	"github.com/novelsuite/novel/internal/cmd/novellock"
 	"github.com/novelsuite/novel/internal/cmd/novelmanifest"
+	"github.com/novelsuite/novel/internal/cmd/novelmcp"
 	"github.com/novelsuite/novel/internal/cmd/novelmigrate"
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
 	"github.com/novelsuite/novel/internal/cmd/novelreport"
@@ -62,6 +63,7 @@ var Commands = map[string]func(){
 	"novel-init":       func() { os.Exit(novelinit.Main()) },
 	"novel-audit":      func() { os.Exit(novelaudit.Main()) },
 	"novel-lint":       func() { os.Exit(novellint.Main()) },
+	"novel-mcp":        func() { os.Exit(novelmcp.Main()) },
 	// Test-only: a scripted OpenAI-compatible server on loopback.
 	"fake-llm": func() { os.Exit(llmfake.Main()) },
 }

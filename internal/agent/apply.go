@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"strings"
+
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/runlog"
 )
 
 // BackendApply names an answer handed in by the caller (novel-agent apply)
@@ -31,8 +34,11 @@ func (g given) Ask(*Packet, error) (*Reply, error) {
 // outputs, as Execute does for a live backend. A read-only role's report
 // (judge, logic reviewer), which the pipeline takes from stdout, is written
 // to the path the packet declares for it. Nothing is written unless the
-// whole answer is valid.
-func Apply(root *project.Root, p *Packet, answer []byte, source string) (*Outcome, error) {
+// whole answer is valid. A chapter step's answer is recorded in the
+// chapter's run log like a pipeline attempt (model: who wrote it, when the
+// caller says; now: the suite clock's stamp), so the chapter log, the
+// report and the judges' record read the same on every route.
+func Apply(root *project.Root, p *Packet, answer []byte, source, model, now string) (*Outcome, error) {
 	var report *Expected
 	if o, ok := p.Output(ViaStdout, nil); ok {
 		if err := CheckOutputPath(o.Path); err != nil {
@@ -47,13 +53,32 @@ func Apply(root *project.Root, p *Packet, answer []byte, source string) (*Outcom
 	if err != nil {
 		return nil, err
 	}
+	out.Model = model
 	if report != nil && out.Stdout != nil {
 		if err := root.WriteFile(report.Path, out.Stdout); err != nil {
 			return nil, err
 		}
 		out.Written = append(out.Written, report.Path)
 	}
+	if strings.HasPrefix(p.Step, "chapter:") && p.Chapter > 0 {
+		if err := recordAttempt(root, p, model, now); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// recordAttempt appends the applied answer to the chapter's run log as
+// the next attempt of its step, mode and round.
+func recordAttempt(root *project.Root, p *Packet, model, now string) error {
+	line := runlog.Line{Step: p.Step, Mode: p.Agent.Mode, Round: p.RevisionRound, Attempt: 1, Started: now, Ended: now, Model: model}
+	lines, _ := runlog.Read(root, p.Chapter)
+	for _, l := range lines {
+		if l.Step == line.Step && l.Mode == line.Mode && l.Round == line.Round && l.Attempt >= line.Attempt {
+			line.Attempt = l.Attempt + 1
+		}
+	}
+	return runlog.Append(root, p.Chapter, line)
 }
 
 // Reask is the message a live backend sends after an answer failed

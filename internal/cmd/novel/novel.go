@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -38,6 +36,7 @@ var Tools = [][2]string{
 	{"novel-export", "export the committed chapters as a book (txt, md, epub)"},
 	{"novel-audit", "continuity: sliding-window consistency audit of the committed chapters"},
 	{"novel-lint", "lint a chapter: platform word counts, heading, model artefacts, leaks, style (§20)"},
+	{"novel-mcp", "serve the project as MCP tools over stdio, for chat clients that bring their own model (§27)"},
 }
 
 // Main runs the front door with the process's arguments.
@@ -69,7 +68,7 @@ func run(self string, args []string, stdio cli.IO, execve execFunc) int {
 	default:
 		tool, argv = "novel-"+sub, subArgs
 	}
-	path := locate(self, tool)
+	path := cli.Locate(self, tool)
 	if path == "" {
 		return fail(stdio.Err, errs.Newf(errs.Usage, "未知命令 %q：找不到 %s", "unknown command %q: %s not found", sub, tool).
 			With("command", sub).Hint("用 novel --help 查看可用命令，或把 novel-* 所在目录加入 PATH", "see novel --help, or put the novel-* binaries on PATH"))
@@ -123,27 +122,6 @@ func withGlobals(argv, globals []string) []string {
 	}
 	out = append(out, argv...)
 	return append(out, globals...)
-}
-
-// locate finds tool next to the front door, then on PATH.
-func locate(self, tool string) string {
-	var dirs []string
-	if strings.Contains(self, string(filepath.Separator)) {
-		dirs = append(dirs, filepath.Dir(self))
-	}
-	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Dir(exe))
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, tool)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(tool); err == nil {
-		return p
-	}
-	return ""
 }
 
 func help(w io.Writer) {

@@ -11,6 +11,7 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/lock"
 )
 
 // applyCmd is the one answer contract of the manual route, the command
@@ -20,6 +21,7 @@ import (
 type applyCmd struct {
 	Packet string `arg:"" help:"Instruction packet, e.g. staging/manifests/chapter-001-draft.packet.json." placeholder:"PACKET_PATH"`
 	Answer string `arg:"" optional:"" default:"-" help:"The answer, exactly as the role prompt asks for it (Markdown for writer and refiner, one JSON object for the rest); - or nothing reads standard input." placeholder:"FILE"`
+	Model  string `help:"The model that wrote the answer, recorded in the chapter's run log like a pipeline attempt (the report and the judges' record show it)." placeholder:"NAME"`
 }
 
 func (c *applyCmd) Run(ctx *cli.Context) error {
@@ -35,8 +37,23 @@ func (c *applyCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	clk, err := ctx.Clock()
+	if err != nil {
+		return err
+	}
+	s, err := ctx.Settings()
+	if err != nil {
+		return err
+	}
+	// apply writes the project like any writer: under the held (or leased)
+	// lock named by NOVEL_LOCK_TOKEN, else briefly under its own.
+	release, err := lock.Guard(root, ctx.Getenv, p.Chapter, s.LockStaleMinutes)
+	defer release()
+	if err != nil {
+		return err
+	}
 	agent.ErrorLints = errorLints(ctx.Getenv)
-	out, err := agent.Apply(root, p, answer, source)
+	out, err := agent.Apply(root, p, answer, source, c.Model, clk.Stamp())
 	if err != nil {
 		e := errs.Coerce(err)
 		if e.Code != errs.IO && e.Code != errs.Path {

@@ -1,0 +1,204 @@
+package testscripts
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/novelsuite/novel/internal/agent"
+	"github.com/novelsuite/novel/internal/stepid"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
+)
+
+// TestMCPChapterMatchesPipeline drives the demo's chapter 1 through
+// novel-mcp with the SDK's own client — next, instructions, apply (the
+// recorded answers), gate, commit — and requires the same committed tree
+// as `make -f pipeline.mk continue N=1` with the same recordings (SPEC
+// §27). Run logs and staging are the pipeline's own bookkeeping and are
+// left out of the comparison.
+func TestMCPChapterMatchesPipeline(t *testing.T) {
+	repo, _ := filepath.Abs("..")
+	demo := filepath.Join(repo, "examples", "demo", "project")
+	replay := filepath.Join(repo, "examples", "demo", "replay")
+	base := t.TempDir()
+	viaMake, viaMCP := filepath.Join(base, "make"), filepath.Join(base, "mcp")
+	for _, d := range []string{viaMake, viaMCP} {
+		if err := testkit.CopyTree(demo, d, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"NOVEL_NOW=2026-11-01T09:00:00Z", "LANG=C.UTF-8"}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "NOVEL_") && !strings.HasPrefix(k, "MAKE") {
+			env = append(env, kv)
+		}
+	}
+
+	mk := exec.Command("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "continue", "N=1",
+		"PROJECT="+viaMake, "AGENT=novel-agent --backend replay --fixtures "+replay)
+	mk.Env = env
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("pipeline: %v\n%s", err, out)
+	}
+
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil)
+	server := exec.Command("novel-mcp", "--project", viaMCP)
+	server.Env = env
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError {
+			t.Fatalf("%s %v: tool error %s", name, args, text)
+		}
+		var out map[string]any
+		if err := json.Unmarshal([]byte(text), &out); err != nil {
+			t.Fatalf("%s: %v in %s", name, err, text)
+		}
+		return out
+	}
+	var calls []string
+	for committed := false; !committed; {
+		if len(calls) > 30 {
+			t.Fatalf("no commit after %v", calls)
+		}
+		next := call("novel_next", nil)
+		id, _ := next["step"].(string)
+		role, _ := next["role"].(string)
+		st, err := stepid.Parse(id)
+		if err != nil {
+			t.Fatalf("next %v: %v", next, err)
+		}
+		calls = append(calls, id+"/"+role)
+		switch st.Stage {
+		case stepid.Gate:
+			call("novel_gate", map[string]any{"chapter": st.Chapter})
+		case stepid.Commit:
+			call("novel_commit", map[string]any{"chapter": st.Chapter})
+			committed = true
+		default:
+			args := map[string]any{"step": id}
+			if role != "" {
+				args["role"] = role
+			}
+			ins := call("novel_instructions", args)
+			if s, _ := ins["system"].(string); !strings.Contains(s, "输出") {
+				t.Fatalf("instructions for %s carry no role prompt: %.200s", id, s)
+			}
+			packet := ins["packet"].(string)
+			p, err := agent.LoadPacket(filepath.Join(viaMCP, packet), packet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, err := os.ReadFile(agent.Replay{Dir: replay}.RecordingPath(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The client names its model, as the replay executor does.
+			call("novel_apply", map[string]any{"packet": packet, "answer": string(answer), "model": "replay"})
+		}
+	}
+	if err := session.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := "chapter:001:draft/ chapter:001:summarize/ chapter:001:refine/ chapter:001:judge/ chapter:001:judge/secondary chapter:001:gate/ chapter:001:commit/"
+	if got := strings.Join(calls, " "); got != want {
+		t.Errorf("steps through MCP:\n got %s\nwant %s", got, want)
+	}
+	a, err := testkit.Tree(viaMake, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := testkit.Tree(viaMCP, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tree := range []map[string]string{a, b} {
+		for k := range tree {
+			if strings.HasPrefix(k, "logs/") || strings.HasPrefix(k, "staging/") || k == "logs" || k == "staging" || strings.HasPrefix(k, ".novel.lock") {
+				delete(tree, k)
+			}
+		}
+	}
+	if d := testkit.Diff(a, b); d != "" {
+		t.Errorf("the MCP route's tree differs from the pipeline's:\n%s", d)
+		if os.Getenv("MCP_KEEP") != "" {
+			exec.Command("cp", "-r", base, os.Getenv("MCP_KEEP")).Run()
+		}
+	}
+	if _, err := os.Stat(filepath.Join(viaMCP, ".novel.lock")); !os.IsNotExist(err) {
+		t.Errorf("the session's lease was not released: %v", err)
+	}
+}
+
+// TestMCPErrorsAreEnvelopes: a refused call is a tool error whose text is
+// the suite's own error envelope — an answer that fails validation (with
+// its re-ask), and a writing call while another holder's lease runs.
+func TestMCPErrorsAreEnvelopes(t *testing.T) {
+	repo, _ := filepath.Abs("..")
+	dir := filepath.Join(t.TempDir(), "p")
+	if err := testkit.CopyTree(filepath.Join(repo, "examples", "demo", "project"), dir, false); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"NOVEL_NOW=2026-11-01T09:00:00Z", "LANG=C.UTF-8"}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "NOVEL_") {
+			env = append(env, kv)
+		}
+	}
+	ctx := context.Background()
+	server := exec.Command("novel-mcp", "--project", dir)
+	server.Env = env
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	call := func(name string, args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+	}
+	text, isErr := call("novel_instructions", map[string]any{"step": "chapter:001:draft"})
+	if isErr {
+		t.Fatalf("instructions: %s", text)
+	}
+	text, isErr = call("novel_apply", map[string]any{"packet": "staging/manifests/chapter-001-draft.packet.json", "answer": "好的，以下是第1章："})
+	want := `{"error":{"code":"E_AGENT","message":"chapter-writer 的输出（stdin）`
+	if !isErr || !strings.HasPrefix(text, want) || !strings.Contains(text, `"reask":"你上一次的输出无法通过校验：`) {
+		t.Errorf("a failing answer: error=%v %s", isErr, text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "staging", "chapters", "chapter-001.md")); !os.IsNotExist(err) {
+		t.Errorf("a failing answer wrote the chapter: %v", err)
+	}
+	// The session holds the lease: another acquire is refused.
+	out, err := exec.Command("novel-lock", "--project", dir, "acquire").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `"code":"E_LOCK_HELD"`) || !strings.Contains(string(out), `"reason":"leased"`) {
+		t.Errorf("acquire beside the session's lease: %v %s", err, out)
+	}
+	// A lease broken by a person: the next writing call reports the loss.
+	if out, err := exec.Command("novel-lock", "--project", dir, "break", "--force").CombinedOutput(); err != nil {
+		t.Fatalf("break: %v %s", err, out)
+	}
+	text, isErr = call("novel_instructions", map[string]any{"step": "chapter:001:draft"})
+	if !isErr || !strings.HasPrefix(text, `{"error":{"code":"E_LOCK_LOST","message":"项目锁已不存在，未续租"`) {
+		t.Errorf("after the lease was broken: error=%v %s", isErr, text)
+	}
+}
