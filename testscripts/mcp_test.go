@@ -16,36 +16,37 @@ import (
 	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
-// TestMCPChapterMatchesPipeline drives the demo's chapter 1 through
-// novel-mcp with the SDK's own client — next, instructions, apply (the
-// recorded answers), gate, commit — and requires the same committed tree
-// as `make -f pipeline.mk continue N=1` with the same recordings (SPEC
-// §27). Run logs and staging are the pipeline's own bookkeeping and are
-// left out of the comparison.
-func TestMCPChapterMatchesPipeline(t *testing.T) {
+// TestMCPRouteMatchesPipeline writes a new novel's setup, volume-1 plan
+// and two chapters through novel-mcp with the SDK's own client — next,
+// instructions, apply (the demo's recorded answers), commit for setup and
+// the plan, gate and commit for chapters — and requires the same tree as
+// `make start` + `make continue N=2` with the same recordings (SPEC §27).
+// Run logs and staging are each route's own bookkeeping and are left out.
+func TestMCPRouteMatchesPipeline(t *testing.T) {
 	repo, _ := filepath.Abs("..")
-	demo := filepath.Join(repo, "examples", "demo", "project")
 	replay := filepath.Join(repo, "examples", "demo", "replay")
 	base := t.TempDir()
 	viaMake, viaMCP := filepath.Join(base, "make"), filepath.Join(base, "mcp")
-	for _, d := range []string{viaMake, viaMCP} {
-		if err := testkit.CopyTree(demo, d, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := []string{"NOVEL_NOW=2026-11-01T09:00:00Z", "LANG=C.UTF-8"}
+	env := []string{"NOVEL_NOW=2026-11-01T08:00:00Z", "LANG=C.UTF-8"}
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "NOVEL_") && !strings.HasPrefix(k, "MAKE") {
 			env = append(env, kv)
 		}
 	}
-
-	mk := exec.Command("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "continue", "N=1",
-		"PROJECT="+viaMake, "AGENT=novel-agent --backend replay --fixtures "+replay)
-	mk.Env = env
-	if out, err := mk.CombinedOutput(); err != nil {
-		t.Fatalf("pipeline: %v\n%s", err, out)
+	run := func(name string, args ...string) {
+		t.Helper()
+		c := exec.Command(name, args...)
+		c.Env = env
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
 	}
+	agentCmd := "AGENT=novel-agent --backend replay --fixtures " + replay
+	for _, d := range []string{viaMake, viaMCP} {
+		run("novel", "init", d, "--title", "守灯人", "--platform", "fanqie", "--chapters-per-volume", "6", "--words-per-chapter", "2500")
+	}
+	run("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "start", "PROJECT="+viaMake, agentCmd)
+	run("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "continue", "N=2", "PROJECT="+viaMake, agentCmd)
 
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil)
@@ -72,50 +73,60 @@ func TestMCPChapterMatchesPipeline(t *testing.T) {
 		return out
 	}
 	var calls []string
-	for committed := false; !committed; {
-		if len(calls) > 30 {
-			t.Fatalf("no commit after %v", calls)
+	for written := 0; written < 2; {
+		if len(calls) > 60 {
+			t.Fatalf("stuck after %v", calls)
 		}
 		next := call("novel_next", nil)
 		id, _ := next["step"].(string)
 		role, _ := next["role"].(string)
+		calls = append(calls, strings.TrimSpace(id+" "+role))
 		st, err := stepid.Parse(id)
-		if err != nil {
+		isVolume := strings.HasPrefix(id, "volume:")
+		switch {
+		case err == nil && st.Stage == stepid.Gate:
+			call("novel_gate", map[string]any{"chapter": st.Chapter})
+			continue
+		case err == nil && st.Stage == stepid.Commit:
+			call("novel_commit", map[string]any{"chapter": st.Chapter})
+			written++
+			continue
+		case err != nil && !isVolume:
 			t.Fatalf("next %v: %v", next, err)
 		}
-		calls = append(calls, id+"/"+role)
-		switch st.Stage {
-		case stepid.Gate:
-			call("novel_gate", map[string]any{"chapter": st.Chapter})
-		case stepid.Commit:
-			call("novel_commit", map[string]any{"chapter": st.Chapter})
-			committed = true
-		default:
-			args := map[string]any{"step": id}
-			if role != "" {
-				args["role"] = role
-			}
-			ins := call("novel_instructions", args)
-			if s, _ := ins["system"].(string); !strings.Contains(s, "输出") {
-				t.Fatalf("instructions for %s carry no role prompt: %.200s", id, s)
-			}
-			packet := ins["packet"].(string)
-			p, err := agent.LoadPacket(filepath.Join(viaMCP, packet), packet)
-			if err != nil {
-				t.Fatal(err)
-			}
-			answer, err := os.ReadFile(agent.Replay{Dir: replay}.RecordingPath(p))
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The client names its model, as the replay executor does.
-			call("novel_apply", map[string]any{"packet": packet, "answer": string(answer), "model": "replay"})
+		args := map[string]any{"step": id}
+		if role != "" {
+			args["role"] = role
+		}
+		ins := call("novel_instructions", args)
+		if s, _ := ins["system"].(string); !strings.Contains(s, "输出") {
+			t.Fatalf("instructions for %s carry no role prompt: %.200s", id, s)
+		}
+		packet := ins["packet"].(string)
+		p, err := agent.LoadPacket(filepath.Join(viaMCP, packet), packet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, err := os.ReadFile(agent.Replay{Dir: replay}.RecordingPath(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The client names its model, as the replay executor does.
+		call("novel_apply", map[string]any{"packet": packet, "answer": string(answer), "model": "replay"})
+		switch {
+		case strings.HasPrefix(id, "setup:"):
+			call("novel_commit", map[string]any{"setup": strings.TrimPrefix(id, "setup:")})
+		case isVolume:
+			call("novel_commit", map[string]any{"volume": p.Volume})
 		}
 	}
 	if err := session.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := "chapter:001:draft/ chapter:001:summarize/ chapter:001:refine/ chapter:001:judge/ chapter:001:judge/secondary chapter:001:gate/ chapter:001:commit/"
+	want := "setup:world setup:characters setup:style volume:01:plan " +
+		"chapter:001:draft chapter:001:summarize chapter:001:refine chapter:001:judge chapter:001:judge secondary chapter:001:gate chapter:001:commit " +
+		"chapter:002:draft chapter:002:summarize chapter:002:refine chapter:002:judge chapter:002:gate " +
+		"chapter:002:draft chapter:002:summarize chapter:002:refine chapter:002:judge chapter:002:gate chapter:002:commit"
 	if got := strings.Join(calls, " "); got != want {
 		t.Errorf("steps through MCP:\n got %s\nwant %s", got, want)
 	}
@@ -129,16 +140,13 @@ func TestMCPChapterMatchesPipeline(t *testing.T) {
 	}
 	for _, tree := range []map[string]string{a, b} {
 		for k := range tree {
-			if strings.HasPrefix(k, "logs/") || strings.HasPrefix(k, "staging/") || k == "logs" || k == "staging" || strings.HasPrefix(k, ".novel.lock") {
+			if k == "logs" || k == "staging" || strings.HasPrefix(k, "logs/") || strings.HasPrefix(k, "staging/") || strings.HasPrefix(k, ".novel.lock") {
 				delete(tree, k)
 			}
 		}
 	}
 	if d := testkit.Diff(a, b); d != "" {
 		t.Errorf("the MCP route's tree differs from the pipeline's:\n%s", d)
-		if os.Getenv("MCP_KEEP") != "" {
-			exec.Command("cp", "-r", base, os.Getenv("MCP_KEEP")).Run()
-		}
 	}
 	if _, err := os.Stat(filepath.Join(viaMCP, ".novel.lock")); !os.IsNotExist(err) {
 		t.Errorf("the session's lease was not released: %v", err)
