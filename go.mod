@@ -6,6 +6,7 @@ require (
 	github.com/alecthomas/kong v1.17.0
 	github.com/go-shiori/go-epub v1.2.1
 	github.com/gofrs/flock v0.13.1
+	github.com/gofrs/uuid/v5 v5.0.0
 	github.com/itchyny/gojq v0.12.20
 	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/sys v0.47.0
@@ -14,7 +15,6 @@ require (
 
 require (
 	github.com/gabriel-vasile/mimetype v1.4.3 // indirect
-	github.com/gofrs/uuid/v5 v5.0.0 // indirect
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/vincent-petithory/dataurl v1.0.0 // indirect
 	golang.org/x/net v0.46.0 // indirect
