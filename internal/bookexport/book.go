@@ -77,7 +77,11 @@ func Load(root *project.Root, s settings.Settings, from, to int) (*Book, error) 
 			With("from", from).With("to", to).With("last_completed_chapter", last).
 			Hint("用 --from/--to 选择 1–"+strconv.Itoa(last)+" 之内的章节", "choose --from/--to within 1–"+strconv.Itoa(last))
 	}
-	b := &Book{Title: title(root, s), Author: s.Author, From: from, To: to, Whole: from == 1 && to == last, Warnings: []string{}}
+	// A control character in the title or author would break the EPUB's
+	// metadata as one in a chapter breaks its page.
+	name, _ := stripControls(title(root, s))
+	author, _ := stripControls(s.Author)
+	b := &Book{Title: name, Author: author, From: from, To: to, Whole: from == 1 && to == last, Warnings: []string{}}
 	for c := from; c <= to; c++ {
 		ch, removed, err := loadChapter(root, c)
 		if err != nil {
