@@ -67,6 +67,8 @@ func TestSplitUnwrap(t *testing.T) {
 		{UnwrapOff, wrapped, []string{"陆照提着灯穿过长明殿，檐下的雪簌簌落下，他数着一盏又一盏", "魂灯，数到第七盏时停了下来。", "那盏灯竟然亮着。"}},
 		// no indentation: paragraphs end at sentence ends
 		{UnwrapOn, "第一章 雪夜\n陆照提着灯穿过长明殿，檐下的\n雪簌簌落下。\n那盏灯竟然\n亮着。\n", []string{"陆照提着灯穿过长明殿，檐下的雪簌簌落下。", "那盏灯竟然亮着。"}},
+		// wrapped Latin text keeps its word boundaries
+		{UnwrapOn, "Chapter 1\nThe snow fell on the hall,\nand the lamps\nwent out.\n", []string{"The snow fell on the hall, and the lamps went out."}},
 		// one paragraph per line: auto leaves it alone
 		{UnwrapAuto, "第一章 雪夜\n子时三刻。\n「周伯？」他问。\n\n灯灭了。\n", []string{"子时三刻。", "「周伯？」他问。", "灯灭了。"}},
 	} {

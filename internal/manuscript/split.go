@@ -453,8 +453,8 @@ func paragraphs(lines []srcLine, unwrap, indent bool) []string {
 		if cur.Len() > 0 {
 			prev, _ := utf8.DecodeLastRuneInString(cur.String())
 			next, _ := utf8.DecodeRuneInString(t)
-			if isLatin(prev) && isLatin(next) {
-				cur.WriteByte(' ') // a wrapped Latin word boundary
+			if prev < utf8.RuneSelf && prev != ' ' && isLatin(next) {
+				cur.WriteByte(' ') // a wrapped Latin text's word boundary ("snow," + "and")
 			}
 		}
 		cur.WriteString(t)
