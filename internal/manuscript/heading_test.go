@@ -1,6 +1,7 @@
 package manuscript
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,5 +101,20 @@ func TestSplitNamesTheLineAtFault(t *testing.T) {
 		if e == nil || e.Code != errs.Schema || e.Zh != c.message || e.HintZh != c.hint {
 			t.Errorf("%q:\n got %v\nwant %s / %s", c.text, err, c.message, c.hint)
 		}
+	}
+}
+
+func TestSplitVolumesNumberedOnTheirOwn(t *testing.T) {
+	text := "第一卷 雪夜\n第1章 甲\n正文。\n第2章 乙\n正文。\n第二卷 北上\n第1章 丙\n正文。\n"
+	m, err := Split(text, "x.txt", Options{Start: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range m.Chapters {
+		got = append(got, strconv.Itoa(c.Number)+c.Title)
+	}
+	if strings.Join(got, " ") != "1甲 2乙 3丙" || len(m.Volumes) != 2 || m.Volumes[0].FirstChapter != 1 || m.Volumes[1].FirstChapter != 3 {
+		t.Fatalf("chapters %v, volumes %+v", got, m.Volumes)
 	}
 }

@@ -100,10 +100,12 @@ type srcLine struct {
 
 // section is the text under one heading (or before the first).
 type section struct {
-	head  Heading
-	line  int
-	text  string    // the heading line, trimmed
-	lines []srcLine // body lines, blank ones included (they separate paragraphs)
+	head Heading
+	line int
+	text string // the heading line, trimmed
+	// afterVolume: a volume heading came between the previous chapter and this one
+	afterVolume bool
+	lines       []srcLine // body lines, blank ones included (they separate paragraphs)
 }
 
 // Split cuts text into chapters at the headings ParseHeading recognises
@@ -154,17 +156,19 @@ func Split(text, file string, o Options) (*Manuscript, error) {
 	m.Unwrapped = unwrapWanted(o.Unwrap, secs)
 	indent := m.Unwrapped && indented(secs)
 	var chapters []*section
-	sawChapter := false
+	sawChapter, volume := false, false
 	for _, s := range secs {
 		switch s.head.Kind {
 		case KindChapter:
 			sawChapter = true
+			s.afterVolume, volume = volume, false
 			chapters = append(chapters, s)
 		case KindVolume:
+			volume = true
 			m.Volumes = append(m.Volumes, VolumeMark{Volume: s.head.Number, Title: s.head.Title, Line: s.line})
 			m.skip(s, SkipVolume, SkipVolumeText)
 		case KindPrologue:
-			if o.PrologueChapter && !sawChapter && len(chapters) == 0 {
+			if o.PrologueChapter && len(chapters) == 0 {
 				chapters = append(chapters, s) // becomes chapter Start
 				continue
 			}
@@ -194,15 +198,16 @@ func Split(text, file string, o Options) (*Manuscript, error) {
 		}
 		m.Chapters = append(m.Chapters, c)
 	}
-	if err := checkNumbers(chapters, secs, lines, file, o.Start); err != nil {
+	if err := checkNumbers(chapters, lines, file, o.Start); err != nil {
 		return nil, err
 	}
+	k := 0 // both lists are in line order
 	for i := range m.Volumes {
-		for _, c := range m.Chapters {
-			if c.Line > m.Volumes[i].Line {
-				m.Volumes[i].FirstChapter = c.Number
-				break
-			}
+		for k < len(m.Chapters) && m.Chapters[k].Line < m.Volumes[i].Line {
+			k++
+		}
+		if k < len(m.Chapters) {
+			m.Volumes[i].FirstChapter = m.Chapters[k].Number
 		}
 	}
 	return m, nil
@@ -278,7 +283,7 @@ scan:
 // fault: a misnumbered heading when the next one fits the sequence again,
 // else the gap between two headings and, when it finds one, the line in
 // the gap that looks like the missing heading in a form not recognised.
-func checkNumbers(chapters []*section, secs []*section, lines []string, file string, start int) error {
+func checkNumbers(chapters []*section, lines []string, file string, start int) error {
 	prevLine, prev := 0, 0
 	for i, s := range chapters {
 		if s.head.Kind == KindPrologue {
@@ -293,7 +298,7 @@ func checkNumbers(chapters []*section, secs []*section, lines []string, file str
 			continue
 		case prev == 0:
 			want = 1
-		case n == prev+1 || n == 1 && volumeBetween(secs, prevLine, s.line):
+		case n == prev+1 || n == 1 && s.afterVolume:
 			prev, prevLine = n, s.line
 			continue
 		default:
@@ -332,16 +337,6 @@ func checkNumbers(chapters []*section, secs []*section, lines []string, file str
 				"fix the number on line "+strconv.Itoa(s.line)+" (chapter "+strconv.Itoa(want)+" expected) or remove the repeated chapter, and retry")
 	}
 	return nil
-}
-
-// volumeBetween reports a volume heading between two lines.
-func volumeBetween(secs []*section, from, to int) bool {
-	for _, s := range secs {
-		if s.head.Kind == KindVolume && s.line > from && s.line < to {
-			return true
-		}
-	}
-	return false
 }
 
 // suspect finds, strictly between lines from and to, a short line that is
