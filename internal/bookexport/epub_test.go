@@ -3,6 +3,7 @@ package bookexport
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/xml"
 	"io"
 	"os"
 	"os/exec"
@@ -77,6 +78,37 @@ func TestStripControls(t *testing.T) {
 	got, removed := stripControls("铃\a响\x00了\t。\x7f\u0085\uffff\n")
 	if got != "铃响了\t。\n" || string(removed) != "\a\x00\x7f\u0085\uffff" {
 		t.Fatalf("stripControls: %q, removed %q", got, string(removed))
+	}
+}
+
+// TestEveryPageIsXML: a chapter holding every code point below U+00A0
+// (and U+FFFE/U+FFFF) becomes pages that parse as XML once the controls
+// are stripped, as Load strips them.
+func TestEveryPageIsXML(t *testing.T) {
+	var all []rune
+	for r := rune(0); r < 0xa0; r++ {
+		all = append(all, r)
+	}
+	text, _ := stripControls(string(append(all, 0xfffe, 0xffff)))
+	b := testBook()
+	b.Chapters[0].Paragraphs = []string{strings.ReplaceAll(text, "\n", "")}
+	data, err := b.EPUB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, files, _ := readZip(t, data)
+	for name, body := range files {
+		if !strings.HasSuffix(name, ".xhtml") && !strings.HasSuffix(name, ".opf") && !strings.HasSuffix(name, ".ncx") {
+			continue
+		}
+		d := xml.NewDecoder(strings.NewReader(body))
+		for {
+			if _, err := d.Token(); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("%s is not XML: %v", name, err)
+			}
+		}
 	}
 }
 
