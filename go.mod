@@ -6,6 +6,7 @@ require (
 	github.com/alecthomas/kong v1.17.0
 	github.com/go-shiori/go-epub v1.2.1
 	github.com/gofrs/flock v0.13.1
+	github.com/gofrs/uuid/v5 v5.0.0
 	github.com/itchyny/gojq v0.12.20
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rogpeppe/go-internal v1.16.0
@@ -15,7 +16,6 @@ require (
 
 require (
 	github.com/gabriel-vasile/mimetype v1.4.3 // indirect
-	github.com/gofrs/uuid/v5 v5.0.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect

@@ -3,11 +3,16 @@
 package bookexport
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/gofrs/uuid/v5"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -19,9 +24,20 @@ import (
 
 // Book is what every format renders.
 type Book struct {
-	Title    string
-	Author   string
+	Title  string
+	Author string
+	// ID is the publication's identifier, a urn:uuid: (see identifier).
+	ID string
+	// Lang is the language the chapters are written in: "zh" or "en".
+	Lang string
+	// From and To are the chapters exported; Whole says they are every
+	// committed chapter (a range is a publication of its own).
+	From, To int
+	Whole    bool
 	Chapters []Chapter
+	// Warnings name what export changed to make the book valid (control
+	// characters removed), in the project's message language.
+	Warnings []string
 }
 
 // Chapter is one committed chapter, split into paragraphs.
@@ -61,25 +77,41 @@ func Load(root *project.Root, s settings.Settings, from, to int) (*Book, error) 
 			With("from", from).With("to", to).With("last_completed_chapter", last).
 			Hint("用 --from/--to 选择 1–"+strconv.Itoa(last)+" 之内的章节", "choose --from/--to within 1–"+strconv.Itoa(last))
 	}
-	b := &Book{Title: title(root, s), Author: s.Author}
+	// A control character in the title or author would break the EPUB's
+	// metadata as one in a chapter breaks its page.
+	name, _ := stripControls(title(root, s))
+	author, _ := stripControls(s.Author)
+	b := &Book{Title: name, Author: author, From: from, To: to, Whole: from == 1 && to == last, Warnings: []string{}}
 	for c := from; c <= to; c++ {
-		ch, err := loadChapter(root, c)
+		ch, removed, err := loadChapter(root, c)
 		if err != nil {
 			return nil, err
 		}
+		if len(removed) > 0 {
+			b.Warnings = append(b.Warnings, controlWarning(s.Language, ch.File, removed))
+		}
 		b.Chapters = append(b.Chapters, ch)
 	}
+	id, err := identifier(root, s, b)
+	if err != nil {
+		return nil, err
+	}
+	b.ID = "urn:uuid:" + id.String()
+	b.Lang = language(b.Chapters)
 	return b, nil
 }
 
-func loadChapter(root *project.Root, c int) (Chapter, error) {
+// loadChapter reads chapter c without the control characters an XML
+// book cannot hold, and returns the ones it removed.
+func loadChapter(root *project.Root, c int) (Chapter, []rune, error) {
 	rel := layout.Chapter(c)
 	raw, err := root.ReadText(rel)
 	if err != nil {
-		return Chapter{}, err
+		return Chapter{}, nil, err
 	}
 	ch := Chapter{Number: c, File: rel, Heading: "第" + strconv.Itoa(c) + "章"}
-	text := strings.ReplaceAll(raw, "\r\n", "\n")
+	text := strings.ReplaceAll(strings.ReplaceAll(raw, "\r\n", "\n"), "\r", "\n")
+	text, removed := stripControls(text)
 	lines := strings.Split(text, "\n")
 	i := 0
 	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
@@ -92,31 +124,111 @@ func loadChapter(root *project.Root, c int) (Chapter, error) {
 		}
 	}
 	ch.Paragraphs = paragraphs(lines[i:])
-	return ch, nil
+	return ch, removed, nil
 }
 
-// paragraphs splits the body at blank lines; the lines of one paragraph
-// are joined without a separator (a hard-wrapped Chinese line has no
-// spaces to restore).
+// paragraphs makes every non-empty line a paragraph: chapters separate
+// paragraphs with blank lines, but a hand edit or a model answer with a
+// single newline between paragraphs must not become one wall of text
+// (SPEC §22.1). Re-joining hard-wrapped text is novel import's work.
 func paragraphs(lines []string) []string {
 	var out []string
-	var cur strings.Builder
-	flush := func() {
-		if cur.Len() > 0 {
-			out = append(out, cur.String())
-			cur.Reset()
-		}
-	}
 	for _, l := range lines {
-		t := strings.TrimSpace(strings.TrimLeft(l, "\u3000"))
-		if t == "" {
-			flush()
-			continue
+		if t := strings.TrimSpace(strings.TrimLeft(l, "\u3000")); t != "" {
+			out = append(out, t)
 		}
-		cur.WriteString(t)
 	}
-	flush()
 	return out
+}
+
+// stripControls removes the characters XML 1.0 forbids or discourages
+// (C0 controls other than tab and newline, DEL, C1 controls, U+FFFE,
+// U+FFFF): one of them makes an EPUB that strict readers refuse.
+func stripControls(text string) (string, []rune) {
+	var removed []rune
+	out := strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' || r >= 0x7f && r <= 0x9f || r == 0xfffe || r == 0xffff {
+			removed = append(removed, r)
+			return -1
+		}
+		return r
+	}, text)
+	return out, removed
+}
+
+func controlWarning(lang, file string, removed []rune) string {
+	var codes []string
+	for _, r := range removed {
+		c := fmt.Sprintf("U+%04X", r)
+		if !slices.Contains(codes, c) {
+			codes = append(codes, c)
+		}
+	}
+	n, list := strconv.Itoa(len(removed)), strings.Join(codes, ", ")
+	if lang == "en" {
+		return file + " holds " + n + " control character(s) (" + list + "); removed from the export"
+	}
+	return file + " 含 " + n + " 个控制字符（" + list + "），导出时已删除"
+}
+
+// bookNamespace names the derived book identifiers (UUID version 5).
+var bookNamespace = uuid.NewV5(uuid.NamespaceURL, "https://github.com/novelsuite/novel/book")
+
+// identifier is the publication's UUID: settings.json book_id (novel init
+// and novel migrate write a random one), else one derived from the title,
+// author and chapter 1's text, so a project without book_id still gets a
+// stable identifier of its own and export still writes nothing. A range
+// of chapters (a volume) is another publication: its UUID is derived from
+// the book's and the range.
+func identifier(root *project.Root, s settings.Settings, b *Book) (uuid.UUID, error) {
+	id, err := uuid.FromString(s.BookID)
+	if s.BookID == "" || err != nil {
+		first, err := root.ReadText(layout.Chapter(1))
+		if err != nil {
+			return uuid.Nil, err
+		}
+		id = uuid.NewV5(bookNamespace, b.Title+"\x00"+b.Author+"\x00"+first)
+	}
+	if b.Whole {
+		return id, nil
+	}
+	return uuid.NewV5(id, "chapters "+strconv.Itoa(b.From)+"-"+strconv.Itoa(b.To)), nil
+}
+
+// language is "zh" unless the chapters hold more Latin letters than twice
+// their Han characters: the book's language is the one it is written in,
+// not the project's message language.
+func language(chapters []Chapter) string {
+	han, latin := 0, 0
+	for _, ch := range chapters {
+		for _, p := range ch.Paragraphs {
+			for _, r := range p {
+				switch {
+				case unicode.Is(unicode.Han, r):
+					han++
+				case r < utf8.RuneSelf && unicode.IsLetter(r):
+					latin++
+				}
+			}
+		}
+	}
+	if latin > 2*han {
+		return "en"
+	}
+	return "zh"
+}
+
+// PubTitle is the title a publication carries: the book's, with the range
+// of chapters when it holds only some of them.
+func (b *Book) PubTitle() string {
+	if b.Whole {
+		return b.Title
+	}
+	r := strconv.Itoa(b.From) + "–" + strconv.Itoa(b.To)
+	if b.Lang == "en" {
+		return b.Title + " (chapters " + r + ")"
+	}
+	return b.Title + "（第" + r + "章）"
 }
 
 // title is settings.json's title, else the text inside the first 《》 of

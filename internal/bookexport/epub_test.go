@@ -3,6 +3,7 @@ package bookexport
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/xml"
 	"io"
 	"os"
 	"os/exec"
@@ -12,7 +13,7 @@ import (
 )
 
 func testBook() *Book {
-	return &Book{Title: "守灯人", Author: "青山", Chapters: []Chapter{
+	return &Book{Title: "守灯人", Author: "青山", ID: "urn:uuid:7d3c3c1e-6a58-4c1f-9a43-2f0e5b9d4a11", Lang: "zh", From: 1, To: 2, Whole: true, Chapters: []Chapter{
 		{Number: 1, Heading: "第1章 第七盏灯", Paragraphs: []string{"子时三刻。", "「灯<亮>了 & 灭了」"}},
 		{Number: 2, Heading: "第2章 山下来客", Paragraphs: []string{"天刚亮。"}},
 	}}
@@ -49,13 +50,13 @@ func TestEPUBStructure(t *testing.T) {
 		t.Fatalf("mimetype entry: %s method %d %q", first.Name, first.Method, files["mimetype"])
 	}
 	want := []string{"mimetype", "EPUB/css/book.css", "EPUB/nav.xhtml", "EPUB/package.opf", "EPUB/toc.ncx",
-		"EPUB/xhtml/chapter-001.xhtml", "EPUB/xhtml/chapter-002.xhtml", "META-INF/container.xml"}
+		"EPUB/xhtml/chapter-001.xhtml", "EPUB/xhtml/chapter-002.xhtml", "EPUB/xhtml/title.xhtml", "META-INF/container.xml"}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Fatalf("entries\n got %v\nwant %v", names, want)
 	}
 	opf := files["EPUB/package.opf"]
 	for _, s := range []string{`<dc:title>守灯人</dc:title>`, `<dc:language>zh</dc:language>`, `<dc:creator id="creator">青山</dc:creator>`,
-		`>` + bookID("守灯人", "青山") + `</dc:identifier>`, `version="3.0"`} {
+		`>urn:uuid:7d3c3c1e-6a58-4c1f-9a43-2f0e5b9d4a11</dc:identifier>`, `version="3.0"`} {
 		if !strings.Contains(opf, s) {
 			t.Errorf("package.opf lacks %s:\n%s", s, opf)
 		}
@@ -73,13 +74,49 @@ func TestEPUBStructure(t *testing.T) {
 	}
 }
 
-func TestBookIDIsStable(t *testing.T) {
-	a, b := bookID("守灯人", "青山"), bookID("守灯人", "青山")
-	if a != b || a != "urn:uuid:"+a[len("urn:uuid:"):] || len(a) != len("urn:uuid:")+36 || a[len("urn:uuid:")+14] != '5' {
-		t.Fatalf("bookID %q / %q", a, b)
+func TestStripControls(t *testing.T) {
+	got, removed := stripControls("铃\a响\x00了\t。\x7f\u0085\uffff\n")
+	if got != "铃响了\t。\n" || string(removed) != "\a\x00\x7f\u0085\uffff" {
+		t.Fatalf("stripControls: %q, removed %q", got, string(removed))
 	}
-	if bookID("守灯人", "") == a {
-		t.Fatal("author not part of the identity")
+}
+
+// TestEveryPageIsXML: a chapter holding every code point below U+00A0
+// (and U+FFFE/U+FFFF) becomes pages that parse as XML once the controls
+// are stripped, as Load strips them.
+func TestEveryPageIsXML(t *testing.T) {
+	var all []rune
+	for r := rune(0); r < 0xa0; r++ {
+		all = append(all, r)
+	}
+	text, _ := stripControls(string(append(all, 0xfffe, 0xffff)))
+	b := testBook()
+	b.Chapters[0].Paragraphs = []string{strings.ReplaceAll(text, "\n", "")}
+	data, err := b.EPUB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, files, _ := readZip(t, data)
+	for name, body := range files {
+		if !strings.HasSuffix(name, ".xhtml") && !strings.HasSuffix(name, ".opf") && !strings.HasSuffix(name, ".ncx") {
+			continue
+		}
+		d := xml.NewDecoder(strings.NewReader(body))
+		for {
+			if _, err := d.Token(); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("%s is not XML: %v", name, err)
+			}
+		}
+	}
+}
+
+func TestLanguage(t *testing.T) {
+	zh := []Chapter{{Paragraphs: []string{"陆照说：「OK，走吧。」他提起灯。"}}}
+	en := []Chapter{{Paragraphs: []string{"Lu Zhao carried the oil can (油壶) up the stairs."}}}
+	if language(zh) != "zh" || language(en) != "en" {
+		t.Fatalf("language: %s %s", language(zh), language(en))
 	}
 }
 

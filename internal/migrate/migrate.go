@@ -18,6 +18,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/volumeplan"
 )
@@ -36,6 +37,7 @@ const (
 	PlanNotAdopted     = "volume_plan_not_adopted"
 	PlanWarning        = "volume_plan_warning"
 	MissingOutline     = "missing_outline"
+	BookID             = "book_id"
 )
 
 // Actions: apply (migrate writes it) or note (kept as it is).
@@ -72,6 +74,7 @@ type Journal struct {
 	MigratedAt     string             `json:"migrated_at"`
 	Plan           []journal.PlanStep `json:"plan"`
 	State          *string            `json:"state"`
+	Settings       *string            `json:"settings"`
 	SetCheckpoint  map[string]any     `json:"set_checkpoint"`
 	DropCheckpoint []string           `json:"drop_checkpoint"`
 	Result         Result             `json:"result"`
@@ -80,12 +83,13 @@ type Journal struct {
 // Step names (plan[].name; NOVEL_CRASH_AT takes one).
 const (
 	StepState      = "state"
+	StepSettings   = "settings"
 	StepCheckpoint = "checkpoint"
 	StepCleanup    = "cleanup"
 )
 
 // Steps lists the step names in execution order.
-var Steps = []string{journal.StepJournal, StepState, StepCheckpoint, StepCleanup}
+var Steps = []string{journal.StepJournal, StepState, StepSettings, StepCheckpoint, StepCleanup}
 
 // JournalPath is the migration's journal.
 const JournalPath = "staging/migrate.journal.json"
@@ -116,6 +120,9 @@ func Prepare(root *project.Root, now string) (*Journal, error) {
 		return nil, err
 	}
 	if err := j.state(root); err != nil {
+		return nil, err
+	}
+	if err := j.bookID(root); err != nil {
 		return nil, err
 	}
 	state := rawString(cp["orchestrator_state"])
@@ -222,6 +229,37 @@ func (j *Journal) state(root *project.Root) error {
 	j.State = &s
 	j.add(StateGroups, Apply, layout.CurrentState, "状态文件补齐缺少的分组（"+strings.Join(missing, "、")+"）并按规范格式写出，内容不变",
 		"the state gets the groups it lacks ("+strings.Join(missing, ", ")+") and is written canonically; no value changes")
+	return nil
+}
+
+// bookID gives a project whose settings.json has no book_id a random one
+// (SPEC §22.1: the exported book's identity), every other setting kept.
+func (j *Journal) bookID(root *project.Root) error {
+	m := map[string]json.RawMessage{}
+	if root.Exists(layout.Settings) {
+		data, err := root.ReadFile(layout.Settings)
+		if err != nil {
+			return err
+		}
+		if err := jsonio.Decode(data, layout.Settings, &m); err != nil {
+			return err
+		}
+		if v, ok := m["book_id"]; ok && string(v) != "null" {
+			return nil
+		}
+	}
+	id, err := settings.NewBookID()
+	if err != nil {
+		return err
+	}
+	m["book_id"], _ = json.Marshal(id)
+	out, err := jsonio.Marshal(m)
+	if err != nil {
+		return err
+	}
+	str := string(out)
+	j.Settings = &str
+	j.add(BookID, Apply, layout.Settings, "settings.json 没有 book_id：写入一个随机 UUID，导出的书以它为标识", "settings.json has no book_id: a random UUID is written, the exported book's identifier")
 	return nil
 }
 
@@ -359,9 +397,12 @@ func (j *Journal) lock(root *project.Root) {
 }
 
 func plan(j *Journal) []journal.PlanStep {
-	stateW, cpW := []string{}, []string{}
+	stateW, settingsW, cpW := []string{}, []string{}, []string{}
 	if j.State != nil {
 		stateW = []string{layout.CurrentState}
+	}
+	if j.Settings != nil {
+		settingsW = []string{layout.Settings}
 	}
 	if len(j.SetCheckpoint)+len(j.DropCheckpoint) > 0 {
 		cpW = []string{layout.Checkpoint}
@@ -369,6 +410,7 @@ func plan(j *Journal) []journal.PlanStep {
 	return []journal.PlanStep{
 		{Name: journal.StepJournal, Writes: []string{JournalPath}},
 		{Name: StepState, Writes: stateW},
+		{Name: StepSettings, Writes: settingsW},
 		{Name: StepCheckpoint, Writes: cpW},
 		{Name: StepCleanup, Writes: []string{JournalPath}},
 	}
@@ -376,13 +418,19 @@ func plan(j *Journal) []journal.PlanStep {
 
 // Execute writes the journal (fresh) and runs the steps.
 func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*Result, error) {
-	tx := journal.Tx{File: JournalPath, Key: "migrate_step", Resume: "novel migrate", Temps: []string{layout.CurrentState, layout.Checkpoint}}
+	tx := journal.Tx{File: JournalPath, Key: "migrate_step", Resume: "novel migrate", Temps: []string{layout.CurrentState, layout.Settings, layout.Checkpoint}}
 	err := tx.Run(root, j, fresh, crash, []journal.Step{
 		{Name: StepState, Run: func() error {
 			if j.State == nil {
 				return nil
 			}
 			return root.WriteFile(layout.CurrentState, []byte(*j.State))
+		}},
+		{Name: StepSettings, Run: func() error {
+			if j.Settings == nil {
+				return nil
+			}
+			return root.WriteFile(layout.Settings, []byte(*j.Settings))
 		}},
 		{Name: StepCheckpoint, Run: func() error {
 			if len(j.SetCheckpoint)+len(j.DropCheckpoint) == 0 {

@@ -29,6 +29,8 @@ type Options struct {
 	Title, Genre, Platform, Premise, Protagonist, Conflict string
 	ChaptersPerVolume, WordsPerChapter                     int
 	Language                                               string
+	// BookID is settings.json book_id (settings.NewBookID); "" writes none.
+	BookID string
 }
 
 // Folders are created (empty) for the setup steps and the pipeline.
@@ -82,6 +84,9 @@ func Files(o Options, now string) ([]File, error) {
 	}
 	if o.Title != "" {
 		settings["title"] = o.Title
+	}
+	if o.BookID != "" {
+		settings["book_id"] = o.BookID
 	}
 	state := map[string]any{"schema_version": 1, "state_version": 0, "last_updated_chapter": 0,
 		"characters": map[string]any{}, "items": map[string]any{}, "locations": map[string]any{},

@@ -45,22 +45,6 @@ func ParseHeading(line string) (chapter int, title string, ok bool) {
 	return parseChapterTitle(rest)
 }
 
-// ParseManuscriptHeading recognises a chapter heading in a manuscript
-// (novel import, SPEC §23): the same grammar as ParseHeading, with the
-// "###" optional (any 0–6 '#'), after any leading spaces — "第一章 雪夜",
-// "　　第12章：归来", "# 第3章".
-func ParseManuscriptHeading(line string) (chapter int, title string, ok bool) {
-	rest := skipSpaces(strings.TrimRight(line, "\r\n"))
-	n := 0
-	for n < len(rest) && n < 7 && rest[n] == '#' {
-		n++
-	}
-	if n > 6 {
-		return 0, "", false
-	}
-	return parseChapterTitle(rest[n:])
-}
-
 // parseChapterTitle is the heading grammar after the '#' marks:
 // spaces + "第" + spaces + number + spaces + "章" + (end | ":"/"：" title |
 // whitespace title).

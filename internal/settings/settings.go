@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gofrs/uuid/v5"
+
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -42,6 +44,9 @@ type Settings struct {
 	// Title and Author name the book in exports (§23); empty when unset.
 	Title  string `json:"title,omitempty"`
 	Author string `json:"author,omitempty"`
+	// BookID is the book's identifier in exports (§22.1), a UUID in its
+	// canonical form; empty when unset.
+	BookID string `json:"book_id,omitempty"`
 	// JudgeWeights are the rubric weights (settings.json judge.weights), in
 	// eval.Rubric order.
 	JudgeWeights [len(eval.Rubric)]float64 `json:"judge_weights"`
@@ -229,6 +234,14 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 			}
 			*f.dst = str
 		}
+	}
+	if v, ok := raw["book_id"]; ok && v != nil {
+		str, _ := v.(string)
+		id, err := uuid.FromString(str)
+		if err != nil {
+			return cfgErr("book_id", src, "必须是 UUID（如 novel init 写入的 0b9e4c1a-…）", "must be a UUID (such as the 0b9e4c1a-… novel init writes)", v)
+		}
+		s.BookID = id.String()
 	}
 	if err := s.applyLint(raw, src); err != nil {
 		return err

@@ -3,6 +3,7 @@
 package novelexport
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/bookexport"
@@ -27,6 +28,9 @@ type result struct {
 	From     int    `json:"from"`
 	To       int    `json:"to"`
 	Chapters int    `json:"chapters"`
+	// Identifier is the book's (or the range's) urn:uuid: (SPEC §22.1).
+	Identifier string   `json:"identifier"`
+	Warnings   []string `json:"warnings"`
 }
 
 func (c *grammar) Run(ctx *cli.Context) error {
@@ -56,6 +60,10 @@ func (c *grammar) Run(ctx *cli.Context) error {
 		doc = book.Text()
 	}
 	if c.Out == "" {
+		// stdout holds the book, so its warnings go to stderr, one line each.
+		for _, w := range book.Warnings {
+			fmt.Fprintln(ctx.Err, "novel-export: "+pick(s.Language, "警告：", "warning: ")+w)
+		}
 		ctx.Document(doc)
 		return nil
 	}
@@ -64,11 +72,18 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	}
 	first, last := book.Chapters[0].Number, book.Chapters[len(book.Chapters)-1].Number
 	res := result{Format: c.Format, Out: c.Out, Bytes: len(doc), Title: book.Title, Author: book.Author,
-		From: first, To: last, Chapters: len(book.Chapters)}
+		From: first, To: last, Chapters: len(book.Chapters), Identifier: book.ID, Warnings: book.Warnings}
 	ctx.Result(res, func() string {
 		return "《" + book.Title + "》第 " + strconv.Itoa(first) + "–" + strconv.Itoa(last) + " 章已导出到 " + c.Out + "（" + c.Format + "）"
 	})
 	return nil
+}
+
+func pick(lang, zh, en string) string {
+	if lang == "en" {
+		return en
+	}
+	return zh
 }
 
 // Main runs novel-export.

@@ -24,15 +24,24 @@ const maxManuscript = 64 << 20
 type grammar struct {
 	cli.Globals `embed:""`
 	File        string `arg:"" help:"The manuscript: UTF-8, UTF-8 with BOM, or GB18030/GBK text (relative to the working directory)." placeholder:"FILE"`
+	Start       int    `type:"chapter" default:"1" help:"Number the first imported chapter N: the later part of a book, after chapter N-1 of this project (or into a new project)." placeholder:"N"`
+	Prologue    string `enum:"front_matter,chapter" default:"front_matter" help:"A prologue (楔子/序章/引子) before the first chapter: front_matter (kept in logs/import.json, not a chapter) or chapter (imported as the first chapter)."`
+	Unwrap      string `enum:"auto,on,off" default:"auto" help:"Re-join hard-wrapped lines into paragraphs at sentence ends (auto: when the text is hard-wrapped)."`
 }
 
 type result struct {
 	Project       string                  `json:"project"`
 	Source        string                  `json:"source"`
 	Encoding      string                  `json:"encoding"`
+	Start         int                     `json:"start"`
+	Unwrap        string                  `json:"unwrap"`
 	Chapters      []manuscript.LogChapter `json:"chapters"`
+	Volumes       []manuscript.VolumeMark `json:"volumes"`
+	FrontMatter   []manuscript.Matter     `json:"front_matter"`
+	BackMatter    []manuscript.Matter     `json:"back_matter"`
 	PreambleLines int                     `json:"preamble_lines"`
 	TOCLines      int                     `json:"toc_lines"`
+	SkippedLines  []manuscript.Skipped    `json:"skipped_lines"`
 	Log           string                  `json:"log"`
 	Warnings      []string                `json:"warnings"`
 }
@@ -50,10 +59,10 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkProject(root); err != nil {
+	if err := checkProject(root, c.Start); err != nil {
 		return err
 	}
-	m, err := manuscript.Split(text, c.File, 1)
+	m, err := manuscript.Split(text, c.File, manuscript.Options{Start: c.Start, PrologueChapter: c.Prologue == "chapter", Unwrap: c.Unwrap})
 	if err != nil {
 		return err
 	}
@@ -67,15 +76,24 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	}
 	defer release()
 	// Re-check under the lock: another writer may have started meanwhile.
-	if err := checkProject(root); err != nil {
+	if err := checkProject(root, c.Start); err != nil {
 		return err
 	}
 	files, err := plan(root, m)
 	if err != nil {
 		return err
 	}
-	log := manuscript.Log{SchemaVersion: 1, Source: c.File, Encoding: enc, ImportedAt: now,
-		PreambleLines: m.PreambleLines, TOCLines: m.TOCLines}
+	old, err := readLog(root)
+	if err != nil {
+		return err
+	}
+	unwrap := manuscript.UnwrapOff
+	if m.Unwrapped {
+		unwrap = manuscript.UnwrapOn
+	}
+	log := manuscript.Log{SchemaVersion: 1, Source: c.File, Encoding: enc, ImportedAt: now, Start: c.Start, Unwrap: unwrap,
+		Chapters: []manuscript.LogChapter{}, Volumes: orEmpty(m.Volumes), FrontMatter: orEmpty(m.FrontMatter), BackMatter: orEmpty(m.BackMatter),
+		PreambleLines: m.PreambleLines, TOCLines: m.TOCLines, SkippedLines: orEmpty(m.Skipped)}
 	for i, ch := range m.Chapters {
 		rel := layout.Chapter(ch.Number)
 		if files[i] != nil {
@@ -85,19 +103,92 @@ func (c *grammar) Run(ctx *cli.Context) error {
 		}
 		log.Chapters = append(log.Chapters, manuscript.LogChapter{Chapter: ch.Number, Title: ch.Title, File: rel, Paragraphs: len(ch.Paragraphs)})
 	}
+	imported := log.Chapters
+	log.Continue(old)
 	// The log is written last: it exists only for a complete import.
 	if err := root.WriteJSON(layout.ImportLog, log); err != nil {
 		return err
 	}
-	res := result{Project: root.Dir, Source: c.File, Encoding: enc, Chapters: log.Chapters,
-		PreambleLines: m.PreambleLines, TOCLines: m.TOCLines, Log: layout.ImportLog, Warnings: []string{}}
-	if m.PreambleLines > 0 {
-		res.Warnings = append(res.Warnings, "第一个章节标题之前的 "+strconv.Itoa(m.PreambleLines)+" 行文字（书名、作者的话等）没有导入")
-	}
+	res := result{Project: root.Dir, Source: c.File, Encoding: enc, Start: c.Start, Unwrap: unwrap, Chapters: imported,
+		Volumes: log.Volumes, FrontMatter: log.FrontMatter, BackMatter: log.BackMatter,
+		PreambleLines: m.PreambleLines, TOCLines: m.TOCLines, SkippedLines: log.SkippedLines, Log: layout.ImportLog,
+		Warnings: warnings(m, c.File, s.Language)}
 	ctx.Result(res, func() string {
-		return "已导入 " + strconv.Itoa(len(log.Chapters)) + " 章（" + enc + "）：" + log.Chapters[0].File + " … " + log.Chapters[len(log.Chapters)-1].File
+		first, last := imported[0].File, imported[len(imported)-1].File
+		return pick(s.Language, "已导入 "+strconv.Itoa(len(imported))+" 章（"+enc+"）："+first+" … "+last,
+			"imported "+strconv.Itoa(len(imported))+" chapters ("+enc+"): "+first+" … "+last)
 	})
 	return nil
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func pick(lang, zh, en string) string {
+	if lang == "en" {
+		return en
+	}
+	return zh
+}
+
+// readLog reads an earlier import's logs/import.json (nil when there is
+// none), which a later part of the book continues.
+func readLog(root *project.Root) (*manuscript.Log, error) {
+	if !root.Exists(layout.ImportLog) {
+		return nil, nil
+	}
+	var old manuscript.Log
+	if err := root.ReadJSON(layout.ImportLog, &old); err != nil {
+		return nil, err
+	}
+	return &old, nil
+}
+
+// warnings tell the author what was not made a chapter, and where it is.
+func warnings(m *manuscript.Manuscript, file, lang string) []string {
+	w := []string{}
+	add := func(zh, en string) { w = append(w, pick(lang, zh, en)) }
+	if m.PreambleLines > 0 {
+		n := strconv.Itoa(m.PreambleLines)
+		add("第一个章节标题之前的 "+n+" 行文字（书名、作者的话等）没有导入，见 skipped_lines",
+			n+" lines before the first heading (title, author's notes) were not imported; see skipped_lines")
+	}
+	if m.TOCLines > 0 {
+		n := strconv.Itoa(m.TOCLines)
+		add(n+" 行目录没有导入，见 skipped_lines", n+" table-of-contents lines were not imported; see skipped_lines")
+	}
+	for _, f := range m.FrontMatter {
+		l := strconv.Itoa(f.Line)
+		add(file+" 第 "+l+" 行的「"+f.Heading+"」不是章节，已作为 front_matter 记录在 "+layout.ImportLog+"；要把它导入为第一章，加 --prologue chapter 重新导入",
+			file+" line "+l+" 「"+f.Heading+"」 is not a chapter; it is kept as front_matter in "+layout.ImportLog+"; to import it as the first chapter, import again with --prologue chapter")
+	}
+	for _, b := range m.BackMatter {
+		l := strconv.Itoa(b.Line)
+		add(file+" 第 "+l+" 行的「"+b.Heading+"」不是章节，已作为 back_matter 记录在 "+layout.ImportLog,
+			file+" line "+l+" 「"+b.Heading+"」 is not a chapter; it is kept as back_matter in "+layout.ImportLog)
+	}
+	texts := 0
+	for _, sk := range m.Skipped {
+		if sk.Reason == manuscript.SkipVolumeText {
+			texts++
+		}
+	}
+	if texts > 0 {
+		n := strconv.Itoa(texts)
+		add("卷标题与该卷第一章之间的 "+n+" 行文字没有导入，见 skipped_lines", n+" lines between a volume heading and its first chapter were not imported; see skipped_lines")
+	}
+	if m.Unwrapped {
+		add("稿件是硬换行的文本：各行已在句末重新合并为段落（--unwrap off 保留每行一段）",
+			"the manuscript is hard-wrapped: its lines were re-joined into paragraphs at sentence ends (--unwrap off keeps one paragraph per line)")
+	}
+	if m.NoPrologue {
+		add("第一章之前没有楔子、序章或引子，--prologue chapter 没有作用", "there is no prologue (楔子/序章/引子) before the first chapter; --prologue chapter changed nothing")
+	}
+	return w
 }
 
 func readManuscript(cwd, file string) ([]byte, error) {
@@ -123,17 +214,41 @@ func readManuscript(cwd, file string) ([]byte, error) {
 	return data, nil
 }
 
-// checkProject allows an import only into a project with no chapter
-// written or in progress: imported chapters are then backfilled in order.
-func checkProject(root *project.Root) error {
+// checkProject allows an import only into a QUICK_START project with no
+// chapter in progress (SPEC §23); imported chapters are then backfilled in
+// order. A later part of the book (start > 1) must follow the project's
+// last chapter, start-1, or go into a project without chapters.
+func checkProject(root *project.Root, start int) error {
 	cp, err := checkpoint.Load(root)
 	if err != nil {
 		return err
 	}
-	if cp.LastCompleted > 0 || cp.Inflight != 0 {
+	if start == 1 && cp.LastCompleted > 0 || cp.Inflight != 0 {
 		return errs.Newf(errs.State, "项目已有第 %d 章之前的提交或正在写的章节，只能导入到新项目", "the project already has committed chapters (last %d) or a chapter in progress; import only into a new project", cp.LastCompleted).
 			WithExit(1).With("last_completed_chapter", cp.LastCompleted).
+			Hint("在一个新目录中运行 novel init 后再导入；书的后半部分用 --start "+strconv.Itoa(cp.LastCompleted+1)+" 接着导入",
+				"run novel init in a new directory and import there; import the later part of a book with --start "+strconv.Itoa(cp.LastCompleted+1))
+	}
+	if cp.State != checkpoint.QuickStart {
+		return errs.Newf(errs.State, "项目已进入 %s，只能导入到新项目或 QUICK_START 的项目", "the project is in %s; import only into a new or QUICK_START project", cp.State).
+			WithExit(1).With("orchestrator_state", cp.State).
 			Hint("在一个新目录中运行 novel init 后再导入", "run novel init in a new directory and import there")
+	}
+	if start == 1 {
+		return nil
+	}
+	prev := layout.Chapter(start - 1)
+	if cp.LastCompleted != 0 && cp.LastCompleted != start-1 || root.Exists(layout.Chapter(1)) && !root.Exists(prev) {
+		_, high, err := checkpoint.CommittedChapters(root)
+		if err != nil {
+			return err
+		}
+		if cp.LastCompleted > high {
+			high = cp.LastCompleted
+		}
+		return errs.Newf(errs.State, "--start %d 须接在第 %d 章之后，但项目的最后一章是第 %d 章", "--start %d must follow chapter %d, but the project's last chapter is %d", start, start-1, high).
+			WithExit(1).With("file", prev).With("last_chapter", high).
+			Hint("用 --start "+strconv.Itoa(high+1)+" 接着导入，或导入到一个新项目", "import with --start "+strconv.Itoa(high+1)+", or into a new project")
 	}
 	return nil
 }
@@ -165,6 +280,7 @@ func plan(root *project.Root, m *manuscript.Manuscript) ([][]byte, error) {
 // Main runs novel-import.
 func Main() int {
 	return cli.Main("novel-import", "Import an existing manuscript into a new project: detect UTF-8 or GB18030/GBK, split it at "+
-		"chapter headings (第N章 标题, Chinese numerals too) into chapters/chapter-NNN.md, record logs/import.json. "+
+		"chapter headings (第N章/回/节 标题 with Arabic, full-width or Chinese numerals, 【第N章】, Chapter N) into chapters/chapter-NNN.md, "+
+		"record volume headings (第N卷), prologue and extras (楔子/序章/引子, 番外/后记) and every line not imported in logs/import.json. "+
 		"Existing chapter files are never replaced.", &grammar{})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/newproject"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 type grammar struct {
@@ -40,6 +41,11 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	id, err := settings.NewBookID()
+	if err != nil {
+		return err
+	}
+	o.BookID = id
 	clk, err := ctx.Clock()
 	if err != nil {
 		return err
