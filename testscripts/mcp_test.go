@@ -45,6 +45,8 @@ func TestMCPRouteMatchesPipeline(t *testing.T) {
 	for _, d := range []string{viaMake, viaMCP} {
 		run("novel", "init", d, "--title", "守灯人", "--platform", "fanqie", "--chapters-per-volume", "6", "--words-per-chapter", "2500")
 	}
+	// Each init draws its own book_id; the two routes write the same book.
+	run("cp", filepath.Join(viaMake, "settings.json"), filepath.Join(viaMCP, "settings.json"))
 	run("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "start", "PROJECT="+viaMake, agentCmd)
 	run("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "continue", "N=2", "PROJECT="+viaMake, agentCmd)
 
