@@ -209,8 +209,8 @@ func stateHint(cp *checkpoint.Checkpoint) (zh, en string, ok bool) {
 	switch cp.State {
 	case checkpoint.VolReview:
 		next := strconv.Itoa(v + 1)
-		return "第 " + strconv.Itoa(v) + " 卷已写完：运行 novel-step volume --next，再用 " + planCmd(v+1) + " 规划第 " + next + " 卷",
-			"volume " + strconv.Itoa(v) + " is finished: run novel-step volume --next, then plan volume " + next + " with " + planCmd(v+1), true
+		return "第 " + strconv.Itoa(v) + " 卷已写完：先做卷末回顾（make -f pipeline.mk review，或 novel instructions volume:" + layout.PadVol(v) + ":review 后 novel-commit volume-review），再用 " + planCmd(v+1) + " 规划第 " + next + " 卷",
+			"volume " + strconv.Itoa(v) + " is finished: review it first (make -f pipeline.mk review, or novel instructions volume:" + layout.PadVol(v) + ":review then novel-commit volume-review), then plan volume " + next + " with " + planCmd(v+1), true
 	case checkpoint.VolPlanning, checkpoint.QuickStart:
 		if v < 1 {
 			v = 1

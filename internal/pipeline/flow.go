@@ -18,6 +18,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/step"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -403,7 +404,13 @@ func (e *Env) lintWarnings(c int) []lint.Check {
 	if err != nil {
 		return nil
 	}
-	rep, err := products.LintChapter(e.Root, s, c, stepid.Refine)
+	return LintWarnings(e.Root, s, c)
+}
+
+// LintWarnings are the warning-severity lints of chapter c's staging text
+// as it is about to be committed: the lint lines of Feedback.
+func LintWarnings(root *project.Root, s settings.Settings, c int) []lint.Check {
+	rep, err := products.LintChapter(root, s, c, stepid.Refine)
 	if err != nil || rep == nil {
 		return nil
 	}

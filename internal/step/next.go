@@ -315,7 +315,7 @@ func StateError(cp *checkpoint.Checkpoint, what string) *errs.Error {
 	var cmd, zh, en string
 	switch cp.State {
 	case checkpoint.VolReview:
-		cmd = "novel-step volume --next"
+		cmd = "novel instructions volume:" + layout.PadVol(max(cp.CurrentVolume, 1)) + ":review"
 		zh, en = "本卷已完成，处于卷末回顾", "the volume is finished and under review"
 	case checkpoint.VolPlanning, checkpoint.QuickStart:
 		v := cp.CurrentVolume
@@ -341,9 +341,8 @@ func StateError(cp *checkpoint.Checkpoint, what string) *errs.Error {
 			e.With("last_error", cp.LastError)
 		}
 	} else if cp.State == checkpoint.VolReview {
-		review := "novel instructions volume:" + layout.PadVol(max(cp.CurrentVolume, 1)) + ":review"
-		e.Hint("运行 "+review+" 回顾本卷后用 novel-commit volume-review 提交，或运行 "+cmd+" 跳过回顾",
-			"run "+review+" to review the volume and keep it with novel-commit volume-review, or run "+cmd+" to skip the review")
+		e.Hint("运行 make -f pipeline.mk review（或 "+cmd+" 后用 novel-commit volume-review 提交）做卷末回顾；作者决定跳过回顾时才用 novel-step volume --next",
+			"run make -f pipeline.mk review (or "+cmd+", then keep it with novel-commit volume-review) to review the volume; novel-step volume --next skips the review only when the author decides so")
 	} else {
 		e.Hint("运行 "+cmd, "run "+cmd)
 	}

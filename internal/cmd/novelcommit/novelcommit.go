@@ -12,7 +12,9 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/pipeline"
 )
 
 type grammar struct {
@@ -38,10 +40,22 @@ type chapterCmd struct {
 	DryRun  bool `name:"dry-run" help:"Check every precondition and print the plan without writing."`
 }
 
+// Run commits the chapter. --text prints what the pipeline prints after a
+// commit (SPEC §27): the chapter line, then warnings, dropped ops, lint
+// warnings, the 5-chapter brief, the continuity result, the 10-chapter
+// reminders and the volume end — an agent committing by hand sees them too.
 func (c *chapterCmd) Run(ctx *cli.Context) error {
+	var warnings []lint.Check
+	if ctx.Globals.Text && !c.DryRun {
+		root, s, _, err := ctx.Open()
+		if err != nil {
+			return err
+		}
+		// The text is linted before the commit moves it.
+		warnings = pipeline.LintWarnings(root, s, c.Chapter)
+	}
 	return commitChapter(ctx, c.Chapter, c.DryRun, commit.Prepare, func(out *commit.Output) string {
-		return "第 " + strconv.Itoa(out.Chapter) + " 章已生成（" + strconv.Itoa(out.WordCount) + " 字），评分 " + score(out.OverallFinal) +
-			"/5.0，门控 " + out.GateDecision + "，修订 " + strconv.Itoa(out.RevisionCount) + " 次"
+		return strings.Join(pipeline.Feedback(out, warnings), "\n")
 	})
 }
 
