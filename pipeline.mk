@@ -6,6 +6,8 @@
 #                                         # plan → validate → stop for the author (E_AWAITING_APPROVAL);
 #                                         # APPROVE=1 (or volume_plan_approval "auto") commits it
 #   make -f pipeline.mk start            # a new project (novel init): setup steps + volume 1 plan
+#                                         # (volume, review, start: REDO=1 sets aside staged outputs
+#                                         # that do not validate and asks the model again)
 #   make -f pipeline.mk next | status | report
 #   make -f pipeline.mk amend C=12        # re-summarize a committed chapter the author edited
 #   make -f pipeline.mk backfill          # summarize + commit the chapters novel import wrote
@@ -38,7 +40,7 @@ MAKEFLAGS     += --no-builtin-rules --no-print-directory
 # word ($(call sq,…)), and the only file targets (a chapter's round) are relative names inside the
 # project, made by a sub-make started there (-C). $(call sq,X) is X as one single-quoted shell word.
 sq = '$(subst ','\'',$(1))'
-VERBATIM := PROJECT AGENT DIRECTION BUDGET BUDGET_CURRENCY NOVEL_BIN APPROVE
+VERBATIM := PROJECT AGENT DIRECTION BUDGET BUDGET_CURRENCY NOVEL_BIN APPROVE REDO
 PROJECT     ?= .
 AGENT       ?= novel-agent --backend replay
 $(foreach v,$(VERBATIM),$(eval override $(v) := $$(value $(v))))
@@ -57,6 +59,10 @@ C           ?=
 N           ?= 1
 V           ?=
 APPROVE     ?=
+# REDO=1: staged outputs that do not validate move to staging/replaced/redo-N/ and the model is asked
+# again (volume, review, start); without it they stop the run and stay as the author left them.
+REDO        ?=
+REDO_FLAG    = $(if $(filter-out 0,$(REDO)),--redo)
 DIRECTION   ?=
 MAX_ROUNDS  ?= 12
 # continue's cost cap for this run (SPEC §18): BUDGET=12.5 [BUDGET_CURRENCY=CNY].
@@ -165,7 +171,7 @@ NO_VOLUME   = $(PIPELINE_ERROR) no-volume
 NO_CHAPTER  = $(PIPELINE_ERROR) no-chapter
 
 help:
-	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 [BUDGET=12.5] | volume V=2 [APPROVE=1] [DIRECTION="…"] | review V=1 | start | next | status | report'
+	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 [BUDGET=12.5] | volume V=2 [APPROVE=1] [DIRECTION="…"] [REDO=1] | review V=1 [REDO=1] | start [REDO=1] | next | status | report'
 
 ifeq ($(DRYRUN),)
 # ---- outer targets: hold the lock for the whole run ----
@@ -232,16 +238,17 @@ report:
 	@novel-report --out $(call sq,$(P)/logs/report.html) --jq '"report: \(.out)"'
 # ---- volume planning (SPEC §6.1): one helper, like a chapter stage — packet (with the
 # write-boundary snapshot) → $(AGENT) → validate (novel-commit volume --dry-run) → one retry →
-# novel-commit volume. A staged plan that already validates is not planned again; an invalid one is
-# replaced by a fresh planner run. A plan refused twice stays in staging/volumes/vol-VV/ for the
-# author to fix (then run this target again, or novel-commit volume --volume VV). Long volumes get
+# novel-commit volume. A staged plan that already validates is not planned again; an invalid one (a
+# plan refused twice, or one the author's edit broke) stops the run with its own error and stays in
+# staging/volumes/vol-VV/ for the author to fix (then run this target again, or novel-commit volume
+# --volume VV); REDO=1 moves it to staging/replaced/redo-N/ and plans again. Long volumes get
 # their contracts in batches (volume:VV:contracts). Without APPROVE=1 the validated plan stays
 # staged and the run stops with E_AWAITING_APPROVAL in staging/BLOCKED.json (SPEC §23).
 ifeq ($(DRYRUN),)
 _volume: _locked
 	@[ -n '$(VV)' ] || $(NO_VOLUME)
 	@rm -f -- $(call sq,$(P)/staging/BLOCKED.json)
-	@novel-agent pipeline volume --volume $(VV) --agent "$$AGENT" --direction "$$NOVEL_VOLUME_DIRECTION" $(if $(filter-out 0,$(APPROVE)),--approve) --text
+	@novel-agent pipeline volume --volume $(VV) --agent "$$AGENT" --direction "$$NOVEL_VOLUME_DIRECTION" $(if $(filter-out 0,$(APPROVE)),--approve) $(REDO_FLAG) --text
 else
 # make -n: the helper prints the commands it would run (read-only).
 _volume:
@@ -250,14 +257,15 @@ endif
 # ---- the volume review (SPEC §23): in VOL_REVIEW, packet (volume:VV:review, with the snapshot) →
 # $(AGENT) → novel-commit volume-review --dry-run → one retry → novel-commit volume-review, which
 # keeps volumes/vol-VV/review.md and enters VOL_PLANNING for volume VV+1. A review already staged
-# (written by hand, or by an interrupted run) is committed as it is.
+# (written by hand, or by an interrupted run) is committed as it is; one that does not validate stops
+# the run and stays (REDO=1 moves it to staging/replaced/redo-N/ and asks the model again).
 ifeq ($(DRYRUN),)
 review:
 	@[ -n '$(VV)' ] || $(NO_VOLUME)
 	@novel-lock run -- $(SUBMAKE) _review V=$(VV)
 _review: _locked
 	@rm -f -- $(call sq,$(P)/staging/BLOCKED.json)
-	@novel-agent pipeline review --volume $(VV) --agent "$$AGENT" --text
+	@novel-agent pipeline review --volume $(VV) --agent "$$AGENT" $(REDO_FLAG) --text
 else
 review _review:
 	novel-manifest packet volume:$(VV):review --write-manifest
@@ -273,7 +281,7 @@ start:
 	@novel-lock run -- $(SUBMAKE) _start
 _start: _locked
 	@rm -f -- $(call sq,$(P)/staging/BLOCKED.json)
-	@novel-agent pipeline start --agent "$$AGENT" --text
+	@novel-agent pipeline start --agent "$$AGENT" $(REDO_FLAG) --text
 else
 start _start:
 	+@novel-agent pipeline start --plan --text

@@ -49,9 +49,11 @@ func PlanStart() *VolumePlan {
 // snapshot, executor, validation, one retry, journaled commit), then the
 // volume-1 plan (Volume). Each step is resumable: an interrupted commit is
 // finished, staged outputs that validate are committed without asking the
-// model again, committed steps are skipped. A project already past
-// QUICK_START has nothing to start.
-func (e *Env) Start(agentCmd string) (*StartOutcome, error) {
+// model again, committed steps are skipped; staged outputs that do not
+// validate stop the run and stay as they are unless redo (REDO=1), which
+// sets them aside first (staged.go). A project already past QUICK_START
+// has nothing to start.
+func (e *Env) Start(agentCmd string, redo bool) (*StartOutcome, error) {
 	cp, err := checkpoint.Load(e.Root)
 	if err != nil {
 		return nil, err
@@ -73,7 +75,7 @@ func (e *Env) Start(agentCmd string) (*StartOutcome, error) {
 		return out, nil
 	}
 	for _, st := range stepid.SetupStages {
-		o, err := e.Setup(st, agentCmd)
+		o, err := e.Setup(st, agentCmd, redo)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +95,7 @@ func (e *Env) Start(agentCmd string) (*StartOutcome, error) {
 func startVolume(agentCmd string) VolumeOptions { return VolumeOptions{Agent: agentCmd, Approve: true} }
 
 // Setup runs one setup step the way Volume plans a volume.
-func (e *Env) Setup(stage, agentCmd string) (*SetupOutcome, error) {
+func (e *Env) Setup(stage, agentCmd string, redo bool) (*SetupOutcome, error) {
 	st := stepid.Setup(stage)
 	label := "[" + st.String() + "]"
 	out := &SetupOutcome{Step: st.String(), Action: "reused"}
@@ -116,7 +118,21 @@ func (e *Env) Setup(stage, agentCmd string) (*SetupOutcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		if failure == nil {
+		redone := false
+		if len(staged) > 0 && (failure != nil || redo) {
+			if !redo {
+				return nil, e.keepStaged(label, setupstep.Staging+"/", failure)
+			}
+			paths := make([]string, len(staged))
+			for i, f := range staged {
+				paths[i] = setupstep.StagedPath(f)
+			}
+			if err := e.redoAside(label, paths); err != nil {
+				return nil, err
+			}
+			redone = true
+		}
+		if failure == nil && !redone {
 			fmt.Fprintf(e.Stderr, "%s ✓ 暂存的产物已通过校验，不再调用模型 / the staged outputs validate; not asking again\n", label)
 		} else {
 			out.Action = "committed"
@@ -138,18 +154,23 @@ func (e *Env) Setup(stage, agentCmd string) (*SetupOutcome, error) {
 	return out, nil
 }
 
-// setupAttempts writes the packet and runs the executor at most twice;
-// the staged outputs of a failed attempt are removed before the retry,
-// the last one's are kept for the author.
+// setupAttempts writes the packet once — its write-boundary snapshot is
+// the step's one snapshot, so the retry is checked against it too and a
+// write outside staging/ on the first attempt still fails the step — and
+// runs the executor at most twice. Nothing is staged when it starts; the
+// outputs of a failed first attempt are removed before the retry, the
+// last one's are kept for the author.
 func (e *Env) setupAttempts(st stepid.Step, agentCmd, label string, out *SetupOutcome) error {
+	pk, packet, err := e.writePacket(setupstep.PacketPath(st.Stage), st.String())
+	if err != nil {
+		return err
+	}
 	var failure *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {
-		if err := e.clearStaged(st.Stage); err != nil {
-			return err
-		}
-		pk, packet, err := e.writePacket(setupstep.PacketPath(st.Stage), st.String())
-		if err != nil {
-			return err
+		if attempt > 1 {
+			if err := e.clearStaged(st.Stage); err != nil {
+				return err
+			}
 		}
 		start := time.Now()
 		run, err := e.beginStep(st.String(), pk.Agent.Mode, attempt)
