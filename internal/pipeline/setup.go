@@ -2,12 +2,16 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/setupstep"
 	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/volumeplan"
@@ -74,6 +78,9 @@ func (e *Env) Start(agentCmd string, redo bool) (*StartOutcome, error) {
 		out.State = cp.State
 		return out, nil
 	}
+	if err := notBackfilled(e.Root, cp); err != nil {
+		return nil, err
+	}
 	for _, st := range stepid.SetupStages {
 		o, err := e.Setup(st, agentCmd, redo)
 		if err != nil {
@@ -87,6 +94,34 @@ func (e *Env) Start(agentCmd string, redo bool) (*StartOutcome, error) {
 	}
 	out.Volume, out.State = v, checkpoint.Writing
 	return out, nil
+}
+
+// notBackfilled refuses to start (E_STATE) while logs/import.json lists
+// chapters above last_completed_chapter (SPEC §22.1): volume 1 would be
+// planned over the imported text as if it were still to be written, and
+// after the backfill the chapter after them would have no outline.
+func notBackfilled(root *project.Root, cp *checkpoint.Checkpoint) error {
+	if !root.Exists(layout.ImportLog) {
+		return nil
+	}
+	imported, err := commit.ImportedChapters(root)
+	if err != nil || len(imported) == 0 || slices.Max(imported) <= cp.LastCompleted {
+		return err
+	}
+	first := imported[0]
+	for _, c := range imported {
+		if c > cp.LastCompleted {
+			first = c
+			break
+		}
+	}
+	last := slices.Max(imported)
+	return errs.Newf(errs.State, "导入的第 %d–%d 章尚未回填（last_completed_chapter 为 %d）：现在规划第 1 卷会把它们当作待写的章节",
+		"imported chapters %d–%d are not backfilled yet (last_completed_chapter is %d): planning volume 1 now would treat them as chapters still to write",
+		first, last, cp.LastCompleted).
+		With("file", layout.ImportLog).With("imported_chapters", imported).With("last_completed_chapter", cp.LastCompleted).
+		Hint("先运行 make -f pipeline.mk backfill 为导入的章节生成摘要和状态，再运行 make -f pipeline.mk start",
+			"run make -f pipeline.mk backfill first to summarize the imported chapters and build their state, then make -f pipeline.mk start")
 }
 
 // startVolume: `make start` ends in WRITING (SPEC §17), so the first
