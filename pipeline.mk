@@ -47,7 +47,7 @@ $(foreach v,$(VERBATIM),$(eval override $(v) := $$(value $(v))))
 # $(call abs,PATH): PATH made absolute against the working directory, `.`/`..`/`//` folded like
 # $(abspath) (which would split it at spaces); pure bash, so it works before any tool is found.
 abs = $(shell p=$(call sq,$(1)); [[ $$p == /* ]] || p=$(call sq,$(CURDIR))/$$p; IFS=/ read -r -a parts <<<"$$p"; \
-  out=(); for c in "$${parts[@]}"; do case $$c in (''|.) ;; (..) out=("$${out[@]:0:$${#out[@]}-1}") ;; (*) out+=("$$c") ;; esac; done; \
+  out=(); for c in "$${parts[@]}"; do case $$c in (''|.) ;; (..) [ $${#out[@]} -eq 0 ] || out=("$${out[@]:0:$${#out[@]}-1}") ;; (*) out+=("$$c") ;; esac; done; \
   if [ $${#out[@]} -eq 0 ]; then echo /; else printf '/%s' "$${out[@]}"; fi)
 # This file, found in MAKEFILE_LIST (names separated by spaces, so the longest trailing run of words
 # that names a file is it) and made absolute for the sub-makes.
