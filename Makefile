@@ -66,8 +66,8 @@ vet:
 STATICCHECK_VERSION ?= v0.8.2
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $$($(GO) env GOPATH)/bin/staticcheck)
 staticcheck:
-	@test -x "$(STATICCHECK)" || { echo "staticcheck missing: go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)"; exit 1; }
-	$(STATICCHECK) ./...
+	@test -x $(call sq,$(STATICCHECK)) || { echo "staticcheck missing: go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)"; exit 1; }
+	$(call sq,$(STATICCHECK)) ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
