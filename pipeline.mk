@@ -84,8 +84,9 @@ export PATH := $(call abs,$(NOVEL_BIN)):$(PATH)
 endif
 
 # Numbers on the command line are decimal 1..999999 (SPEC §1): C=013 is chapter 13, C=08 is 8.
-# A C, N, V or MAX_ROUNDS given but not such a number stops make before anything runs (make -n too): the JSON error line
-# of `novel-agent pipeline error`, then make's own "*** … Stop." line, exit 2 (E_USAGE).
+# A C, N, V or MAX_ROUNDS given but not such a number stops make before anything runs (make -n
+# too): the JSON error line of `novel-agent pipeline error`, then make's own "*** … Stop." line,
+# exit 2 (E_USAGE).
 decimal        = $(shell v=$(call sq,$(1)); [[ $$v =~ ^0*([1-9][0-9]{0,5})$$ ]] && echo "$${BASH_REMATCH[1]}")
 PIPELINE_ERROR = novel-agent pipeline error
 define check_number
