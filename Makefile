@@ -25,6 +25,8 @@ install: build
 
 ## demo: build, start the demo novel from an empty $(DEMO_DIR) (novel init with fixed flags, make start,
 ##       three chapters through continue), all with the replay executor (no network, no API key).
+##       An old DEMO_DIR is removed first only when it is inside the checkout or an earlier demo made
+##       it (its .novel-demo marker); any other folder is left alone and novel init refuses a project.
 ifeq ($(origin DEMO_DIR),undefined)
 DEMO_DIR := $(CURDIR)/demo-out
 else
@@ -36,11 +38,13 @@ DEMO_AGENT = novel-agent --backend replay --fixtures $(call sq,$(CURDIR)/example
 DEMO_PATH  = PATH=$(call sq,$(BIN)):"$$PATH"
 DEMO_MAKE  = $(DEMO_PATH) $(MAKE) -f $(call sq,$(CURDIR)/pipeline.mk)
 demo: build
-	rm -rf -- $(call sq,$(DEMO_DIR))
+	@d=$(call sq,$(DEMO_DIR)); if [ -d "$$d" ]; then d=$$(cd -- "$$d" && pwd -P); c=$$(pwd -P); \
+	  case $$d/ in ("$$c"/?*) rm -rf -- "$$d" ;; (*) if [ -e "$$d/.novel-demo" ]; then rm -rf -- "$$d"; fi ;; esac; fi
 	$(DEMO_PATH) NOVEL_NOW=$${NOVEL_NOW:-2026-11-01T08:00:00Z} novel init $(call sq,$(DEMO_DIR)) --title 守灯人 \
 	  --genre '东方玄幻 / 宗门成长，轻悬疑' --platform fanqie --chapters-per-volume 6 --words-per-chapter 2500 \
 	  --premise '经脉淤塞的外门弟子陆照在长明殿守了三年魂灯，某夜，三年前已熄灭的第七盏灯重新亮了起来。' \
 	  --protagonist '陆照，长明殿守灯人，经脉淤塞，停在炼气三层' --conflict '第七盏灯为何复燃，周伯是否还活着' --text
+	@touch -- $(call sq,$(DEMO_DIR)/.novel-demo)
 	$(DEMO_MAKE) start PROJECT=$(call sq,$(DEMO_DIR)) AGENT=$(call sq,$(DEMO_AGENT))
 	$(DEMO_MAKE) continue N=3 PROJECT=$(call sq,$(DEMO_DIR)) AGENT=$(call sq,$(DEMO_AGENT))
 	@$(DEMO_MAKE) --no-print-directory report PROJECT=$(call sq,$(DEMO_DIR))

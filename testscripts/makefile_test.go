@@ -47,7 +47,8 @@ func TestMakefileOddCheckout(t *testing.T) {
 	if err := testkit.WriteFiles(co, files); err != nil {
 		t.Fatal(err)
 	}
-	decoys := map[string]string{"novel/IMPORTANT.txt": "the author's other checkout\n", "novel copy": "a file named like the checkout's first word\n"}
+	decoys := map[string]string{"novel/IMPORTANT.txt": "the author's other checkout\n", "novel/brief.md": "# 我的书\n",
+		"novel copy": "a file named like the checkout's first word\n"}
 	if err := testkit.WriteFiles(parent, decoys); err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +69,16 @@ func TestMakefileOddCheckout(t *testing.T) {
 	// -trimpath keeps the build cache independent of the checkout's folder,
 	// so only the first run compiles; GOPROXY=off: no network.
 	env := append(os.Environ(), "GOFLAGS=-trimpath", "GOPROXY=off", "NOVEL_NOW=2026-11-01T08:00:00Z", "MAKEFLAGS=", "MAKELEVEL=")
-	run := func(args ...string) string {
-		t.Helper()
+	makeIn := func(args ...string) (string, error) {
 		cmd := exec.Command("make", args...)
 		cmd.Dir = co
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := makeIn(args...)
 		if err != nil {
 			t.Fatalf("make %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -94,6 +99,12 @@ func TestMakefileOddCheckout(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(co, "demo-out", f)); err != nil {
 			t.Errorf("make demo: %v", err)
 		}
+	}
+	// A DEMO_DIR outside the checkout that no demo made is never removed:
+	// here it holds a book, so novel init refuses and nothing changes.
+	out, err = makeIn("demo", "DEMO_DIR="+filepath.Join(parent, "novel"))
+	if err == nil || !strings.Contains(out, `"code":"E_CONFLICT"`) {
+		t.Errorf("make demo DEMO_DIR=<a book>: want E_CONFLICT from novel init, got %v:\n%s", err, out)
 	}
 	run("clean")
 	if _, err := os.Stat(filepath.Join(co, "bin")); !os.IsNotExist(err) {
