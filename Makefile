@@ -1,44 +1,62 @@
 # Developer tasks only; the novel pipeline itself is pipeline.mk.
 SHELL := /bin/bash
 GO    ?= go
+# Any checkout folder works (SPEC §22.1): its name may hold spaces, quotes, `$`, `*` or CJK. Every
+# path in a recipe is one single-quoted shell word ($(call sq,…)), and the path variables a user may
+# set are taken verbatim ($(value …)), so nothing outside the checkout is ever removed or created
+# (an unquoted `rm -rf $(BIN)` in …/novel copy removed the sibling …/novel).
+sq    = '$(subst ','\'',$(1))'
 BIN   := $(CURDIR)/bin
 PREFIX ?= $(HOME)/.local
+override PREFIX := $(value PREFIX)
 
 .PHONY: all build install test vet staticcheck fmt-check clean demo bench fuzz fuzz-seeds test-long
 all: build
 
 ## build: compile every binary into ./bin
 build:
-	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/...
+	@mkdir -p -- $(call sq,$(BIN))
+	$(GO) build -o $(call sq,$(BIN)/) ./cmd/...
 
 ## install: copy the binaries to $(PREFIX)/bin (default ~/.local/bin)
 install: build
-	@mkdir -p $(PREFIX)/bin
-	cp $(BIN)/novel* $(PREFIX)/bin/
+	@mkdir -p -- $(call sq,$(PREFIX)/bin)
+	cp -- $(call sq,$(BIN))/novel* $(call sq,$(PREFIX)/bin/)
 
 ## demo: build, start the demo novel from an empty $(DEMO_DIR) (novel init with fixed flags, make start,
 ##       three chapters through continue), all with the replay executor (no network, no API key).
-DEMO_DIR ?= $(CURDIR)/demo-out
-DEMO_AGENT = novel-agent --backend replay --fixtures $(CURDIR)/examples/demo/replay
+##       An old DEMO_DIR is removed first only when it is inside the checkout or an earlier demo made
+##       it (its .novel-demo marker); any other folder is left alone and novel init refuses a project.
+ifeq ($(origin DEMO_DIR),undefined)
+DEMO_DIR := $(CURDIR)/demo-out
+else
+override DEMO_DIR := $(value DEMO_DIR)
+endif
+# AGENT is a shell command itself: the fixtures path is quoted inside it, and the whole command once
+# more on make's command line.
+DEMO_AGENT = novel-agent --backend replay --fixtures $(call sq,$(CURDIR)/examples/demo/replay)
+DEMO_PATH  = PATH=$(call sq,$(BIN)):"$$PATH"
+DEMO_MAKE  = $(DEMO_PATH) $(MAKE) -f $(call sq,$(CURDIR)/pipeline.mk)
 demo: build
-	rm -rf $(DEMO_DIR)
-	PATH="$(BIN):$$PATH" NOVEL_NOW=$${NOVEL_NOW:-2026-11-01T08:00:00Z} novel init $(DEMO_DIR) --title 守灯人 \
+	@d=$(call sq,$(DEMO_DIR)); if [ -d "$$d" ]; then d=$$(cd -- "$$d" && pwd -P); c=$$(pwd -P); \
+	  case $$d/ in ("$$c"/?*) rm -rf -- "$$d" ;; (*) if [ -e "$$d/.novel-demo" ]; then rm -rf -- "$$d"; fi ;; esac; fi
+	$(DEMO_PATH) NOVEL_NOW=$${NOVEL_NOW:-2026-11-01T08:00:00Z} novel init $(call sq,$(DEMO_DIR)) --title 守灯人 \
 	  --genre '东方玄幻 / 宗门成长，轻悬疑' --platform fanqie --chapters-per-volume 6 --words-per-chapter 2500 \
 	  --premise '经脉淤塞的外门弟子陆照在长明殿守了三年魂灯，某夜，三年前已熄灭的第七盏灯重新亮了起来。' \
 	  --protagonist '陆照，长明殿守灯人，经脉淤塞，停在炼气三层' --conflict '第七盏灯为何复燃，周伯是否还活着' --text
-	PATH="$(BIN):$$PATH" $(MAKE) -f $(CURDIR)/pipeline.mk start PROJECT=$(DEMO_DIR) AGENT="$(DEMO_AGENT)"
-	PATH="$(BIN):$$PATH" $(MAKE) -f $(CURDIR)/pipeline.mk continue N=3 PROJECT=$(DEMO_DIR) AGENT="$(DEMO_AGENT)"
-	@PATH="$(BIN):$$PATH" $(MAKE) --no-print-directory -f $(CURDIR)/pipeline.mk report PROJECT=$(DEMO_DIR)
-	@echo "demo project: $(DEMO_DIR) (world/, characters/, chapters/, summaries/, evaluations/, logs/, state/)"
-	@echo "open the report: $(DEMO_DIR)/logs/report.html"
+	@touch -- $(call sq,$(DEMO_DIR)/.novel-demo)
+	$(DEMO_MAKE) start PROJECT=$(call sq,$(DEMO_DIR)) AGENT=$(call sq,$(DEMO_AGENT))
+	$(DEMO_MAKE) continue N=3 PROJECT=$(call sq,$(DEMO_DIR)) AGENT=$(call sq,$(DEMO_AGENT))
+	@$(DEMO_MAKE) --no-print-directory report PROJECT=$(call sq,$(DEMO_DIR))
+	@echo $(call sq,demo project: $(DEMO_DIR) (world/, characters/, chapters/, summaries/, evaluations/, logs/, state/))
+	@echo $(call sq,open the report: $(DEMO_DIR)/logs/report.html)
 
 ## bench: time every binary as a process on the generated 2,000-chapter project (SPEC §14);
 ##        projects are cached under .bench/ (BENCH_FLAGS e.g. "-runs 30" or "-only commit")
 BENCH_FLAGS ?=
 bench: build
-	$(GO) build -o $(BIN)/bench ./tools/bench
-	$(BIN)/bench -bin $(BIN) -dir $(CURDIR)/.bench -pipeline $(CURDIR)/pipeline.mk $(BENCH_FLAGS)
+	$(GO) build -o $(call sq,$(BIN)/bench) ./tools/bench
+	$(call sq,$(BIN)/bench) -bin $(call sq,$(BIN)) -dir $(call sq,$(CURDIR)/.bench) -pipeline $(call sq,$(CURDIR)/pipeline.mk) $(BENCH_FLAGS)
 
 ## test: formatting, vet, staticcheck, unit tests and every testscript suite
 test: fmt-check vet staticcheck
@@ -52,15 +70,15 @@ vet:
 STATICCHECK_VERSION ?= v0.8.2
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $$($(GO) env GOPATH)/bin/staticcheck)
 staticcheck:
-	@test -x "$(STATICCHECK)" || { echo "staticcheck missing: go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)"; exit 1; }
-	$(STATICCHECK) ./...
+	@test -x $(call sq,$(STATICCHECK)) || { echo "staticcheck missing: go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)"; exit 1; }
+	$(call sq,$(STATICCHECK)) ./...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf $(BIN)
+	rm -rf -- $(call sq,$(BIN))
 
 ## fuzz: run every fuzz target (func Fuzz… in internal/) for FUZZTIME each (default 30s); a crasher
 ##       is left in that package's testdata/fuzz/<Target>/ — commit it as a regression test

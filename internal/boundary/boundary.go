@@ -141,11 +141,34 @@ func (f filter) skipFile(rel string) bool {
 	if rel == layout.LockFlock || rel == layout.StepsRunLog || f.declared[rel] {
 		return true
 	}
+	if authorLog(rel) {
+		return true
+	}
 	// A temp file left by one of the suite's own atomic writes killed
 	// mid-write (its writer's pid is dead) is not an agent's write; the
 	// next write of that file removes it.
 	_, stale := jsonio.StaleTemp(filepath.Base(rel))
 	return stale
+}
+
+// authorLog reports a *.log file outside the suite's own folders — the
+// project root included: an author's `make … 2>&1 | tee run.log` keeps
+// growing while an agent runs, and is not the agent's write (SPEC §22.1).
+// A *.log inside a folder the suite writes is still checked.
+func authorLog(rel string) bool {
+	if !strings.HasSuffix(rel, ".log") {
+		return false
+	}
+	top, _, nested := strings.Cut(rel, "/")
+	if !nested {
+		return true
+	}
+	switch top {
+	case layout.Staging, layout.ChaptersDir, layout.SummariesDir, layout.EvaluationsDir, layout.LogsDir, layout.WorldDir,
+		layout.StorylinesDir, layout.ReviewsDir, layout.ResearchDir, "characters", "state", "volumes", "foreshadowing":
+		return false
+	}
+	return true
 }
 
 func scopeFor(st stepid.Step) string {

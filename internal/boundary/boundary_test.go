@@ -282,3 +282,17 @@ func BenchmarkRecordCheck(b *testing.B) {
 		}
 	}
 }
+
+// An author's *.log outside the suite's folders is not an agent's write;
+// one inside them still is.
+func TestAuthorLog(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"start.log": true, "notes/run.log": true, "style-samples/x.log": true,
+		"world/notes.log": false, "staging/x.log": false, "logs/run.log": false, "characters/active/a.log": false,
+		"brief.md": false, "start.log.md": false,
+	} {
+		if got := authorLog(rel); got != want {
+			t.Errorf("authorLog(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"text/template"
@@ -60,6 +61,38 @@ func (o *Options) Validate() error {
 		return errs.Newf(errs.Usage, "--words-per-chapter 必须是 %d..%d", "--words-per-chapter must be %d..%d", settings.MinWordsPerChapter, settings.MaxWordsPerChapter)
 	}
 	return nil
+}
+
+// CheckFloor refuses a --words-per-chapter below the words_min that will
+// apply to the project (SPEC §24): the chosen platform's, or that of a
+// platform-profile.json already in the folder (root nil: none yet), which
+// may lower it. Otherwise every draft on target would fail the length lint.
+func (o *Options) CheckFloor(root *project.Root) error {
+	if o.WordsPerChapter <= 0 {
+		return nil
+	}
+	p, err := platform.Load(root, o.Platform, 0)
+	if err != nil {
+		return err
+	}
+	if o.WordsPerChapter >= p.WordsMin {
+		return nil
+	}
+	source := o.Platform
+	var e *errs.Error
+	if root != nil && root.Exists(layout.PlatformProfile) {
+		source = layout.PlatformProfile
+		e = errs.Newf(errs.Usage, "--words-per-chapter %d 低于 %s 设定的每章最少字数 %d（words_min）",
+			"--words-per-chapter %d is below %s's minimum of %d words per chapter (words_min)",
+			o.WordsPerChapter, layout.PlatformProfile, p.WordsMin)
+	} else {
+		e = errs.Newf(errs.Usage, "--words-per-chapter %d 低于平台 %s 的每章最少字数 %d（words_min）",
+			"--words-per-chapter %d is below platform %s's minimum of %d words per chapter (words_min)",
+			o.WordsPerChapter, o.Platform, p.WordsMin)
+	}
+	return e.With("words_per_chapter", o.WordsPerChapter).With("words_min", p.WordsMin).With("platform", o.Platform).With("source", source).
+		Hint(fmt.Sprintf("给出不少于 %d 的字数；要写更短的章节，先在项目目录的 %s 中设置更低的 words_min", p.WordsMin, layout.PlatformProfile),
+			fmt.Sprintf("give at least %d; for shorter chapters, first set a lower words_min in the project's %s", p.WordsMin, layout.PlatformProfile))
 }
 
 // File is one file init creates.

@@ -2,12 +2,16 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/setupstep"
 	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/volumeplan"
@@ -49,9 +53,11 @@ func PlanStart() *VolumePlan {
 // snapshot, executor, validation, one retry, journaled commit), then the
 // volume-1 plan (Volume). Each step is resumable: an interrupted commit is
 // finished, staged outputs that validate are committed without asking the
-// model again, committed steps are skipped. A project already past
-// QUICK_START has nothing to start.
-func (e *Env) Start(agentCmd string) (*StartOutcome, error) {
+// model again, committed steps are skipped; staged outputs that do not
+// validate stop the run and stay as they are unless redo (REDO=1), which
+// sets them aside first (staged.go). A project already past QUICK_START
+// has nothing to start.
+func (e *Env) Start(agentCmd string, redo bool) (*StartOutcome, error) {
 	cp, err := checkpoint.Load(e.Root)
 	if err != nil {
 		return nil, err
@@ -72,8 +78,11 @@ func (e *Env) Start(agentCmd string) (*StartOutcome, error) {
 		out.State = cp.State
 		return out, nil
 	}
+	if err := notBackfilled(e.Root, cp); err != nil {
+		return nil, err
+	}
 	for _, st := range stepid.SetupStages {
-		o, err := e.Setup(st, agentCmd)
+		o, err := e.Setup(st, agentCmd, redo)
 		if err != nil {
 			return nil, err
 		}
@@ -87,13 +96,41 @@ func (e *Env) Start(agentCmd string) (*StartOutcome, error) {
 	return out, nil
 }
 
+// notBackfilled refuses to start (E_STATE) while logs/import.json lists
+// chapters above last_completed_chapter (SPEC §22.1): volume 1 would be
+// planned over the imported text as if it were still to be written, and
+// after the backfill the chapter after them would have no outline.
+func notBackfilled(root *project.Root, cp *checkpoint.Checkpoint) error {
+	if !root.Exists(layout.ImportLog) {
+		return nil
+	}
+	imported, err := commit.ImportedChapters(root)
+	if err != nil || len(imported) == 0 || slices.Max(imported) <= cp.LastCompleted {
+		return err
+	}
+	first := imported[0]
+	for _, c := range imported {
+		if c > cp.LastCompleted {
+			first = c
+			break
+		}
+	}
+	last := slices.Max(imported)
+	return errs.Newf(errs.State, "导入的第 %d–%d 章尚未回填（last_completed_chapter 为 %d）：现在规划第 1 卷会把它们当作待写的章节",
+		"imported chapters %d–%d are not backfilled yet (last_completed_chapter is %d): planning volume 1 now would treat them as chapters still to write",
+		first, last, cp.LastCompleted).
+		With("file", layout.ImportLog).With("imported_chapters", imported).With("last_completed_chapter", cp.LastCompleted).
+		Hint("先运行 make -f pipeline.mk backfill 为导入的章节生成摘要和状态，再运行 make -f pipeline.mk start",
+			"run make -f pipeline.mk backfill first to summarize the imported chapters and build their state, then make -f pipeline.mk start")
+}
+
 // startVolume: `make start` ends in WRITING (SPEC §17), so the first
 // volume's plan is committed once it validates — the author's approval
 // stop (§23) applies to the volumes planned later with `make … volume`.
 func startVolume(agentCmd string) VolumeOptions { return VolumeOptions{Agent: agentCmd, Approve: true} }
 
 // Setup runs one setup step the way Volume plans a volume.
-func (e *Env) Setup(stage, agentCmd string) (*SetupOutcome, error) {
+func (e *Env) Setup(stage, agentCmd string, redo bool) (*SetupOutcome, error) {
 	st := stepid.Setup(stage)
 	label := "[" + st.String() + "]"
 	out := &SetupOutcome{Step: st.String(), Action: "reused"}
@@ -116,7 +153,21 @@ func (e *Env) Setup(stage, agentCmd string) (*SetupOutcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		if failure == nil {
+		redone := false
+		if len(staged) > 0 && (failure != nil || redo) {
+			if !redo {
+				return nil, e.keepStaged(label, setupstep.Staging+"/", failure)
+			}
+			paths := make([]string, len(staged))
+			for i, f := range staged {
+				paths[i] = setupstep.StagedPath(f)
+			}
+			if err := e.redoAside(label, paths); err != nil {
+				return nil, err
+			}
+			redone = true
+		}
+		if failure == nil && !redone {
 			fmt.Fprintf(e.Stderr, "%s ✓ 暂存的产物已通过校验，不再调用模型 / the staged outputs validate; not asking again\n", label)
 		} else {
 			out.Action = "committed"
@@ -138,18 +189,23 @@ func (e *Env) Setup(stage, agentCmd string) (*SetupOutcome, error) {
 	return out, nil
 }
 
-// setupAttempts writes the packet and runs the executor at most twice;
-// the staged outputs of a failed attempt are removed before the retry,
-// the last one's are kept for the author.
+// setupAttempts writes the packet once — its write-boundary snapshot is
+// the step's one snapshot, so the retry is checked against it too and a
+// write outside staging/ on the first attempt still fails the step — and
+// runs the executor at most twice. Nothing is staged when it starts; the
+// outputs of a failed first attempt are removed before the retry, the
+// last one's are kept for the author.
 func (e *Env) setupAttempts(st stepid.Step, agentCmd, label string, out *SetupOutcome) error {
+	pk, packet, err := e.writePacket(setupstep.PacketPath(st.Stage), st.String())
+	if err != nil {
+		return err
+	}
 	var failure *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {
-		if err := e.clearStaged(st.Stage); err != nil {
-			return err
-		}
-		pk, packet, err := e.writePacket(setupstep.PacketPath(st.Stage), st.String())
-		if err != nil {
-			return err
+		if attempt > 1 {
+			if err := e.clearStaged(st.Stage); err != nil {
+				return err
+			}
 		}
 		start := time.Now()
 		run, err := e.beginStep(st.String(), pk.Agent.Mode, attempt)

@@ -33,6 +33,10 @@ type VolumeOptions struct {
 	Agent     string
 	Direction string
 	Approve   bool
+	// Redo sets a staged plan that does not validate aside
+	// (staging/replaced/redo-N/) and plans again; without it such a plan
+	// stops the run and stays as it is (staged.go).
+	Redo bool
 }
 
 // VolumePlan is the read-only view `make -n … volume` prints: the
@@ -78,7 +82,9 @@ func (e *Env) Volume(v int, agentCmd string) (*VolumeOutcome, error) {
 // in batches (volume:VV:contracts), each validated and retried the same
 // way, so an interrupted run resumes at the first batch not staged. The
 // checkpoint is never put into ERROR_RETRY: a re-run simply plans again.
-// A plan refused twice stays in staging/volumes/vol-VV/ for the author.
+// A plan refused twice stays in staging/volumes/vol-VV/ for the author; a
+// staged plan that does not validate (refused, or broken by the author's
+// edit) is never replaced: it stops the run unless o.Redo sets it aside.
 // Last, the plan is committed, or the run stops for the author's approval.
 func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 	label := fmt.Sprintf("[第%s卷]", layout.PadVol(v))
@@ -92,14 +98,29 @@ func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if failure == nil && (!batched || len(dry.MissingContracts) == 0) {
+	// plan: no staged plan validates (or REDO set the staged one aside; an
+	// interrupted commit's journal is finished, never set aside).
+	plan := failure != nil
+	if plan || (o.Redo && !volumeplan.PendingJournal(e.Root, v)) {
+		staged, err := e.stagedPlan(v)
+		if err != nil {
+			return nil, err
+		}
+		if len(staged) > 0 {
+			if !o.Redo {
+				return nil, e.keepStaged(label, layout.StagingVolumeDir(v)+"/", failure)
+			}
+			if err := e.redoAside(label, staged); err != nil {
+				return nil, err
+			}
+			plan = true
+		}
+	}
+	if !plan && (!batched || len(dry.MissingContracts) == 0) {
 		fmt.Fprintf(e.Stderr, "%s plan ✓ 已有通过校验的规划，跳过 / a staged plan already validates; not planning again\n", label)
 	} else {
 		out.Action = "planned"
-		if failure != nil {
-			if err := e.removeTree(layout.StagingVolumeDir(v)); err != nil {
-				return nil, err
-			}
+		if plan {
 			if dry, err = e.volumeStep(volumeplan.Step(v), o, label, out); err != nil {
 				return nil, err
 			}
@@ -146,8 +167,8 @@ func awaitingApproval(v int, dry *volumeplan.DryRun) *errs.Error {
 	return errs.Newf(errs.AwaitingApproval, "第 %d 卷的规划已通过校验，等待作者审阅：第 %d–%d 章，见 %s",
 		"the plan of volume %d validates and waits for the author: chapters %d–%d, in %s", v, dry.StartChapter, dry.EndChapter, layout.StagingVolumeDir(v)).
 		With("volume", v).With("start_chapter", dry.StartChapter).With("end_chapter", dry.EndChapter).With("files", staged).
-		Hint("审阅（可直接修改）这些暂存文件，然后运行 make -f pipeline.mk volume V="+n+" APPROVE=1（或 novel-commit volume --volume "+vv+"）提交；要重新规划，删除 "+layout.StagingVolumeDir(v)+" 后重跑",
-			"read (and edit) the staged files, then run make -f pipeline.mk volume V="+n+" APPROVE=1 (or novel-commit volume --volume "+vv+") to commit; to plan again, remove "+layout.StagingVolumeDir(v)+" and re-run")
+		Hint("审阅（可直接修改）这些暂存文件，然后运行 make -f pipeline.mk volume V="+n+" APPROVE=1（或 novel-commit volume --volume "+vv+"）提交；要重新规划，加 REDO=1 重跑（暂存的规划移到 staging/replaced/）",
+			"read (and edit) the staged files, then run make -f pipeline.mk volume V="+n+" APPROVE=1 (or novel-commit volume --volume "+vv+") to commit; to plan again, re-run with REDO=1 (the staged plan moves to staging/replaced/)")
 }
 
 // volumeStep writes the packet of a volume plan or contracts step, runs
@@ -249,6 +270,23 @@ func (e *Env) volumeValid(v int) (*volumeplan.DryRun, *errs.Error, error) {
 		return nil, res.Err, nil
 	}
 	return nil, nil, res.Err
+}
+
+// stagedPlan lists what staging/volumes/vol-VV holds of a plan: every entry
+// but the volume's staged review, which belongs to the review step.
+func (e *Env) stagedPlan(v int) ([]string, error) {
+	ents, err := e.Root.ReadDir(layout.StagingVolumeDir(v))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ent := range ents {
+		rel := layout.StagingVolumeDir(v) + "/" + ent.Name()
+		if rel != layout.StagingVolumeReview(v) {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
 }
 
 // wholeSeconds is the elapsed time in whole seconds (0 with a fixed clock).

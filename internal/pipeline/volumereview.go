@@ -21,8 +21,10 @@ type ReviewOutcome struct {
 // commits is kept; otherwise the packet (with its write-boundary snapshot)
 // is written, the executor runs, novel-commit volume-review --dry-run
 // checks what it staged, and a failed attempt is retried once; then the
-// review is committed (VOL_PLANNING for volume v+1).
-func (e *Env) Review(v int, agentCmd string) (*ReviewOutcome, error) {
+// review is committed (VOL_PLANNING for volume v+1). A staged review that
+// does not commit (the author's) stops the run and stays as it is unless
+// redo sets it aside first (staged.go).
+func (e *Env) Review(v int, agentCmd string, redo bool) (*ReviewOutcome, error) {
 	vv := layout.PadVol(v)
 	label := "[第" + vv + "卷] review"
 	out := &ReviewOutcome{Volume: v, Action: "reused", Review: layout.VolumeReview(v)}
@@ -37,7 +39,17 @@ func (e *Env) Review(v int, agentCmd string) (*ReviewOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if failure != nil {
+	write := failure != nil
+	if (write || redo) && e.Root.Exists(layout.StagingVolumeReview(v)) {
+		if !redo {
+			return nil, e.keepStaged(label, layout.StagingVolumeReview(v), failure)
+		}
+		if err := e.redoAside(label, []string{layout.StagingVolumeReview(v)}); err != nil {
+			return nil, err
+		}
+		write = true
+	}
+	if write {
 		out.Action = "written"
 		if failure, err = e.writeReview(v, agentCmd, label, check); err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -89,6 +90,18 @@ func (r *Root) List(rel, suffix string, dirs bool) ([]string, error) {
 		out = append(out, rel+"/"+name)
 	}
 	return out, nil
+}
+
+// Unused returns prefix-N for the smallest N ≥ 1 that names nothing in
+// the project yet: a fresh folder to set files aside in, so nothing set
+// aside earlier is ever overwritten.
+func (r *Root) Unused(prefix string) (string, error) {
+	for n := 1; ; n++ {
+		rel := prefix + "-" + strconv.Itoa(n)
+		if there, err := r.Lexists(rel); err != nil || !there {
+			return rel, err
+		}
+	}
 }
 
 // Lexists reports whether the project path rel exists, without following

@@ -94,14 +94,9 @@ func Prepare(root *project.Root, stage string, replace bool, now string, next fu
 // asides lists the committed files that differ from their staged
 // replacement and where each is kept.
 func asides(root *project.Root, stage string, dests []journal.Dest) ([]journal.Move, error) {
-	dir := ""
-	for n := 1; dir == ""; n++ {
-		d := ReplacedDir + "/setup-" + stage + "-" + strconv.Itoa(n)
-		if there, err := root.Lexists(d); err != nil {
-			return nil, err
-		} else if !there {
-			dir = d
-		}
+	dir, err := root.Unused(ReplacedDir + "/setup-" + stage)
+	if err != nil {
+		return nil, err
 	}
 	out := []journal.Move{}
 	for _, d := range dests {

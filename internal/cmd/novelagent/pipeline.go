@@ -168,6 +168,7 @@ type volumeCmd struct {
 	// settings.json volume_plan_approval is "auto".
 	Approve   bool   `help:"Commit the plan once it validates (make … APPROVE=1); without it the run stops with E_AWAITING_APPROVAL unless settings.json volume_plan_approval is \"auto\"."`
 	Direction string `help:"The author's direction for the planner (author_direction in the plan and contracts packets)." placeholder:"TEXT"`
+	Redo      bool   `help:"A staged plan that does not validate (the author's edit, or a failed run's) moves to staging/replaced/redo-N/ and the planner is asked again (make … REDO=1); without it the run stops and the plan stays as it is."`
 }
 
 func (c *volumeCmd) Run(ctx *cli.Context) error {
@@ -184,7 +185,7 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o, err := e.VolumeWith(v, pipeline.VolumeOptions{Agent: c.Agent, Direction: c.Direction, Approve: c.Approve})
+	o, err := e.VolumeWith(v, pipeline.VolumeOptions{Agent: c.Agent, Direction: c.Direction, Approve: c.Approve, Redo: c.Redo})
 	if err != nil {
 		return err
 	}
@@ -195,6 +196,7 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 type startCmd struct {
 	Agent string `help:"Executor command; run as AGENT PACKET_PATH in the project root (required unless --plan)."`
 	Plan  bool   `help:"Read-only: print the commands the helper runs (make -n)."`
+	Redo  bool   `help:"Staged outputs that do not validate (the author's, or a failed run's) move to staging/replaced/redo-N/ and the model is asked again (make … REDO=1); without it they stop the run and stay as they are."`
 }
 
 func (c *startCmd) Run(ctx *cli.Context) error {
@@ -210,7 +212,7 @@ func (c *startCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o, err := e.Start(c.Agent)
+	o, err := e.Start(c.Agent, c.Redo)
 	if err != nil {
 		return err
 	}
@@ -221,6 +223,7 @@ func (c *startCmd) Run(ctx *cli.Context) error {
 type reviewCmd struct {
 	Volume int    `name:"volume" type:"volume" required:"" help:"The volume to review (the current volume, in VOL_REVIEW)." placeholder:"VV"`
 	Agent  string `required:"" help:"Executor command; run as AGENT PACKET_PATH in the project root."`
+	Redo   bool   `help:"A staged review that does not validate (the author's, or a failed run's) moves to staging/replaced/redo-N/ and the model writes it again (make … REDO=1); without it the run stops and the review stays as it is."`
 }
 
 func (c *reviewCmd) Run(ctx *cli.Context) error {
@@ -228,7 +231,7 @@ func (c *reviewCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o, err := e.Review(c.Volume, c.Agent)
+	o, err := e.Review(c.Volume, c.Agent, c.Redo)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ type grammar struct {
 	Protagonist       string `help:"Who the protagonist is." placeholder:"S"`
 	Conflict          string `help:"The core conflict." placeholder:"S"`
 	ChaptersPerVolume int    `help:"Chapters per volume (1..1000)." placeholder:"N"`
-	WordsPerChapter   int    `help:"Target words (字) per chapter (500..20000)." placeholder:"N"`
+	WordsPerChapter   int    `help:"Target words (字) per chapter: at least the platform's words_min (general 2000; a platform-profile.json already in DIR may lower it), at most 20000." placeholder:"N"`
 	Language          string `help:"Message language of the suite for this project: zh (default) or en." placeholder:"zh|en"`
 }
 
@@ -66,6 +66,17 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	}
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return errs.Newf(errs.Usage, "%s 不是目录", "%s is not a directory", c.Dir).With("dir", dir)
+	}
+	// The length floor may come from a platform-profile.json already in
+	// the folder; checked before anything (the folder included) is created.
+	var existing *project.Root
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		if existing, err = project.New(dir); err != nil {
+			return err
+		}
+	}
+	if err := o.CheckFloor(existing); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errs.Newf(errs.IO, "无法创建目录 %s：%v", "cannot create directory %s: %v", dir, err).With("dir", dir)
