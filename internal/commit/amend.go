@@ -166,8 +166,8 @@ func PrepareAmend(env Env, c int) (*AmendJournal, error) {
 				"finish it with make -f pipeline.mk chapter, or run novel-step abandon --chapter "+strconv.Itoa(cp.Inflight))
 	}
 	if _, err := Check(root); err != nil {
-		if e := errs.As(err); e != nil {
-			e.Hint("修订前状态必须与 changelog 一致：先检查并运行 novel-commit rebuild", "the state must match the changelog before an amend: check it, then run novel-commit rebuild")
+		if e := errs.As(err); e != nil && e.Code == errs.State {
+			e.Hint("修订前状态必须与 changelog 一致。"+e.HintZh, "the state must match the changelog before an amend. "+e.HintEn)
 		}
 		return nil, err
 	}

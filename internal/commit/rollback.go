@@ -144,8 +144,7 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	// replay to c would silently drop whatever made them differ.
 	if _, err := Check(root); err != nil {
 		if e := errs.As(err); e != nil && e.Code == errs.State {
-			e.Hint("回滚前状态必须与 changelog 一致：检查差异，确认后运行 novel-commit rebuild，再回滚",
-				"the state must match its changelog before a rollback: inspect the difference, run novel-commit rebuild if it is right, then roll back")
+			e.Hint("回滚前状态必须与 changelog 一致。"+e.HintZh, "the state must match its changelog before a rollback. "+e.HintEn)
 		}
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 		})
 		return nil
 	}
-	s, err := ctx.Settings()
+	_, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}
@@ -122,23 +122,27 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 	if err := commit.PendingCommitError(root, "重建", "rebuild"); err != nil {
 		return err
 	}
+	if err := commit.PendingAmendError(root); err != nil {
+		return err
+	}
 	release, err := lock.Guard(root, ctx.Getenv, 0, s.LockStaleMinutes)
 	if err != nil {
 		return err
 	}
 	defer release()
-	data, res, err := commit.Replay(root, 0)
+	res, err := commit.Rebuild(root, now)
 	if err != nil {
 		return err
 	}
-	cur, _ := root.ReadFile(layout.CurrentState)
-	res.Matches = string(cur) == string(data)
-	if !res.Matches {
-		if err := root.WriteFile(layout.CurrentState, data); err != nil {
-			return err
+	ctx.Result(res, func() string {
+		if !res.Written {
+			return "ok: state matches the changelog replay (state_version " + strconv.Itoa(res.StateVersion) + ")"
 		}
-		res.Written = true
-	}
-	ctx.Result(res, func() string { return "rebuilt state_version " + strconv.Itoa(res.StateVersion) })
+		line := "rebuilt state_version " + strconv.Itoa(res.StateVersion)
+		if len(res.Backups) > 0 {
+			line += "; old file kept as " + strings.Join(res.Backups, ", ")
+		}
+		return line
+	})
 	return nil
 }
