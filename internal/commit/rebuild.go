@@ -188,7 +188,7 @@ func Restorable(root *project.Root) bool {
 func trust(root *project.Root, b *replayBase, entries []entry, cur, rebuilt []byte) error {
 	var curState map[string]any
 	parses := cur != nil && json.Unmarshal(cur, &curState) == nil && curState != nil
-	if !b.found && (cur != nil && (!parses || !emptyState(curState))) {
+	if !b.found && (cur != nil && (!parses || !stateops.IsEmpty(curState))) {
 		e := refuse("没有 %s，而 %s 不是空状态：重放会从空状态开始，丢掉其中的内容", "%s is missing while %s is not empty: the replay would start from the empty state and lose its contents",
 			layout.Baseline, layout.CurrentState).With("file", layout.Baseline)
 		if parses {
@@ -264,19 +264,6 @@ func gapErr(want int, e entry, prev int) error {
 		layout.Changelog, e.Chapter, e.BaseStateVersion, prev).With("file", layout.Changelog).With("chapter", e.Chapter).
 		Hint("版本链断开，说明有提交记录丢失或被改动：从你自己的副本恢复 state/changelog.jsonl；状态文件本身保持不变",
 			"the version chain is broken, so a commit line was lost or changed: restore state/changelog.jsonl from your own copy; leave the state file as it is")
-}
-
-// emptyState: nothing committed and no entity in any group.
-func emptyState(st map[string]any) bool {
-	if v, _ := jsonio.Int(st["state_version"]); v > 0 {
-		return false
-	}
-	for _, g := range stateops.Groups {
-		if m, ok := st[g].(map[string]any); ok && len(m) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // Rebuild rewrites state/current-state.json from the baseline and the

@@ -25,6 +25,20 @@ func Empty() map[string]any {
 	return st
 }
 
+// IsEmpty reports a state with nothing committed (state_version 0) and
+// no entity in any group: what a replay without a baseline starts from.
+func IsEmpty(st map[string]any) bool {
+	if v, _ := jsonio.Int(st["state_version"]); v > 0 {
+		return false
+	}
+	for _, g := range Groups {
+		if m, ok := st[g].(map[string]any); ok && len(m) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Normalize fills the groups and the derived list a state must have; it
 // returns warnings for values it had to replace.
 func Normalize(st map[string]any) []string {
