@@ -113,8 +113,8 @@ func fileSize(root *project.Root, rel string) (int64, error) {
 // CLI's and the plugin's chapter line, which is the committed delta as it
 // was (no state_version: it produced base_state_version+1, and Foreign is
 // set); and the plugin's per-op notes such as
-// {"chapter","op":"canon_upgrade",…}, which carry no ops array and are not
-// commits (Commit false).
+// {"chapter","op":"canon_upgrade",…}, which carry neither ops nor a
+// state_version and are not commits (Commit false).
 type entry struct {
 	Chapter          int
 	StateVersion     int
@@ -142,10 +142,13 @@ func parseEntry(ln []byte) (entry, error) {
 		e.Chapter = *raw.Chapter
 	}
 	e.StorylineID = raw.StorylineID
-	if raw.Ops == nil || raw.Chapter == nil {
+	if raw.Chapter == nil || (raw.Ops == nil && raw.StateVersion == nil) {
 		return e, nil // a note line (plugin canon_upgrade), not a commit
 	}
-	e.Commit, e.Ops = true, *raw.Ops
+	e.Commit = true
+	if raw.Ops != nil {
+		e.Ops = *raw.Ops
+	}
 	switch {
 	case raw.StateVersion != nil:
 		e.StateVersion = *raw.StateVersion

@@ -426,8 +426,7 @@ func scanChangelog(data []byte, c, base int) (cut int64, lastBefore map[string]i
 		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
 			next = off + i + 1
 		}
-		var rl rawLine
-		if json.Unmarshal(bytes.TrimSpace(data[off:next]), &rl) == nil {
+		if rl, err := parseEntry(bytes.TrimSpace(data[off:next])); err == nil && rl.Commit {
 			switch {
 			case rl.StateVersion > base && rl.Chapter >= c:
 				if !found {
