@@ -178,6 +178,17 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	}
 	j.Volume = vol
 	j.Plan = rollbackPlan(j)
+	// Every path is resolved before the journal is written, so a refusal
+	// leaves nothing behind (SPEC §22.1).
+	if err := checkMoves(root, "rollback_step", RStepMove, j.Moves); err != nil {
+		return nil, err
+	}
+	if err := checkMoves(root, "rollback_step", RStepMemory, j.MemoryMoves); err != nil {
+		return nil, err
+	}
+	if err := checkPlanPaths(root, "rollback_step", j.Plan); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 
