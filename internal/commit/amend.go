@@ -142,6 +142,10 @@ func LoadAmendJournal(root *project.Root, c int) (*AmendJournal, error) {
 	if err := journal.Read(root, AmendJournalPath(c), "修订日志", "amend journal", &j); err != nil {
 		return nil, err
 	}
+	if j.Chapter != c || len(j.Plan) == 0 {
+		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是第 %d 章的修订日志", "%s is not the amend journal of chapter %d", AmendJournalPath(c), c).
+			With("file", AmendJournalPath(c)), AmendJournalPath(c), "修订日志", "amend journal")
+	}
 	return &j, nil
 }
 

@@ -120,8 +120,8 @@ func LoadRollbackJournal(root *project.Root) (*RollbackJournal, error) {
 		return nil, err
 	}
 	if j.To < 1 || len(j.Plan) == 0 || j.State == nil {
-		return nil, errs.Newf(errs.Schema, "%s 不是有效的回滚日志", "%s is not a valid rollback journal", layout.RollbackJournal).
-			With("file", layout.RollbackJournal)
+		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是有效的回滚日志", "%s is not a valid rollback journal", layout.RollbackJournal).
+			With("file", layout.RollbackJournal), layout.RollbackJournal, "回滚日志", "rollback journal")
 	}
 	return &j, nil
 }

@@ -67,8 +67,8 @@ func LoadJournal(root *project.Root, c int) (*Journal, error) {
 		return nil, err
 	}
 	if j.Chapter != c || len(j.Plan) == 0 {
-		return nil, errs.Newf(errs.Schema, "%s 不是第 %d 章的提交日志", "%s is not the commit journal of chapter %d", layout.CommitJournal(c), c).
-			With("file", layout.CommitJournal(c))
+		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是第 %d 章的提交日志", "%s is not the commit journal of chapter %d", layout.CommitJournal(c), c).
+			With("file", layout.CommitJournal(c)), layout.CommitJournal(c), "提交日志", "commit journal")
 	}
 	return &j, nil
 }
