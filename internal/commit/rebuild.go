@@ -10,6 +10,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
@@ -26,6 +27,9 @@ type RebuildResult struct {
 	Written         bool   `json:"written"`
 	// Backups are the replaced files, kept under state/backups/.
 	Backups []string `json:"backups,omitempty"`
+	// ForeshadowRestored: foreshadowing/global.json (missing or not
+	// parsing) was rebuilt from the changelog's foreshadow ops.
+	ForeshadowRestored bool `json:"foreshadow_restored,omitempty"`
 }
 
 // replayBase is where a replay starts: state/baseline.json, or the empty
@@ -161,22 +165,27 @@ func Check(root *project.Root) (*RebuildResult, error) {
 		"after checking the difference, run novel-commit rebuild (without --check) to rewrite the state from the changelog; the old file is kept under state/backups/")
 }
 
-// Restorable reports whether `novel-commit rebuild` would be allowed to
-// rewrite the state now (status uses it to decide whether to offer it).
-func Restorable(root *project.Root) bool {
+// RestoreRefusal says whether `novel-commit rebuild` would restore rel
+// (state/current-state.json or foreshadowing/global.json) now: nil when
+// it would, else its refusal (status offers rebuild only on nil).
+func RestoreRefusal(root *project.Root, rel string) error {
 	b, entries, err := replayInputs(root)
 	if err != nil {
-		return false
+		return err
+	}
+	if rel == layout.GlobalForeshadow {
+		_, err := foreshadowFromLog(root, entries)
+		return err
 	}
 	rebuilt, _, err := replay(b, entries, 0)
 	if err != nil {
-		return false
+		return err
 	}
 	cur, err := readIfExists(root, layout.CurrentState)
 	if err != nil {
-		return false
+		return err
 	}
-	return trust(root, b, entries, cur, rebuilt) == nil
+	return trust(root, b, entries, cur, rebuilt)
 }
 
 // trust refuses (E_STATE, exit 1) a replay that would lose data (SPEC
@@ -282,25 +291,138 @@ func Rebuild(root *project.Root, now string) (*RebuildResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if bytes.Equal(cur, data) {
-		res.Matches = true
-		return res, nil
+	res.Matches = bytes.Equal(cur, data)
+	if !res.Matches {
+		if err := trust(root, b, entries, cur, data); err != nil {
+			return nil, err
+		}
 	}
-	if err := trust(root, b, entries, cur, data); err != nil {
+	fsOld, fsNew, err := foreshadowRestore(root, entries)
+	if err != nil {
 		return nil, err
 	}
-	if cur != nil {
-		kept, err := keepBackup(root, layout.CurrentState, cur, now)
-		if err != nil {
+	if !res.Matches {
+		if err := replaceKept(root, res, layout.CurrentState, cur, data, now); err != nil {
 			return nil, err
+		}
+	}
+	if fsNew != nil {
+		if err := replaceKept(root, res, layout.GlobalForeshadow, fsOld, fsNew, now); err != nil {
+			return nil, err
+		}
+		res.ForeshadowRestored = true
+	}
+	return res, nil
+}
+
+// replaceKept writes data over rel, keeping its old bytes (when there
+// were any) under state/backups/ first.
+func replaceKept(root *project.Root, res *RebuildResult, rel string, old, data []byte, now string) error {
+	if old != nil {
+		kept, err := keepBackup(root, rel, old, now)
+		if err != nil {
+			return err
 		}
 		res.Backups = append(res.Backups, kept)
 	}
-	if err := root.WriteFile(layout.CurrentState, data); err != nil {
-		return nil, err
+	if err := root.WriteFile(rel, data); err != nil {
+		return err
 	}
 	res.Written = true
-	return res, nil
+	return nil
+}
+
+// foreshadowRestore decides whether rebuild restores
+// foreshadowing/global.json from the changelog's foreshadow ops: only when
+// the file does not parse, or is missing although some commit planted
+// something (a file that parses is the author's and is left alone). It
+// returns the old bytes (nil when missing) and the restored ones (nil:
+// nothing to do); a changelog that does not hold every committed chapter
+// from chapter 1 on cannot restore it (E_STATE).
+func foreshadowRestore(root *project.Root, entries []entry) (old, restored []byte, err error) {
+	if old, err = readIfExists(root, layout.GlobalForeshadow); err != nil {
+		return nil, nil, err
+	}
+	if old != nil {
+		if _, perr := foreshadow.Parse(old, layout.GlobalForeshadow); perr == nil {
+			return old, nil, nil
+		}
+	} else if !hasForeshadowOps(entries) {
+		return nil, nil, nil
+	}
+	data, err := foreshadowFromLog(root, entries)
+	if err != nil {
+		return nil, nil, err
+	}
+	return old, data, nil
+}
+
+func hasForeshadowOps(entries []entry) bool {
+	for _, e := range entries {
+		if e.Commit && len(foreshadowOps(e.Ops)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func foreshadowOps(ops []json.RawMessage) []json.RawMessage {
+	var out []json.RawMessage
+	for _, raw := range ops {
+		var head struct {
+			Op string `json:"op"`
+		}
+		if json.Unmarshal(raw, &head) == nil && head.Op == string(stateops.Foreshadow) {
+			out = append(out, raw)
+		}
+	}
+	return out
+}
+
+// foreshadowFromLog merges every commit line's foreshadow ops in order
+// into an empty fact layer, as the commits did. The lines must hold each
+// committed chapter from 1 on: an item planted by a chapter without a
+// line would be lost.
+func foreshadowFromLog(root *project.Root, entries []entry) ([]byte, error) {
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	want := 1
+	for _, e := range entries {
+		if !e.Commit {
+			continue
+		}
+		if e.Chapter != want {
+			break
+		}
+		want++
+	}
+	if want <= cp.LastCompleted {
+		return nil, refuse("%s 无法从 %s 恢复：没有第 %d 章的提交记录", "%s cannot be restored from %s: it has no commit line for chapter %d",
+			layout.GlobalForeshadow, layout.Changelog, want).With("file", layout.GlobalForeshadow).With("missing_chapter", want).
+			Hint("从你自己的副本恢复 foreshadowing/global.json", "restore foreshadowing/global.json from your own copy")
+	}
+	gf := &foreshadow.File{Rel: layout.GlobalForeshadow, Items: []foreshadow.Item{}}
+	items := gf.Items
+	for _, e := range entries {
+		ops := foreshadowOps(e.Ops)
+		if !e.Commit || len(ops) == 0 {
+			continue
+		}
+		vol, _ := volumeOf(root, e.Chapter, cp.CurrentVolume)
+		plan, err := foreshadow.LoadPlan(root, vol)
+		if err != nil {
+			return nil, err
+		}
+		// Ops another tool committed unvalidated drop here as they did there.
+		items, _ = foreshadow.Merge(items, plan, foreshadow.ParseOps(ops), e.Chapter, e.StorylineID)
+	}
+	data, err := gf.Encode(items)
+	if err != nil {
+		return nil, errs.Newf(errs.IO, "无法编码 %s：%v", "cannot encode %s: %v", layout.GlobalForeshadow, err)
+	}
+	return data, nil
 }
 
 // BackupDir keeps every file a repair replaced (rebuild).
