@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/checkpoint"
@@ -232,13 +233,37 @@ func rollbackStateAndLog(root *project.Root, j *RollbackJournal) (map[string][]i
 // folder, and lists its revision files to mark rejected.
 func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]string) error {
 	c, last, out := j.To, j.From, &j.Output
+	// An imported chapter's text is the author's manuscript, not a product
+	// of its backfill commit: it stays in chapters/, so the rollback undoes
+	// the backfill and `make … backfill` can redo it (field trial F27).
+	imported := map[int]bool{}
+	if root.Exists(layout.ImportLog) {
+		list, err := ImportedChapters(root)
+		if err != nil {
+			return err
+		}
+		for _, k := range list {
+			imported[k] = true
+		}
+	}
+	var kept []string
 	for k := c; k <= last; k++ {
-		for _, rel := range []string{layout.Chapter(k), layout.Summary(k), layout.Eval(k), layout.Crossref(k),
-			layout.ChapterLog(k), layout.LogicReview(k)} {
+		files := []string{layout.Chapter(k), layout.Summary(k), layout.Eval(k), layout.Crossref(k), layout.ChapterLog(k), layout.LogicReview(k)}
+		if imported[k] {
+			files = files[1:]
+			kept = append(kept, strconv.Itoa(k))
+		}
+		for _, rel := range files {
 			if root.Exists(rel) {
 				j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
 			}
 		}
+	}
+
+	if len(kept) > 0 {
+		list := strings.Join(kept, ", ")
+		out.Warnings = append(out.Warnings, "导入的第 "+list+" 章正文保留在 chapters/，运行 make -f pipeline.mk backfill 重新回填 / the imported text of chapters "+
+			list+" stays in chapters/; run make -f pipeline.mk backfill to commit it again")
 	}
 
 	// Audit reports (and the continuity-auditor's reviews) of windows
