@@ -19,7 +19,7 @@ type grammar struct {
 	cli.Globals `embed:""`
 
 	Chapter      chapterCmd      `cmd:"" default:"withargs" help:"Commit chapter C (novel-commit --chapter C [--dry-run])."`
-	Rebuild      rebuildCmd      `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
+	Rebuild      rebuildCmd      `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares. Refuses (E_STATE) a replay that cannot be trusted; a replaced file is kept under state/backups/."`
 	Rollback     rollbackCmd     `cmd:"" help:"Undo the committed chapters ≥ C (--to C): move their files to staging/rolled-back/, replay the state to C−1, restore memories and foreshadowing (journaled, SPEC §8.4)."`
 	Amend        amendCmd        `cmd:"" help:"Replace committed chapter C's summary, changelog line and (when C is its storyline's newest) memory with the re-summarized edited text, then rebuild state and foreshadowing (journaled, SPEC §23)."`
 	Backfill     backfillCmd     `cmd:"" help:"Commit the summary, state, memory and foreshadowing of imported chapter C (logs/import.json) as it is: no judge, no gate (journaled, SPEC §23)."`
