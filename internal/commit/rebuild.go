@@ -124,7 +124,7 @@ func replay(b *replayBase, entries []entry, until int) ([]byte, *RebuildResult, 
 
 // Check compares the rebuilt state with the file: nil when equal, else
 // E_STATE naming the first differing path. Its hint offers
-// `novel-commit rebuild` only when the rebuild would be allowed (Trust);
+// `novel-commit rebuild` only when the rebuild would be allowed (trust);
 // otherwise it says why not and what to do instead.
 func Check(root *project.Root) (*RebuildResult, error) {
 	b, entries, err := replayInputs(root)
@@ -211,7 +211,7 @@ func trust(root *project.Root, b *replayBase, entries []entry, cur, rebuilt []by
 	if err != nil {
 		return err
 	}
-	want, prev := b.chapter+1, b.version
+	want, prev, lines := b.chapter+1, b.version, 0
 	for _, e := range entries {
 		if !e.Commit || e.StateVersion <= b.version {
 			continue
@@ -219,7 +219,7 @@ func trust(root *project.Root, b *replayBase, entries []entry, cur, rebuilt []by
 		if e.Chapter != want || e.BaseStateVersion != prev {
 			return gapErr(want, e, prev)
 		}
-		want, prev = want+1, e.StateVersion
+		want, prev, lines = want+1, e.StateVersion, lines+1
 	}
 	if want <= cp.LastCompleted {
 		return refuse("%s 缺少第 %d–%d 章的提交记录（基线之后已提交到第 %d 章）", "%s has no commit line for chapters %d–%d (chapters up to %d are committed after the baseline)",
@@ -227,7 +227,7 @@ func trust(root *project.Root, b *replayBase, entries []entry, cur, rebuilt []by
 			Hint("重放会丢掉这些章节的状态：从你自己的副本恢复 state/changelog.jsonl；状态文件本身保持不变",
 				"the replay would lose those chapters' state: restore state/changelog.jsonl from your own copy; leave the state file as it is")
 	}
-	if want-1 > cp.LastCompleted {
+	if lines > 0 && want-1 > cp.LastCompleted {
 		return refuse("%s 有第 %d 章的提交记录，但 last_completed_chapter 是 %d", "%s has a commit line for chapter %d but last_completed_chapter is %d",
 			layout.Changelog, want-1, cp.LastCompleted).With("file", layout.Changelog).
 			Hint("先用 novel status 查看是否有未完成的提交或回滚并完成它", "check novel status for an unfinished commit or rollback and finish it first")
