@@ -79,7 +79,10 @@ type AmendOutput struct {
 	StateVersion   int                `json:"state_version"`
 	Replaced       []string           `json:"replaced"`
 	BackupDir      string             `json:"backup_dir"`
-	Warnings       []string           `json:"warnings"`
+	// StateKept: the chapter was committed by another tool and its state
+	// is part of state/baseline.json; state and changelog are unchanged.
+	StateKept bool     `json:"state_kept,omitempty"`
+	Warnings  []string `json:"warnings"`
 }
 
 // AmendDryRun is what `amend --dry-run` prints.
@@ -103,9 +106,13 @@ type AmendJournal struct {
 	State          []Replace          `json:"state"`
 	Foreshadow     []Replace          `json:"foreshadow"`
 	Unknown        []Replace          `json:"unknown_entities"`
-	Output         AmendOutput        `json:"output"`
-	work           map[string][]byte  // work-dir file → bytes (fresh only)
-	cpBytes        checkpoint.Snapshot
+	// StateKept: c's state is part of the baseline (another tool
+	// committed it); KeepDelta is where the unapplied delta is kept.
+	StateKept bool              `json:"state_kept,omitempty"`
+	KeepDelta string            `json:"keep_delta,omitempty"`
+	Output    AmendOutput       `json:"output"`
+	work      map[string][]byte // work-dir file → bytes (fresh only)
+	cpBytes   checkpoint.Snapshot
 }
 
 // Read is the checkpoint as PrepareAmend read it.
@@ -135,6 +142,10 @@ func LoadAmendJournal(root *project.Root, c int) (*AmendJournal, error) {
 	if err := journal.Read(root, AmendJournalPath(c), "修订日志", "amend journal", &j); err != nil {
 		return nil, err
 	}
+	if j.Chapter != c || len(j.Plan) == 0 {
+		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是第 %d 章的修订日志", "%s is not the amend journal of chapter %d", AmendJournalPath(c), c).
+			With("file", AmendJournalPath(c)), AmendJournalPath(c), "修订日志", "amend journal")
+	}
 	return &j, nil
 }
 
@@ -142,6 +153,9 @@ func LoadAmendJournal(root *project.Root, c int) (*AmendJournal, error) {
 type amendLine struct {
 	raw  []byte
 	line Line
+	// commit is false for a note line (the plugin's canon_upgrade), which
+	// is kept as it is and never replayed.
+	commit bool
 }
 
 // PrepareAmend checks the amend of committed chapter c (SPEC §23) and
@@ -166,12 +180,12 @@ func PrepareAmend(env Env, c int) (*AmendJournal, error) {
 				"finish it with make -f pipeline.mk chapter, or run novel-step abandon --chapter "+strconv.Itoa(cp.Inflight))
 	}
 	if _, err := Check(root); err != nil {
-		if e := errs.As(err); e != nil {
-			e.Hint("修订前状态必须与 changelog 一致：先检查并运行 novel-commit rebuild", "the state must match the changelog before an amend: check it, then run novel-commit rebuild")
+		if e := errs.As(err); e != nil && e.Code == errs.State {
+			e.Hint("修订前状态必须与 changelog 一致。"+e.HintZh, "the state must match the changelog before an amend. "+e.HintEn)
 		}
 		return nil, err
 	}
-	lines, idx, err := amendLines(root, c)
+	lines, idx, inBaseline, err := amendLines(root, c)
 	if err != nil {
 		return nil, err
 	}
@@ -186,17 +200,34 @@ func PrepareAmend(env Env, c int) (*AmendJournal, error) {
 	}
 	j := &AmendJournal{JournalVersion: 1, Chapter: c, AmendedAt: env.Now, StorylineID: old.StorylineID, cpBytes: cpBytes, work: map[string][]byte{}}
 	j.Output = AmendOutput{Chapter: c, StorylineID: old.StorylineID, WordCount: textmeasure.WordCount(text), Warnings: []string{}, LaterDropped: []LaterDrop{}}
-	if err := amendState(root, j, lines, idx, delta); err != nil {
-		return nil, err
-	}
-	if err := amendForeshadow(root, j, lines[idx:], cp.CurrentVolume); err != nil {
-		return nil, err
+	backup := amendedDir(root, c)
+	j.Output.BackupDir = backup
+	if inBaseline {
+		// Another tool committed c and its state changes are part of
+		// state/baseline.json: the state before c is not recorded anywhere,
+		// so the new ops cannot be replayed. The text products are amended;
+		// the state, changelog and foreshadowing stay, and the new delta is
+		// kept with the backups for the author to apply by hand.
+		j.StateKept, j.KeepDelta = true, backup+"/"+layout.StagingDelta(c)
+		j.Output.StateKept, j.Output.DroppedOps = true, []stateops.Dropped{}
+		j.Output.StateVersion = baseVersion(root)
+		if last := lastVersion(lines); last > j.Output.StateVersion {
+			j.Output.StateVersion = last
+		}
+		j.Output.Warnings = append(j.Output.Warnings, "第 "+strconv.Itoa(c)+" 章由其他工具提交，它的状态变化已包含在 "+layout.Baseline+
+			" 中，无法重放：状态、changelog 与伏笔保持不变，新 delta 的操作未应用（保存在 "+j.KeepDelta+"）/ chapter "+strconv.Itoa(c)+
+			" was committed by another tool and its state changes are part of "+layout.Baseline+", so they cannot be replayed: the state, changelog and foreshadowing are kept and the new delta's ops are not applied (kept as "+j.KeepDelta+")")
+	} else {
+		if err := amendState(root, j, lines, idx, delta); err != nil {
+			return nil, err
+		}
+		if err := amendForeshadow(root, j, lines[idx:], cp.CurrentVolume); err != nil {
+			return nil, err
+		}
 	}
 	if err := amendUnknown(root, j, delta); err != nil {
 		return nil, err
 	}
-	backup := amendedDir(root, c)
-	j.Output.BackupDir = backup
 	if err := amendChapterLog(root, j); err != nil {
 		return nil, err
 	}
@@ -219,33 +250,50 @@ func PrepareAmend(env Env, c int) (*AmendJournal, error) {
 	return j, nil
 }
 
-// amendLines reads the changelog and finds chapter c's line after the
-// baseline; a chapter without one (imported, or from before the suite)
-// cannot be amended.
-func amendLines(root *project.Root, c int) ([]amendLine, int, error) {
+// amendLines reads the changelog and finds chapter c's commit line, in
+// any of the shapes rebuild reads (SPEC §22.1): after the baseline
+// (inBaseline false), or else the line of a chapter another tool
+// committed whose state the baseline already holds (inBaseline true). A
+// chapter without either (imported, not backfilled) cannot be amended.
+func amendLines(root *project.Root, c int) (lines []amendLine, idx int, inBaseline bool, err error) {
 	data, err := readIfExists(root, layout.Changelog)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	base := baseVersion(root)
-	var lines []amendLine
-	idx := -1
+	idx, before := -1, -1
 	for _, ln := range splitLines(data) {
+		e, err := parseEntry(ln)
+		if err != nil {
+			return nil, 0, false, err
+		}
 		var l Line
 		if err := jsonio.Decode(ln, layout.Changelog, &l); err != nil {
-			return nil, 0, err // Check already parsed every line
+			return nil, 0, false, err // parseEntry already read it
 		}
-		if l.StateVersion > base && l.Chapter == c && idx < 0 {
-			idx = len(lines)
+		if e.Commit {
+			l.StateVersion, l.BaseStateVersion = e.StateVersion, e.BaseStateVersion
+			if e.Chapter == c && e.StateVersion > base && idx < 0 {
+				idx = len(lines)
+			}
+			if e.Chapter == c && e.StateVersion <= base {
+				before = len(lines)
+			}
 		}
-		lines = append(lines, amendLine{raw: ln, line: l})
+		lines = append(lines, amendLine{raw: ln, line: l, commit: e.Commit})
 	}
-	if idx < 0 {
-		return nil, 0, errs.Newf(errs.State, "%s 中没有第 %d 章的提交记录，不能修订", "%s has no commit line for chapter %d; it cannot be amended", layout.Changelog, c).
-			With("file", layout.Changelog).With("chapter", c).WithExit(errs.ExitFailed).
-			Hint("导入的章节先运行 make -f pipeline.mk backfill", "for imported chapters run make -f pipeline.mk backfill first")
+	switch {
+	case idx >= 0:
+		return lines, idx, false, nil
+	case before >= 0:
+		return lines, before, true, nil
 	}
-	return lines, idx, nil
+	hz, he := "导入的章节先运行 make -f pipeline.mk backfill", "for imported chapters run make -f pipeline.mk backfill first"
+	if !root.Exists(layout.ImportLog) {
+		hz, he = "该章没有任何工具留下的提交记录，修订无法确定它的故事线和状态：直接编辑 summaries/ 中的摘要", "no tool left a commit line for it, so an amend cannot tell its storyline or state: edit its summary in summaries/ by hand"
+	}
+	return nil, 0, false, errs.Newf(errs.State, "%s 中没有第 %d 章的提交记录，不能修订", "%s has no commit line for chapter %d; it cannot be amended", layout.Changelog, c).
+		With("file", layout.Changelog).With("chapter", c).WithExit(errs.ExitFailed).Hint(hz, he)
 }
 
 // amendProducts validates the summarizer's staging products for c: the
@@ -312,6 +360,9 @@ func amendState(root *project.Root, j *AmendJournal, lines []amendLine, idx int,
 		CommittedAt: j.AmendedAt, Ops: res.AppliedRaw(), Dropped: dropped}
 	lines[idx].raw = nil
 	for i := idx + 1; i < len(lines); i++ {
+		if !lines[i].commit {
+			continue
+		}
 		l := &lines[i].line
 		var valid []stateops.Op
 		for _, raw := range l.Ops {
@@ -531,8 +582,16 @@ func amendPlan(j *AmendJournal) []journal.PlanStep {
 		{Name: AStepState, Writes: tos(j.State)},
 		{Name: AStepForeshadow, Writes: tos(j.Foreshadow)},
 		{Name: AStepUnknownEntities, Writes: tos(j.Unknown)},
-		{Name: AStepCleanup, Writes: []string{"staging/…/chapter-" + layout.Pad(j.Chapter) + "*", AmendJournalPath(j.Chapter)}},
+		{Name: AStepCleanup, Writes: cleanupWrites(j)},
 	}
+}
+
+func cleanupWrites(j *AmendJournal) []string {
+	w := []string{"staging/…/chapter-" + layout.Pad(j.Chapter) + "*", AmendJournalPath(j.Chapter)}
+	if j.KeepDelta != "" {
+		w = append(w, j.KeepDelta)
+	}
+	return w
 }
 
 // ExecuteAmend writes the work files and the journal (fresh amends) and
@@ -605,6 +664,15 @@ func replaceFiles(root *project.Root, g []Replace) error {
 func amendCleanup(root *project.Root, j *AmendJournal) error {
 	c := j.Chapter
 	snap := layout.Snapshot(c, stepid.Summarize) // the amend packet's write-boundary snapshot
+	if j.KeepDelta != "" {
+		if there, err := root.Lexists(layout.StagingDelta(c)); err != nil {
+			return err
+		} else if there {
+			if err := root.Move(layout.StagingDelta(c), j.KeepDelta); err != nil {
+				return err
+			}
+		}
+	}
 	for _, rel := range []string{layout.StagingDelta(c), layout.Packet(c, AmendStage), snap, snap + ".end"} {
 		if err := root.Remove(rel); err != nil {
 			return err
@@ -637,13 +705,14 @@ func MemoryBefore(root *project.Root, id string, c int) (string, error) {
 	return "", nil
 }
 
-// ChapterLine returns committed chapter c's changelog line after the
-// baseline (nil when it has none: imported or from before the suite).
+// ChapterLine returns committed chapter c's changelog line (after the
+// baseline, or the line of another tool's commit the baseline holds; nil
+// when it has none: imported, not backfilled).
 func ChapterLine(root *project.Root, c int) (*Line, error) {
 	if !root.Exists(layout.Changelog) {
 		return nil, nil
 	}
-	lines, idx, err := amendLines(root, c)
+	lines, idx, _, err := amendLines(root, c)
 	if err != nil {
 		if errs.Is(err, errs.State) {
 			return nil, nil
@@ -665,4 +734,15 @@ func PendingAmendError(root *project.Root) error {
 	return errs.Newf(errs.State, "第 %d 章的修订尚未完成（%s）", "the amend of chapter %d is unfinished (%s)", c, AmendJournalPath(c)).
 		With("journal", AmendJournalPath(c)).WithExit(errs.ExitFailed).
 		Hint("先运行 novel-commit amend --chapter "+n+" 完成它", "run novel-commit amend --chapter "+n+" first to finish it")
+}
+
+// lastVersion is the state_version of the newest commit line.
+func lastVersion(lines []amendLine) int {
+	v := 0
+	for _, l := range lines {
+		if l.commit {
+			v = max(v, l.line.StateVersion)
+		}
+	}
+	return v
 }

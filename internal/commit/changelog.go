@@ -107,3 +107,81 @@ func fileSize(root *project.Root, rel string) (int64, error) {
 	}
 	return st.Size(), nil
 }
+
+// entry is one changelog line as replay reads it. Three shapes are met
+// (SPEC §22.1): the suite's own line (state_version set); the TypeScript
+// CLI's and the plugin's chapter line, which is the committed delta as it
+// was (no state_version: it produced base_state_version+1, and Foreign is
+// set); and the plugin's per-op notes such as
+// {"chapter","op":"canon_upgrade",…}, which carry neither ops nor a
+// state_version and are not commits (Commit false).
+type entry struct {
+	Chapter          int
+	StateVersion     int
+	BaseStateVersion int
+	StorylineID      string
+	Ops              []json.RawMessage
+	Foreign          bool
+	Commit           bool
+}
+
+// parseEntry reads one changelog line in any of the shapes above.
+func parseEntry(ln []byte) (entry, error) {
+	var raw struct {
+		Chapter          *int               `json:"chapter"`
+		StateVersion     *int               `json:"state_version"`
+		BaseStateVersion *int               `json:"base_state_version"`
+		StorylineID      string             `json:"storyline_id"`
+		Ops              *[]json.RawMessage `json:"ops"`
+	}
+	if err := jsonio.Decode(ln, layout.Changelog, &raw); err != nil {
+		return entry{}, err
+	}
+	var e entry
+	if raw.Chapter != nil {
+		e.Chapter = *raw.Chapter
+	}
+	e.StorylineID = raw.StorylineID
+	if raw.Chapter == nil || (raw.Ops == nil && raw.StateVersion == nil) {
+		return e, nil // a note line (plugin canon_upgrade), not a commit
+	}
+	e.Commit = true
+	if raw.Ops != nil {
+		e.Ops = *raw.Ops
+	}
+	switch {
+	case raw.StateVersion != nil:
+		e.StateVersion = *raw.StateVersion
+		if raw.BaseStateVersion != nil {
+			e.BaseStateVersion = *raw.BaseStateVersion
+		} else {
+			e.BaseStateVersion = e.StateVersion - 1
+		}
+	case raw.BaseStateVersion != nil:
+		e.Foreign = true
+		e.BaseStateVersion, e.StateVersion = *raw.BaseStateVersion, *raw.BaseStateVersion+1
+	default:
+		// Neither version: it cannot be placed in the chain, so it only
+		// ever counts as history from before any baseline.
+		e.Foreign, e.StateVersion, e.BaseStateVersion = true, -1, -1
+	}
+	return e, nil
+}
+
+// readEntries parses the changelog; a line that does not parse is
+// E_INVALID_JSON naming its number.
+func readEntries(data []byte) ([]entry, error) {
+	lines := splitLines(data)
+	out := make([]entry, 0, len(lines))
+	for i, ln := range lines {
+		e, err := parseEntry(ln)
+		if err != nil {
+			ee := errs.Coerce(err)
+			return nil, errs.Newf(errs.InvalidJSON, "%s 第 %d 行无法解析：%s", "%s line %d does not parse: %s", layout.Changelog, i+1, ee.En0()).
+				With("file", layout.Changelog).With("line", i+1).
+				Hint("修复或删除该行（先备份），再运行 novel-commit rebuild --check", "fix or remove that line (back it up first), then run novel-commit rebuild --check")
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

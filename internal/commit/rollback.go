@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/checkpoint"
@@ -120,8 +121,8 @@ func LoadRollbackJournal(root *project.Root) (*RollbackJournal, error) {
 		return nil, err
 	}
 	if j.To < 1 || len(j.Plan) == 0 || j.State == nil {
-		return nil, errs.Newf(errs.Schema, "%s 不是有效的回滚日志", "%s is not a valid rollback journal", layout.RollbackJournal).
-			With("file", layout.RollbackJournal)
+		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是有效的回滚日志", "%s is not a valid rollback journal", layout.RollbackJournal).
+			With("file", layout.RollbackJournal), layout.RollbackJournal, "回滚日志", "rollback journal")
 	}
 	return &j, nil
 }
@@ -144,8 +145,7 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	// replay to c would silently drop whatever made them differ.
 	if _, err := Check(root); err != nil {
 		if e := errs.As(err); e != nil && e.Code == errs.State {
-			e.Hint("回滚前状态必须与 changelog 一致：检查差异，确认后运行 novel-commit rebuild，再回滚",
-				"the state must match its changelog before a rollback: inspect the difference, run novel-commit rebuild if it is right, then roll back")
+			e.Hint("回滚前状态必须与 changelog 一致。"+e.HintZh, "the state must match its changelog before a rollback. "+e.HintEn)
 		}
 		return nil, err
 	}
@@ -179,6 +179,17 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	}
 	j.Volume = vol
 	j.Plan = rollbackPlan(j)
+	// Every path is resolved before the journal is written, so a refusal
+	// leaves nothing behind (SPEC §22.1).
+	if err := checkMoves(root, "rollback_step", RStepMove, j.Moves); err != nil {
+		return nil, err
+	}
+	if err := checkMoves(root, "rollback_step", RStepMemory, j.MemoryMoves); err != nil {
+		return nil, err
+	}
+	if err := checkPlanPaths(root, "rollback_step", j.Plan); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 
@@ -222,13 +233,37 @@ func rollbackStateAndLog(root *project.Root, j *RollbackJournal) (map[string][]i
 // folder, and lists its revision files to mark rejected.
 func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]string) error {
 	c, last, out := j.To, j.From, &j.Output
+	// An imported chapter's text is the author's manuscript, not a product
+	// of its backfill commit: it stays in chapters/, so the rollback undoes
+	// the backfill and `make … backfill` can redo it (field trial F27).
+	imported := map[int]bool{}
+	if root.Exists(layout.ImportLog) {
+		list, err := ImportedChapters(root)
+		if err != nil {
+			return err
+		}
+		for _, k := range list {
+			imported[k] = true
+		}
+	}
+	var kept []string
 	for k := c; k <= last; k++ {
-		for _, rel := range []string{layout.Chapter(k), layout.Summary(k), layout.Eval(k), layout.Crossref(k),
-			layout.ChapterLog(k), layout.LogicReview(k)} {
+		files := []string{layout.Chapter(k), layout.Summary(k), layout.Eval(k), layout.Crossref(k), layout.ChapterLog(k), layout.LogicReview(k)}
+		if imported[k] {
+			files = files[1:]
+			kept = append(kept, strconv.Itoa(k))
+		}
+		for _, rel := range files {
 			if root.Exists(rel) {
 				j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
 			}
 		}
+	}
+
+	if len(kept) > 0 {
+		list := strings.Join(kept, ", ")
+		out.Warnings = append(out.Warnings, "导入的第 "+list+" 章正文保留在 chapters/，运行 make -f pipeline.mk backfill 重新回填 / the imported text of chapters "+
+			list+" stays in chapters/; run make -f pipeline.mk backfill to commit it again")
 	}
 
 	// Audit reports (and the continuity-auditor's reviews) of windows
@@ -427,8 +462,7 @@ func scanChangelog(data []byte, c, base int) (cut int64, lastBefore map[string]i
 		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
 			next = off + i + 1
 		}
-		var rl rawLine
-		if json.Unmarshal(bytes.TrimSpace(data[off:next]), &rl) == nil {
+		if rl, err := parseEntry(bytes.TrimSpace(data[off:next])); err == nil && rl.Commit {
 			switch {
 			case rl.StateVersion > base && rl.Chapter >= c:
 				if !found {

@@ -67,8 +67,8 @@ func LoadJournal(root *project.Root, c int) (*Journal, error) {
 		return nil, err
 	}
 	if j.Chapter != c || len(j.Plan) == 0 {
-		return nil, errs.Newf(errs.Schema, "%s 不是第 %d 章的提交日志", "%s is not the commit journal of chapter %d", layout.CommitJournal(c), c).
-			With("file", layout.CommitJournal(c))
+		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是第 %d 章的提交日志", "%s is not the commit journal of chapter %d", layout.CommitJournal(c), c).
+			With("file", layout.CommitJournal(c)), layout.CommitJournal(c), "提交日志", "commit journal")
 	}
 	return &j, nil
 }
@@ -181,7 +181,7 @@ func stepMove(root *project.Root, j *Journal) error {
 func changedErr(rel string) error {
 	return errs.Newf(errs.State, "%s 在提交过程中被改动过，与提交日志不符", "%s was changed during the commit and no longer matches the commit journal", rel).
 		With("file", rel).WithExit(errs.ExitFailed).
-		Hint("从备份恢复该文件后重新运行 novel-commit；或用 novel-commit rebuild 重建状态", "restore the file and run novel-commit again, or rebuild the state with novel-commit rebuild")
+		Hint("把该文件改回提交前的内容后重新运行同一条命令；novel-commit rebuild --check 会说明能否从 changelog 重建状态", "put the file back as it was and run the same command again; novel-commit rebuild --check says whether the changelog can rebuild the state")
 }
 
 func stepState(root *project.Root, j *Journal) error {

@@ -1,10 +1,14 @@
 package journal
 
 import (
+	"bytes"
+	"encoding/json"
 	"hash/crc32"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -108,13 +112,63 @@ func (t Tx) Run(root *project.Root, doc any, fresh bool, crash func(string), ste
 
 // Read decodes the journal rel into v; an unreadable or malformed one is
 // reported as damaged (whatZh/whatEn name it: 提交日志, commit journal),
-// with a hint to inspect it or restore it from a backup.
+// see Damaged.
 func Read(root *project.Root, rel, whatZh, whatEn string, v any) error {
 	err := root.ReadJSON(rel, v)
-	if e := errs.As(err); e != nil {
-		e.Hint(whatZh+"损坏：检查 "+rel+"，必要时从备份恢复", "the "+whatEn+" is damaged: inspect "+rel+" and restore from a backup if needed")
+	if e := errs.As(err); e != nil && e.Code != errs.Path {
+		Damaged(root, e, rel, whatZh, whatEn)
 	}
 	return err
+}
+
+// Damaged turns e into the report of a journal that cannot be used: it
+// names the transaction, the files the journal records as far as its
+// bytes can be read (details.touched), and the manual way out. Journals
+// are written atomically and no copy of them is kept, so there is no
+// backup to point at.
+func Damaged(root *project.Root, e *errs.Error, rel, whatZh, whatEn string) *errs.Error {
+	touched := []string{}
+	if data, err := root.ReadFile(rel); err == nil {
+		touched = recordedPaths(data)
+	}
+	list := strings.Join(touched, "、")
+	listEn := strings.Join(touched, ", ")
+	if len(touched) == 0 {
+		list, listEn = "（读不出）", "(none readable)"
+	}
+	return e.With("journal", rel).With("transaction", whatEn).With("touched", touched).WithExit(errs.ExitFailed).Hint(
+		whatZh+" "+rel+" 无法使用，没有备份可恢复。它记录的文件："+list+"。对照这些文件：若都还是该操作开始前的样子，删除 "+rel+
+			" 后重新运行同一条命令；若已有部分改动，把它们改回原样（或按记录完成剩下的改动）后再删除 "+rel+"，并用 novel-commit rebuild --check 确认状态与 changelog 一致",
+		"the "+whatEn+" "+rel+" cannot be used and no backup of it exists. The files it records: "+listEn+". Compare them: if none has changed since the operation started, delete "+rel+
+			" and run the same command again; if some have, put them back (or finish the recorded changes by hand), then delete "+rel+" and confirm with novel-commit rebuild --check that the state matches the changelog")
+}
+
+// recordedPaths collects the project paths a damaged journal still shows:
+// every string token up to the first syntax error that looks like a
+// relative file path, in order, once each.
+func recordedPaths(data []byte) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		s, ok := tok.(string)
+		if !ok || seen[s] || !looksLikePath(s) {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+}
+
+func looksLikePath(s string) bool {
+	if !strings.Contains(s, "/") || strings.HasPrefix(s, "/") || strings.ContainsAny(s, " \t\n…*") || len(s) > 300 {
+		return false
+	}
+	return path.Ext(s) != "" || strings.HasSuffix(s, "/")
 }
 
 // RemoveTemps deletes the jsonio temp files (.NAME.tmp-*) left beside
@@ -178,7 +232,7 @@ func (a Append) Replay(root *project.Root) error {
 	if st.Size() < size {
 		return errs.Newf(errs.State, "%s 比提交日志记录的更短（%d < %d 字节），可能被改动过", "%s is shorter than the commit journal recorded (%d < %d bytes); it was changed",
 			rel, st.Size(), size).With("file", rel).WithExit(errs.ExitFailed).
-			Hint("从备份恢复该文件后重新运行 novel-commit", "restore the file from a backup and run novel-commit again")
+			Hint("把该文件改回提交前的内容（至少 "+strconv.FormatInt(size, 10)+" 字节）后重新运行同一条命令", "put the file back as it was before (at least "+strconv.FormatInt(size, 10)+" bytes) and run the same command again")
 	}
 	if err := f.Truncate(size); err != nil {
 		return errs.AccessFailed(rel, err)

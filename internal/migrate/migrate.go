@@ -7,6 +7,7 @@
 package migrate
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -27,6 +28,8 @@ import (
 const (
 	MissingState       = "missing_state"
 	StateGroups        = "state_groups"
+	StateLayout        = "state_layout"
+	WriteBaseline      = "write_baseline"
 	InferLastCompleted = "infer_last_completed"
 	AdoptVolumePlan    = "adopt_volume_plan"
 	QuickStartStep     = "quick_start_step"
@@ -75,6 +78,7 @@ type Journal struct {
 	Plan           []journal.PlanStep `json:"plan"`
 	State          *string            `json:"state"`
 	Settings       *string            `json:"settings"`
+	Baseline       *string            `json:"baseline,omitempty"`
 	SetCheckpoint  map[string]any     `json:"set_checkpoint"`
 	DropCheckpoint []string           `json:"drop_checkpoint"`
 	Result         Result             `json:"result"`
@@ -198,7 +202,7 @@ func (j *Journal) state(root *project.Root) error {
 		j.add(MissingState, Apply, layout.CurrentState, "缺少状态文件，创建空状态（state_version 0）", "the state file is missing; the empty state (state_version 0) is created")
 		return nil
 	}
-	if root.Exists(layout.Changelog) || root.Exists(layout.Baseline) {
+	if root.Exists(layout.Baseline) {
 		return nil // committed through the suite: rebuild --check is the authority
 	}
 	data, err := root.ReadFile(layout.CurrentState)
@@ -218,17 +222,43 @@ func (j *Journal) state(root *project.Root) error {
 			}
 		}
 	}
-	if len(missing) == 0 {
-		return nil // only its layout differs: not worth a rewrite
-	}
 	out, err := jsonio.Marshal(st)
 	if err != nil {
 		return err
 	}
-	s := string(out)
-	j.State = &s
-	j.add(StateGroups, Apply, layout.CurrentState, "状态文件补齐缺少的分组（"+strings.Join(missing, "、")+"）并按规范格式写出，内容不变",
-		"the state gets the groups it lacks ("+strings.Join(missing, ", ")+") and is written canonically; no value changes")
+	// A state with content and no baseline (every plugin or TypeScript-CLI
+	// project, the suite's own before chapter 1) gets the state as found
+	// as its baseline, so rebuild and rollback start from it instead of
+	// from the empty state, and the other tools' changelog lines (already
+	// in it) are not replayed again. The state is then written canonically
+	// too, so rebuild --check holds right away.
+	baseline := !stateops.IsEmpty(st)
+	switch {
+	case len(missing) > 0:
+		j.add(StateGroups, Apply, layout.CurrentState, "状态文件补齐缺少的分组（"+strings.Join(missing, "、")+"）并按规范格式写出，内容不变",
+			"the state gets the groups it lacks ("+strings.Join(missing, ", ")+") and is written canonically; no value changes")
+	case baseline && !bytes.Equal(data, out):
+		j.add(StateLayout, Apply, layout.CurrentState, "状态文件按规范格式写出（与基线逐字节一致），内容不变",
+			"the state is written canonically (byte for byte its baseline); no value changes")
+	default:
+		out = nil // only its layout differs and no baseline needs it: not worth a rewrite
+	}
+	if out != nil {
+		s := string(out)
+		j.State = &s
+	}
+	if baseline {
+		b, err := jsonio.Marshal(st)
+		if err != nil {
+			return err
+		}
+		s := string(b)
+		j.Baseline = &s
+		v, _ := jsonio.Int(st["state_version"])
+		c, _ := jsonio.Int(st["last_updated_chapter"])
+		j.add(WriteBaseline, Apply, layout.Baseline, "没有 state/baseline.json：把现在的状态（state_version "+strconv.Itoa(v)+"，第 "+strconv.Itoa(c)+" 章）记为基线，rebuild 与 rollback 从它开始",
+			"there is no state/baseline.json: the state as found (state_version "+strconv.Itoa(v)+", chapter "+strconv.Itoa(c)+") becomes the baseline that rebuild and rollback start from")
+	}
 	return nil
 }
 
@@ -404,6 +434,9 @@ func plan(j *Journal) []journal.PlanStep {
 	if j.Settings != nil {
 		settingsW = []string{layout.Settings}
 	}
+	if j.Baseline != nil {
+		stateW = append(stateW, layout.Baseline)
+	}
 	if len(j.SetCheckpoint)+len(j.DropCheckpoint) > 0 {
 		cpW = []string{layout.Checkpoint}
 	}
@@ -421,10 +454,15 @@ func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*R
 	tx := journal.Tx{File: JournalPath, Key: "migrate_step", Resume: "novel migrate", Temps: []string{layout.CurrentState, layout.Settings, layout.Checkpoint}}
 	err := tx.Run(root, j, fresh, crash, []journal.Step{
 		{Name: StepState, Run: func() error {
-			if j.State == nil {
-				return nil
+			if j.State != nil {
+				if err := root.WriteFile(layout.CurrentState, []byte(*j.State)); err != nil {
+					return err
+				}
 			}
-			return root.WriteFile(layout.CurrentState, []byte(*j.State))
+			if j.Baseline != nil {
+				return root.WriteFile(layout.Baseline, []byte(*j.Baseline))
+			}
+			return nil
 		}},
 		{Name: StepSettings, Run: func() error {
 			if j.Settings == nil {

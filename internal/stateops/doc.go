@@ -25,6 +25,20 @@ func Empty() map[string]any {
 	return st
 }
 
+// IsEmpty reports a state with nothing committed (state_version 0) and
+// no entity in any group: what a replay without a baseline starts from.
+func IsEmpty(st map[string]any) bool {
+	if v, _ := jsonio.Int(st["state_version"]); v > 0 {
+		return false
+	}
+	for _, g := range Groups {
+		if m, ok := st[g].(map[string]any); ok && len(m) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Normalize fills the groups and the derived list a state must have; it
 // returns warnings for values it had to replace.
 func Normalize(st map[string]any) []string {
@@ -62,7 +76,7 @@ func DecodeState(data []byte, rel string) (map[string]any, []string, error) {
 	st, ok := v.(map[string]any)
 	if !ok {
 		return nil, nil, errs.Newf(errs.Schema, "%s 必须是 JSON 对象，实际为 %s", "%s must be a JSON object, not %s", rel, jsonio.TypeName(v)).
-			With("file", rel).Hint("恢复状态文件，或用 novel-commit rebuild 从 changelog 重建", "restore the state file, or rebuild it with novel-commit rebuild")
+			With("file", rel).Hint("恢复状态文件；novel-commit rebuild --check 会说明能否从 changelog 重建它", "restore the state file; novel-commit rebuild --check says whether the changelog can rebuild it")
 	}
 	if _, err := versionOf(st, rel); err != nil {
 		return nil, nil, err
@@ -76,7 +90,7 @@ func versionOf(st map[string]any, rel string) (int, error) {
 	if !ok || !isInt || n < 0 {
 		return 0, errs.Newf(errs.Schema, "%s 的 state_version 必须是 ≥ 0 的整数", "%s: state_version must be an integer ≥ 0", rel).
 			With("file", rel).With("field", "state_version").
-			Hint("修正 state_version，或用 novel-commit rebuild 重建状态", "fix state_version, or rebuild the state with novel-commit rebuild")
+			Hint("修正 state_version；novel-commit rebuild --check 会说明能否从 changelog 重建状态", "fix state_version; novel-commit rebuild --check says whether the changelog can rebuild the state")
 	}
 	return n, nil
 }

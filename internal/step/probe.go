@@ -118,7 +118,7 @@ func StateVersion(root *project.Root) (int, error) {
 	if err != nil || n < 0 {
 		return 0, errs.Newf(errs.Schema, "%s 的 state_version 必须是 ≥ 0 的整数", "%s: state_version must be an integer ≥ 0", rel).
 			With("file", rel).With("field", "state_version").
-			Hint("用 novel-commit rebuild 从变更日志重建状态文件", "rebuild the state file with novel-commit rebuild")
+			Hint("修正 state_version；novel-commit rebuild --check 会说明能否从变更日志重建状态文件", "fix state_version; novel-commit rebuild --check says whether the changelog can rebuild the state file")
 	}
 	return n, nil
 }

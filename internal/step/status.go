@@ -41,6 +41,8 @@ type StatusView struct {
 	PendingRevisions []PendingView         `json:"pending_revisions"`
 	LastError        *checkpoint.LastError `json:"last_error"`
 	Counts           Counts                `json:"counts"`
+	// DamagedFiles: a state or foreshadowing file that does not parse.
+	DamagedFiles []DamagedFile `json:"damaged_files,omitempty"`
 
 	lang string
 }
@@ -77,6 +79,7 @@ func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) 
 		return nil, err
 	}
 	v.Counts.StagingFiles = len(files)
+	v.DamagedFiles = damagedFiles(root, s.Language)
 	return v, nil
 }
 
@@ -124,6 +127,9 @@ func (v *StatusView) Text() string {
 		fmt.Fprintf(&b, pick(en, "锁：%s%s\n", "lock: %s%s\n"), holder, stale)
 	} else {
 		b.WriteString(pick(en, "锁：空闲\n", "lock: free\n"))
+	}
+	for _, d := range v.DamagedFiles {
+		fmt.Fprintf(&b, pick(en, "文件损坏：%s（%s）→ %s\n", "damaged file: %s (%s) → %s\n"), d.File, d.Code, d.Fix)
 	}
 	for _, p := range v.PendingRevisions {
 		fmt.Fprintf(&b, pick(en, "待处理修订：第 %d 章（%s）%s\n", "pending revision: chapter %d (%s) %s\n"), p.Chapter, p.TriggeredBy, p.File)

@@ -48,6 +48,10 @@ func (a *amendCmd) Run(ctx *cli.Context) error {
 			return commit.ExecuteAmend(env, j, fresh)
 		},
 		text: func(out *commit.AmendOutput) string {
+			if out.StateKept {
+				return "第 " + strconv.Itoa(out.Chapter) + " 章已修订（" + strconv.Itoa(out.WordCount) + " 字）；该章由其他工具提交，状态已在基线中，保持不变（新 delta 保存在 " +
+					out.BackupDir + "/），state_version " + strconv.Itoa(out.StateVersion)
+			}
 			return "第 " + strconv.Itoa(out.Chapter) + " 章已修订（" + strconv.Itoa(out.WordCount) + " 字），后续章节丢弃 " +
 				strconv.Itoa(len(out.LaterDropped)) + " 个不再适用的操作，state_version " + strconv.Itoa(out.StateVersion)
 		},

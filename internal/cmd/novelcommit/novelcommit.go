@@ -21,7 +21,7 @@ type grammar struct {
 	cli.Globals `embed:""`
 
 	Chapter      chapterCmd      `cmd:"" default:"withargs" help:"Commit chapter C (novel-commit --chapter C [--dry-run])."`
-	Rebuild      rebuildCmd      `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares."`
+	Rebuild      rebuildCmd      `cmd:"" help:"Replay state/changelog.jsonl from state/baseline.json; --check only compares. Refuses (E_STATE) a replay that cannot be trusted; a replaced file is kept under state/backups/."`
 	Rollback     rollbackCmd     `cmd:"" help:"Undo the committed chapters ≥ C (--to C): move their files to staging/rolled-back/, replay the state to C−1, restore memories and foreshadowing (journaled, SPEC §8.4)."`
 	Amend        amendCmd        `cmd:"" help:"Replace committed chapter C's summary, changelog line and (when C is its storyline's newest) memory with the re-summarized edited text, then rebuild state and foreshadowing (journaled, SPEC §23)."`
 	Backfill     backfillCmd     `cmd:"" help:"Commit the summary, state, memory and foreshadowing of imported chapter C (logs/import.json) as it is: no judge, no gate (journaled, SPEC §23)."`
@@ -126,7 +126,7 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 		})
 		return nil
 	}
-	s, err := ctx.Settings()
+	_, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}
@@ -136,23 +136,27 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 	if err := commit.PendingCommitError(root, "重建", "rebuild"); err != nil {
 		return err
 	}
+	if err := commit.PendingAmendError(root); err != nil {
+		return err
+	}
 	release, err := lock.Guard(root, ctx.Getenv, 0, s.LockStaleMinutes)
 	if err != nil {
 		return err
 	}
 	defer release()
-	data, res, err := commit.Replay(root, 0)
+	res, err := commit.Rebuild(root, now)
 	if err != nil {
 		return err
 	}
-	cur, _ := root.ReadFile(layout.CurrentState)
-	res.Matches = string(cur) == string(data)
-	if !res.Matches {
-		if err := root.WriteFile(layout.CurrentState, data); err != nil {
-			return err
+	ctx.Result(res, func() string {
+		if !res.Written {
+			return "ok: state matches the changelog replay (state_version " + strconv.Itoa(res.StateVersion) + ")"
 		}
-		res.Written = true
-	}
-	ctx.Result(res, func() string { return "rebuilt state_version " + strconv.Itoa(res.StateVersion) })
+		line := "rebuilt state_version " + strconv.Itoa(res.StateVersion)
+		if len(res.Backups) > 0 {
+			line += "; old file kept as " + strings.Join(res.Backups, ", ")
+		}
+		return line
+	})
 	return nil
 }
