@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"strconv"
 	"unicode"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -18,9 +19,11 @@ type Request struct {
 	Agent     string
 	Model     string
 	MaxTokens int
-	Stream    bool
-	JSON      bool // response_format json_object is in the body
-	Body      map[string]any
+	// Limit is the model's documented output limit (0: not known).
+	Limit  int
+	Stream bool
+	JSON   bool // response_format json_object is in the body
+	Body   map[string]any
 }
 
 func (r *Request) clone() *Request {
@@ -103,6 +106,7 @@ func (o *OpenAI) Params(p *Packet) settings.RoleParams {
 		if r.MaxTokens > 0 {
 			d.MaxTokens = r.MaxTokens
 		}
+		d.Thinking = r.Thinking
 	}
 	return d
 }
@@ -140,14 +144,47 @@ func (o *OpenAI) Request(p *Packet, msgs []Message) (*Request, error) {
 		r.Body["response_format"] = map[string]any{"type": "json_object"}
 		r.JSON = true
 	}
+	o.applyProfile(p, r, params)
 	maps.Copy(r.Body, o.LLM.ExtraBody)
 	if n, ok := jsonio.Int(r.Body["max_tokens"]); ok {
 		r.MaxTokens = n
 	}
+	if capped, limit := o.Profile.CapMaxTokens(model, r.MaxTokens); capped != r.MaxTokens {
+		// Requests never ask for more than the provider accepts
+		// (deepseek-chat answers HTTP 400 above 8192).
+		o.note("cap:"+model, "提示：模型 "+model+" 的输出上限是 "+strconv.Itoa(limit)+"，max_tokens 从 "+strconv.Itoa(r.MaxTokens)+" 降为 "+strconv.Itoa(limit),
+			"note: the output limit of "+model+" is "+strconv.Itoa(limit)+"; max_tokens lowered from "+strconv.Itoa(r.MaxTokens)+" to "+strconv.Itoa(limit))
+		r.MaxTokens = capped
+		r.Body["max_tokens"] = capped
+	}
+	_, r.Limit = o.Profile.CapMaxTokens(model, r.MaxTokens)
 	if b, ok := r.Body["stream"].(bool); ok {
 		r.Stream = b
 	}
 	return r, nil
+}
+
+// applyProfile sets what the provider profile decides for this request
+// (SPEC §26): the thinking switch of llm.roles.{role}.thinking, and the
+// fixed temperature of a model that accepts no other (with a note).
+func (o *OpenAI) applyProfile(p *Packet, r *Request, params settings.RoleParams) {
+	thinkingOn := params.Thinking != "off"
+	if params.Thinking != "" {
+		sw := o.Profile.ThinkingSwitch(r.Model, thinkingOn)
+		if sw == nil {
+			o.note("thinking:"+r.Model, "提示：服务 "+o.Profile.Name+" 的模型 "+r.Model+" 没有可用的思考开关，llm.roles."+p.Agent.Name+".thinking 未生效（可换用对应模型，或在 llm.extra_body 中设置）",
+				"note: provider "+o.Profile.Name+" has no thinking switch for "+r.Model+"; llm.roles."+p.Agent.Name+".thinking has no effect (pick the matching model, or set it in llm.extra_body)")
+		}
+		maps.Copy(r.Body, sw)
+	}
+	if t, fixed := o.Profile.FixedTemperature(r.Model, thinkingOn); fixed {
+		if cur, ok := r.Body["temperature"].(float64); !ok || cur != t {
+			ts := strconv.FormatFloat(t, 'f', -1, 64)
+			o.note("temp:"+r.Model+ts, "提示：模型 "+r.Model+" 只接受 temperature "+ts+"，已改用该值",
+				"note: "+r.Model+" accepts only temperature "+ts+"; that value is sent")
+			r.Body["temperature"] = t
+		}
+	}
 }
 
 // EstimateTokens estimates the prompt tokens of messages with DeepSeek's

@@ -249,6 +249,11 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 		lastErr = failure
 		e.cleanup(pk, pre)
 		fmt.Fprintf(e.Stderr, "[第%s章] %s ✗ 第 %d 次尝试失败 / attempt %d failed: %s\n", layout.Pad(c), label(st.Stage, role), attempt, attempt, failure.Message("zh"))
+		if failure.Details["content_filter"] == true {
+			// A content-filter refusal answers the content, not chance:
+			// the same packet would be refused again (SPEC §26).
+			break
+		}
 	}
 	if pre != "" {
 		e.remove(pre)
