@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"sort"
 	"strconv"
 	"unicode"
 
@@ -228,4 +229,37 @@ func (o *OpenAI) Plan(p *Packet) (*DryRun, error) {
 		return nil, err
 	}
 	return &DryRun{Messages: msgs, Request: raw, EstimatedTokens: EstimateTokens(msgs)}, nil
+}
+
+// Roles are the agent roles a real model plays, in pipeline order.
+var Roles = []string{stepid.PlotArchitect, stepid.WorldBuilder, stepid.CharacterWeaver, stepid.StyleAnalyzer,
+	stepid.ChapterWriter, stepid.Summarizer, stepid.StyleRefiner, stepid.QualityJudge, stepid.LogicReviewer, stepid.ContinuityAuditor}
+
+// RoleModel is the model a role's requests name (NOVEL_LLM_MODEL_<AGENT>,
+// then llm.roles.{role}.model, then NOVEL_LLM_MODEL); the secondary judge
+// may name another.
+func (o *OpenAI) RoleModel(role, mode string) string {
+	def := o.Model
+	if r, ok := o.LLM.Roles[role]; ok && r.Model != "" {
+		def = r.Model
+	}
+	return ModelFor(o.Getenv, role, mode, def)
+}
+
+// Models are the distinct models the roles use, sorted ("" left out).
+func (o *OpenAI) Models() []string {
+	set := map[string]bool{}
+	for _, r := range Roles {
+		for _, mode := range []string{"", stepid.RoleSecondary} {
+			if m := o.RoleModel(r, mode); m != "" {
+				set[m] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for m := range set {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
 }
