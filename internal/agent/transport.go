@@ -29,6 +29,7 @@ type response struct {
 	Reasoning string
 	Finish    string
 	Usage     *usageFields
+	Streamed  bool // the answer came as server-sent events
 }
 
 // usageFields are the usage object of OpenAI-compatible servers, with
@@ -245,7 +246,7 @@ func (o *OpenAI) readStream(resp *http.Response, req *Request, url string, idle 
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 32<<20)
 	var content, reasoning strings.Builder
-	out := &response{}
+	out := &response{Streamed: true}
 	done := false
 	for sc.Scan() {
 		idle.Reset(idleDur)

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -125,6 +126,18 @@ type Script struct {
 	// <think> in content for Ollama) and DeepSeek's prompt cache.
 	Reasoning string `json:"reasoning"`
 	CacheHit  int    `json:"cache_hit"`
+	// APIKey, when set, is the one key accepted: any other is HTTP 401
+	// "Authentication Fails, Your api key: ****xxxx is invalid"
+	// (continuedev/continue#11820, DeepSeek's wording).
+	APIKey string `json:"api_key"`
+	// Models, when set, are the only model names served: any other is
+	// HTTP 400 "Model Not Exist" (ConardLi/easy-dataset#9, DeepSeek).
+	Models []string `json:"models"`
+	// NoStream makes the server ignore "stream": true and answer one JSON
+	// body, as servers that mishandle the stream field do
+	// (sgl-project/mini-sglang#51 with the opposite flag,
+	// UKGovernmentBEIS/inspect_ai#2915).
+	NoStream bool `json:"no_stream"`
 }
 
 // Server is a running fake.
@@ -177,7 +190,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// A request the provider refuses for its parameters never reaches a
 	// model: it does not use up a scripted answer.
-	refused := r.URL.Path == "/v1/chat/completions" && s.refuse(nil, provider, &req)
+	refused := r.URL.Path == "/v1/chat/completions" && (s.gatekeep(nil, r, &req) || s.refuse(nil, provider, &req))
 	var resp *Response
 	if len(s.script.Responses) > 0 && !refused {
 		resp = &s.script.Responses[0]
@@ -191,8 +204,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if refused {
-		s.refuse(w, provider, &req)
+		if !s.gatekeep(w, r, &req) {
+			s.refuse(w, provider, &req)
+		}
 		return
+	}
+	if s.script.NoStream {
+		req.Stream = false
+	}
+	if resp == nil && isProbe(&req) {
+		// novel doctor's connection check: a one-word answer (JSON when
+		// JSON mode is asked for), so every personality can be checked
+		// without a script.
+		resp = &Response{Content: "OK"}
+		if req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object" {
+			resp.Content = `{"ok":true}`
+		}
 	}
 	if resp == nil {
 		content, ok := s.replay(w, &req)
@@ -307,6 +334,43 @@ func (s *Server) refuse(hw http.ResponseWriter, provider string, req *request) b
 		return true
 	}
 	json.NewEncoder(hw).Encode(map[string]any{"error": msg})
+	return true
+}
+
+// ProbeMarker is the text of novel doctor's probe request
+// (internal/doctor asks it); the fake answers it without a script.
+const ProbeMarker = "novel doctor"
+
+func isProbe(req *request) bool {
+	n := len(req.Messages)
+	return n > 0 && strings.Contains(req.Messages[n-1].Content, ProbeMarker)
+}
+
+// gatekeep answers (to w when it is not nil) a wrong key (401) or an
+// unknown model (400) the way DeepSeek does; true when it refuses.
+func (s *Server) gatekeep(w http.ResponseWriter, r *http.Request, req *request) bool {
+	var status int
+	var body map[string]any
+	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	switch {
+	case s.script.APIKey != "" && key != s.script.APIKey:
+		tail := key
+		if len(tail) > 4 {
+			tail = tail[len(tail)-4:]
+		}
+		status, body = http.StatusUnauthorized, map[string]any{"message": "Authentication Fails, Your api key: ****" + tail + " is invalid",
+			"type": "authentication_error", "param": nil, "code": "invalid_request_error"}
+	case len(s.script.Models) > 0 && !slices.Contains(s.script.Models, req.Model):
+		status, body = http.StatusBadRequest, map[string]any{"message": "Model Not Exist", "type": "invalid_request_error", "param": nil, "code": "invalid_request_error"}
+	default:
+		return false
+	}
+	if w == nil {
+		return true
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": body})
 	return true
 }
 
