@@ -38,7 +38,10 @@ func TestDeepSeekCutBundleAskedInTwoParts(t *testing.T) {
 		m := b[i]["messages"].([]any)
 		return m[len(m)-1].(map[string]any)["content"].(string)
 	}
-	if !strings.HasSuffix(last(1), splitBundleA) || !strings.HasSuffix(last(2), splitBundleB) {
+	// one conversation: the second part sees the first part's answer
+	if !strings.HasSuffix(last(1), partAsk([]string{"summary", "memory"}, 0, 0)) ||
+		last(2) != strings.TrimSpace(partAsk([]string{"delta", "crossref", "unknown_entities"}, 0, 0)) ||
+		b[2]["messages"].([]any)[2].(map[string]any)["content"] != `{"summary":"林枫入宗。","memory":"记忆。"}` {
 		t.Fatal("the parts do not say what to answer")
 	}
 	if got := readFile(t, c.root, "staging/summaries/chapter-001-summary.md"); got != "林枫入宗。\n" {
@@ -46,6 +49,36 @@ func TestDeepSeekCutBundleAskedInTwoParts(t *testing.T) {
 	}
 	if got := readFile(t, c.root, "staging/state/chapter-001-delta.json"); !strings.Contains(got, `"base_state_version": 3`) {
 		t.Fatal(got)
+	}
+}
+
+// A volume plan cut at the limit: the plan without contracts, then the
+// contracts of each half of the volume, joined into one plan.
+func TestDeepSeekCutPlanAskedInParts(t *testing.T) {
+	pkt := `{"version":1,"step":"volume:01:plan","chapter":null,"volume":1,"revision_round":0,
+	"agent":{"name":"plot-architect","kind":"agent","mode":"plan"},
+	"manifest":{"inline":{"volume":1,"plan_start_chapter":1,"target_chapters":4,"contracts_in_batches":false},"paths":{}},
+	"expected_outputs":[{"path":"staging/volumes/vol-01/outline.md","required":true,"via":"file"},
+	{"path":"staging/volumes/vol-01/storyline-schedule.json","required":true,"via":"file"},
+	{"path":"staging/volumes/vol-01/foreshadowing.json","required":true,"via":"file"},
+	{"path":"staging/volumes/vol-01/chapter-contracts/chapter-NNN.json","required":false,"via":"file"}]}`
+	c := newClient(t, llmfake.Script{Provider: llmfake.ProviderDeepSeek, Responses: []llmfake.Response{
+		{Content: `{"outline":"# 第一卷`, Finish: "length"},
+		{Content: `{"outline":"# 第一卷\n","storyline_schedule":{},"foreshadowing":{"foreshadowing":[]}}`},
+		{Content: `{"chapter_contracts":[{"chapter":1},{"chapter":2}]}`},
+		{Content: `{"chapter_contracts":[{"chapter":3},{"chapter":4}]}`}}},
+		nil, map[string]string{"NOVEL_LLM_MODEL": "deepseek-chat"})
+	out, err := c.run(t, pkt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Written) != 7 {
+		t.Fatal(out.Written)
+	}
+	b := c.bodies(t)
+	m := b[3]["messages"].([]any)
+	if len(b) != 4 || !strings.Contains(m[len(m)-1].(map[string]any)["content"].(string), "字段：chapter_contracts（第 3–4 章）") {
+		t.Fatalf("%d requests", len(b))
 	}
 }
 

@@ -138,11 +138,16 @@ type Script struct {
 	// (sgl-project/mini-sglang#51 with the opposite flag,
 	// UKGovernmentBEIS/inspect_ai#2915).
 	NoStream bool `json:"no_stream"`
+	// CutOnce names agents whose first replayed answer is cut in the
+	// middle with finish_reason "length", as a model that reaches
+	// max_tokens is (deepseek-chat stops at 8192, its limit).
+	CutOnce []string `json:"cut_once"`
 }
 
 // Server is a running fake.
 type Server struct {
 	script Script
+	cut    map[string]bool // agents whose answer CutOnce already cut
 	log    string
 	mu     sync.Mutex
 	logMu  sync.Mutex // the request log's appends
@@ -227,6 +232,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		resp = &Response{Content: content, Reasoning: s.script.Reasoning, CacheHit: s.script.CacheHit}
+		if m := partRE.FindStringSubmatch(lastMessage(&req)); m != nil {
+			resp.Content = part(content, m)
+		} else if a := agentRE.FindStringSubmatch(req.Messages[1].Content); a != nil && slices.Contains(s.script.CutOnce, a[1]) {
+			s.mu.Lock()
+			if !s.cut[a[1]] {
+				if s.cut == nil {
+					s.cut = map[string]bool{}
+				}
+				s.cut[a[1]] = true
+				rs := []rune(content)
+				resp.Content, resp.Finish = string(rs[:len(rs)*3/5]), "length"
+			}
+			s.mu.Unlock()
+		}
 	}
 	if resp.DelayMS > 0 {
 		time.Sleep(time.Duration(resp.DelayMS) * time.Millisecond)
@@ -335,6 +354,49 @@ func (s *Server) refuse(hw http.ResponseWriter, provider string, req *request) b
 	}
 	json.NewEncoder(hw).Encode(map[string]any{"error": msg})
 	return true
+}
+
+// partRE reads a split re-ask (internal/agent split.go): the fields one
+// part asks for, and for chapter_contracts the chapter range.
+var partRE = regexp.MustCompile(`【分段输出】.*字段：([a-z_、]+)(?:（第 (\d+)–(\d+) 章）)?`)
+
+func lastMessage(req *request) string {
+	if len(req.Messages) == 0 {
+		return ""
+	}
+	return req.Messages[len(req.Messages)-1].Content
+}
+
+// part is the recorded JSON answer reduced to the fields a split re-ask
+// names (contracts to its chapter range), as a model answering in parts.
+func part(recording string, m []string) string {
+	var full map[string]json.RawMessage
+	if json.Unmarshal([]byte(recording), &full) != nil {
+		return recording
+	}
+	first, _ := strconv.Atoi(m[2])
+	last, _ := strconv.Atoi(m[3])
+	out := map[string]json.RawMessage{}
+	for _, f := range strings.Split(m[1], "、") {
+		v, ok := full[f]
+		if !ok {
+			continue
+		}
+		if f == "chapter_contracts" && first > 0 {
+			var list []map[string]any
+			json.Unmarshal(v, &list)
+			var keep []map[string]any
+			for _, c := range list {
+				if n, _ := c["chapter"].(float64); int(n) >= first && int(n) <= last {
+					keep = append(keep, c)
+				}
+			}
+			v, _ = json.Marshal(keep)
+		}
+		out[f] = v
+	}
+	data, _ := json.Marshal(out)
+	return string(data)
 }
 
 // ProbeMarker is the text of novel doctor's probe request
