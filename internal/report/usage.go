@@ -98,6 +98,15 @@ func (r *Report) mainCurrency() string {
 	return best
 }
 
+// headlineCost is the headline's cost, marked "≈" when part of it comes
+// from estimated usage (SPEC §26).
+func (h *Headline) headlineCost() string {
+	if h.EstimatedRequests > 0 && h.Cost != nil {
+		return "≈" + costText(h.Cost)
+	}
+	return costText(h.Cost)
+}
+
 // usageNote is the headline's cost caveat: requests the cost misses, and
 // requests whose usage (so cost) is estimated.
 func (r *Report) usageNote() string {
