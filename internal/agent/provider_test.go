@@ -91,7 +91,7 @@ func TestMaxTokensCappedAtModelLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if b := c.bodies(t); b[0]["max_tokens"] != 8192.0 || len(c.warnings) != 1 ||
-		c.warnings[0] != "note: the output limit of deepseek-chat is 8192; max_tokens lowered from 20000 to 8192" {
+		c.warnings[0] != "the output limit of deepseek-chat is 8192; max_tokens lowered from 20000 to 8192" {
 		t.Fatalf("%v %v", b[0]["max_tokens"], c.warnings)
 	}
 }
@@ -192,7 +192,7 @@ func TestKimiTemperatureAndUsageInChoice(t *testing.T) {
 	}
 	u := c.usages[0]
 	if c.bodies(t)[0]["temperature"] != 1.0 || u.UsageEstimated || u.PromptTokens == nil || *u.PromptTokens != 100 || u.Cost == nil ||
-		len(c.warnings) != 1 || c.warnings[0] != "note: kimi-k2.5 accepts only temperature 1; that value is sent" {
+		len(c.warnings) != 1 || c.warnings[0] != "kimi-k2.5 accepts only temperature 1; that value is sent" {
 		t.Fatalf("%+v %v", u, c.warnings)
 	}
 	// thinking off for the role: {"thinking":{"type":"disabled"}} and 0.6

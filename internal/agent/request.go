@@ -153,8 +153,8 @@ func (o *OpenAI) Request(p *Packet, msgs []Message) (*Request, error) {
 	if capped, limit := o.Profile.CapMaxTokens(model, r.MaxTokens); capped != r.MaxTokens {
 		// Requests never ask for more than the provider accepts
 		// (deepseek-chat answers HTTP 400 above 8192).
-		o.note("cap:"+model, "提示：模型 "+model+" 的输出上限是 "+strconv.Itoa(limit)+"，max_tokens 从 "+strconv.Itoa(r.MaxTokens)+" 降为 "+strconv.Itoa(limit),
-			"note: the output limit of "+model+" is "+strconv.Itoa(limit)+"; max_tokens lowered from "+strconv.Itoa(r.MaxTokens)+" to "+strconv.Itoa(limit))
+		o.note("cap:"+model, "模型 "+model+" 的输出上限是 "+strconv.Itoa(limit)+"，max_tokens 从 "+strconv.Itoa(r.MaxTokens)+" 降为 "+strconv.Itoa(limit),
+			"the output limit of "+model+" is "+strconv.Itoa(limit)+"; max_tokens lowered from "+strconv.Itoa(r.MaxTokens)+" to "+strconv.Itoa(limit))
 		r.MaxTokens = capped
 		r.Body["max_tokens"] = capped
 	}
@@ -173,16 +173,16 @@ func (o *OpenAI) applyProfile(p *Packet, r *Request, params settings.RoleParams)
 	if params.Thinking != "" {
 		sw := o.Profile.ThinkingSwitch(r.Model, thinkingOn)
 		if sw == nil {
-			o.note("thinking:"+r.Model, "提示：服务 "+o.Profile.Name+" 的模型 "+r.Model+" 没有可用的思考开关，llm.roles."+p.Agent.Name+".thinking 未生效（可换用对应模型，或在 llm.extra_body 中设置）",
-				"note: provider "+o.Profile.Name+" has no thinking switch for "+r.Model+"; llm.roles."+p.Agent.Name+".thinking has no effect (pick the matching model, or set it in llm.extra_body)")
+			o.note("thinking:"+r.Model, "服务 "+o.Profile.Name+" 的模型 "+r.Model+" 没有可用的思考开关，llm.roles."+p.Agent.Name+".thinking 未生效（可换用对应模型，或在 llm.extra_body 中设置）",
+				"provider "+o.Profile.Name+" has no thinking switch for "+r.Model+"; llm.roles."+p.Agent.Name+".thinking has no effect (pick the matching model, or set it in llm.extra_body)")
 		}
 		maps.Copy(r.Body, sw)
 	}
 	if t, fixed := o.Profile.FixedTemperature(r.Model, thinkingOn); fixed {
 		if cur, ok := r.Body["temperature"].(float64); !ok || cur != t {
 			ts := strconv.FormatFloat(t, 'f', -1, 64)
-			o.note("temp:"+r.Model+ts, "提示：模型 "+r.Model+" 只接受 temperature "+ts+"，已改用该值",
-				"note: "+r.Model+" accepts only temperature "+ts+"; that value is sent")
+			o.note("temp:"+r.Model+ts, "模型 "+r.Model+" 只接受 temperature "+ts+"，已改用该值",
+				""+r.Model+" accepts only temperature "+ts+"; that value is sent")
 			r.Body["temperature"] = t
 		}
 	}

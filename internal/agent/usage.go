@@ -67,8 +67,8 @@ func (o *OpenAI) recordUsage(req *Request, kind string, res *response, f *failur
 				u.CompletionTokens = &completion
 			}
 			u.UsageEstimated = true
-			o.note("estimated:"+req.Model, "提示：服务没有返回 usage：模型 "+req.Model+" 的 token 数按文本估算（usage_estimated）",
-				"note: the server returned no usage: the tokens of "+req.Model+" are estimated from the text (usage_estimated)")
+			o.note("estimated:"+req.Model, "服务没有返回 usage：模型 "+req.Model+" 的 token 数按文本估算（usage_estimated）",
+				"the server returned no usage: the tokens of "+req.Model+" are estimated from the text (usage_estimated)")
 		}
 	}
 	if u.PromptTokens != nil {

@@ -292,6 +292,12 @@ func (d *doctor) probe(o *agent.OpenAI, model string, roles []string) {
 			d.add(id("llm.model_exists"), Fail, "服务没有模型 "+model+"：HTTP "+strconv.Itoa(res.Status)+" "+res.Message,
 				"the provider has no model "+model+": HTTP "+strconv.Itoa(res.Status)+" "+res.Message,
 				"把 NOVEL_LLM_MODEL（或 llm.roles.{角色}.model）改成该服务的模型名", "set NOVEL_LLM_MODEL (or llm.roles.{role}.model) to a model name this provider serves")
+		case strings.Contains(strings.ToLower(res.Message), "temperature"):
+			// A model that takes one temperature only (Kimi K2.x) behind an
+			// address that selects no profile.
+			d.add(id("llm.request"), Fail, "HTTP "+strconv.Itoa(res.Status)+"："+res.Message, "HTTP "+strconv.Itoa(res.Status)+": "+res.Message,
+				"在 settings.json 设置 llm.provider（如 kimi），让客户端发送该模型唯一接受的 temperature；或设置 llm.roles.{角色}.temperature",
+				"set llm.provider in settings.json (e.g. kimi) so the client sends the only temperature the model takes, or set llm.roles.{role}.temperature")
 		default:
 			d.add(id("llm.request"), Fail, "HTTP "+strconv.Itoa(res.Status)+"："+res.Message, "HTTP "+strconv.Itoa(res.Status)+": "+res.Message,
 				res.Err.HintText("zh"), res.Err.HintText("en"))
