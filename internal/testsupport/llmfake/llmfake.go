@@ -164,8 +164,9 @@ var (
 type request struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
+		Role             string  `json:"role"`
+		Content          string  `json:"content"`
+		ReasoningContent *string `json:"reasoning_content"`
 	} `json:"messages"`
 	Stream         bool     `json:"stream"`
 	MaxTokens      int      `json:"max_tokens"`
@@ -316,6 +317,12 @@ func (s *Server) refuse(hw http.ResponseWriter, provider string, req *request) b
 		req.ResponseFormat.Type == "json_object" && (req.EnableThinking == nil || *req.EnableThinking):
 		msg = map[string]any{"code": "invalid_parameter_error", "param": nil,
 			"message": "<400> InternalError.Algo.InvalidParameter: Json mode response is not supported when enable_thinking is true", "type": "invalid_request_error"}
+	case provider == ProviderDeepSeek && sentReasoning(req):
+		// reasoning_content passed back in messages (without tools) is a
+		// 400 (api-docs.deepseek.com/zh-cn/guides/reasoning_model; the
+		// wording: Euyug/Mirai-Gpt-Plugin#4).
+		msg = map[string]any{"message": "The reasoning_content is an intermediate result for display purposes only and will not be included in the context for inference. Please remove the reasoning_content from your message to reduce network traffic.",
+			"type": "invalid_request_error", "param": nil, "code": "invalid_request_error"}
 	case provider == ProviderDeepSeek && strings.HasPrefix(req.Model, "deepseek-chat") && req.MaxTokens > 8192:
 		msg = map[string]any{"message": "Invalid max_tokens value, the valid range of max_tokens is [1, 8192]",
 			"type": "invalid_request_error", "param": nil, "code": "invalid_request_error"}
@@ -434,6 +441,15 @@ func (s *Server) gatekeep(w http.ResponseWriter, r *http.Request, req *request) 
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"error": body})
 	return true
+}
+
+func sentReasoning(req *request) bool {
+	for _, m := range req.Messages {
+		if m.ReasoningContent != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // refusal writes a provider's content-filter refusal.
