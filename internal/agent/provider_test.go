@@ -146,6 +146,23 @@ func TestGLMFinishReasons(t *testing.T) {
 	}
 }
 
+// The refine step alike: a GLM refiner stopped by "sensitive" writes
+// nothing, so the whole chapter stays (before, the cut text replaced it).
+func TestGLMSensitiveRefineKeepsChapter(t *testing.T) {
+	full := "# 第1章 灯\n\n林枫推开灯塔的门，海风灌了进来。\n"
+	c := newClient(t, llmfake.Script{Provider: llmfake.ProviderGLM, Responses: []llmfake.Response{{Content: "# 第1章 灯\n\n林枫推开", Finish: "sensitive"}}},
+		map[string]string{"staging/chapters/chapter-001.md": full}, map[string]string{"NOVEL_LLM_MODEL": "glm-4.6"})
+	_, err := c.run(t, `{"version":1,"step":"chapter:001:refine","chapter":1,"volume":1,"revision_round":0,
+	"agent":{"name":"style-refiner","kind":"agent","mode":"refine"},"manifest":{"inline":{},"paths":{"chapter_draft":"staging/chapters/chapter-001.md"}},
+	"expected_outputs":[{"path":"staging/chapters/chapter-001.md","required":true,"via":"file"}]}`)
+	if e := errs.As(err); e == nil || e.Details["content_filter"] != true {
+		t.Fatal(err)
+	}
+	if got := readFile(t, c.root, "staging/chapters/chapter-001.md"); got != full {
+		t.Fatalf("%q", got)
+	}
+}
+
 // A stream that ends with [DONE] and no finish_reason, or null, is cut:
 // the chapter is continued, never taken as finished; an unknown reason
 // likewise.
