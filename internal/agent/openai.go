@@ -208,14 +208,7 @@ func (o *OpenAI) answer(p *Packet, msgs []Message, reask bool) (string, *Request
 			if req.Limit > 0 {
 				more = min(more, req.Limit)
 			}
-			if more <= req.MaxTokens {
-				// Already at the model's output limit: a larger max_tokens
-				// would be refused (deepseek-chat: HTTP 400), so the work is
-				// split instead.
-				if split, ok, err := o.split(p, msgs, req); ok || err != nil {
-					return split, req, err
-				}
-			} else {
+			if more > req.MaxTokens {
 				again := req.clone()
 				again.Body["max_tokens"] = more
 				again.MaxTokens = more
@@ -224,6 +217,13 @@ func (o *OpenAI) answer(p *Packet, msgs []Message, reask bool) (string, *Request
 				}
 				req = again
 				text = StripThink(res.Content)
+			}
+		}
+		if o.cut(res) && req.Limit > 0 && req.MaxTokens >= req.Limit {
+			// At the model's output limit: a larger max_tokens would be
+			// refused (deepseek-chat: HTTP 400), so the work is split.
+			if split, ok, err := o.split(p, msgs, req); ok || err != nil {
+				return split, req, err
 			}
 		}
 	}

@@ -82,6 +82,23 @@ func TestDeepSeekCutPlanAskedInParts(t *testing.T) {
 	}
 }
 
+// Below the limit the re-ask raises max_tokens only up to it; cut there
+// too, the answer is split.
+func TestRaisedToLimitThenSplit(t *testing.T) {
+	settings := `{"llm":{"roles":{"summarizer":{"max_tokens":6000}}}}`
+	c := newClient(t, llmfake.Script{Provider: llmfake.ProviderDeepSeek, Responses: []llmfake.Response{
+		{Content: `{"summary":"林`, Finish: "length"}, {Content: `{"summary":"林枫`, Finish: "length"},
+		{Content: `{"summary":"林枫入宗。","memory":"记忆。"}`}, {Content: `{"delta":{"ops":[]},"crossref":{}}`}}},
+		map[string]string{"settings.json": settings, "state/current-state.json": `{"state_version":3}`}, map[string]string{"NOVEL_LLM_MODEL": "deepseek-chat"})
+	if _, err := c.run(t, summarizerPkt); err != nil {
+		t.Fatal(err)
+	}
+	b := c.bodies(t)
+	if len(b) != 4 || b[0]["max_tokens"] != 6000.0 || b[1]["max_tokens"] != 8192.0 || b[2]["max_tokens"] != 8192.0 || c.usages[1].Request != "retry_max_tokens" || c.usages[2].Request != "split" {
+		t.Fatalf("%d requests", len(b))
+	}
+}
+
 // A role max_tokens above the model's limit is lowered to it, with a note.
 func TestMaxTokensCappedAtModelLimit(t *testing.T) {
 	settings := `{"llm":{"roles":{"quality-judge":{"max_tokens":20000}}}}`
