@@ -90,9 +90,6 @@ type Profile struct {
 	// (response_format) is refused for this request.
 	JSONRefusals []string
 	Thinking     Thinking
-	// UsageInChoice: streamed usage arrives inside choices[0] instead of
-	// the top-level usage (the client reads both; the profile says why).
-	UsageInChoice bool
 }
 
 func f(x float64) *float64 { return &x }
@@ -161,10 +158,10 @@ var profiles = map[string]*Profile{
 			// migration guide on dev.to).
 			{Prefix: "kimi-k3", TempOn: f(1), AlwaysThinks: true},
 		},
-		Thinking: ThinkingType,
 		// Stream usage sits in choices[0].usage of the last chunk
-		// (earendil-works/pi#2017).
-		UsageInChoice: true,
+		// (earendil-works/pi#2017): the client reads usage there whenever
+		// the top-level one is absent, whatever the profile.
+		Thinking: ThinkingType,
 	},
 	GLM: {
 		Name:  GLM,
