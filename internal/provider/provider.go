@@ -67,8 +67,6 @@ type Model struct {
 	// thinking on / off (nil: any). AlwaysThinks: thinking cannot be off.
 	TempOn, TempOff *float64
 	AlwaysThinks    bool
-	// Thinking overrides the profile's switch for this family.
-	Thinking *Thinking
 }
 
 // Profile is one provider's table.
@@ -301,15 +299,10 @@ func containsAny(s string, parts []string) bool {
 // ThinkingSwitch is the body fields that set thinking on or off for a
 // model (nil when the provider or the model has no switch).
 func (p *Profile) ThinkingSwitch(model string, on bool) map[string]any {
-	m := p.Model(model)
-	kind := p.Thinking
-	if m.Thinking != nil {
-		kind = *m.Thinking
-	}
-	if m.AlwaysThinks && !on {
+	if p.Model(model).AlwaysThinks && !on {
 		return nil
 	}
-	switch kind {
+	switch p.Thinking {
 	case EnableThinking:
 		return map[string]any{"enable_thinking": on}
 	case ThinkingType:
