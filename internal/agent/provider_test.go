@@ -215,6 +215,19 @@ func TestRefusalShapes(t *testing.T) {
 	}
 }
 
+// GLM answers an empty account with HTTP 429 and code 1113 (dify#5850):
+// not a rate limit to wait out (before: retried, then exit 75 and the
+// pipeline waited), but a failure with the top-up hint.
+func TestGLMOutOfBalanceNotRetried(t *testing.T) {
+	c := newClient(t, llmfake.Script{Provider: llmfake.ProviderGLM, Responses: []llmfake.Response{
+		{Status: 429, Raw: `{"error":{"code":"1113","message":"余额不足或无可用资源包,请充值。"}}`}, {Content: goodEval}}}, nil, nil)
+	_, err := c.run(t, judgePkt)
+	e := errs.As(err)
+	if e == nil || e.Exit == ExitTransient || e.Details["transient"] == true || !strings.Contains(e.HintZh, "充值") || len(c.bodies(t)) != 1 || len(c.waits) != 0 {
+		t.Fatalf("%v %d", err, len(c.bodies(t)))
+	}
+}
+
 // Kimi K2.5: the only temperature it takes is sent (with one note), and
 // the stream usage inside choices[0] is recorded, not lost.
 func TestKimiTemperatureAndUsageInChoice(t *testing.T) {

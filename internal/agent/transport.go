@@ -330,7 +330,8 @@ func (o *OpenAI) statusFailure(url string, req *Request, status int, eo *errorOb
 		e.With("status", status).With("server_message", msg)
 		return &failure{err: e}
 	}
-	transient := status == http.StatusTooManyRequests || status >= 500 || status == http.StatusRequestTimeout
+	broke := o.Profile.OutOfBalance(codeString(eo))
+	transient := !broke && (status == http.StatusTooManyRequests || status >= 500 || status == http.StatusRequestTimeout)
 	e := o.fail(url, req.Model, fmt.Sprintf("服务返回 HTTP %d", status), fmt.Sprintf("the server answered HTTP %d", status)).With("status", status)
 	if msg != "" {
 		e.With("server_message", msg)
@@ -339,7 +340,7 @@ func (o *OpenAI) statusFailure(url string, req *Request, status int, eo *errorOb
 	case transient:
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		e.Hint("检查 NOVEL_LLM_API_KEY（服务的原话见 server_message）", "check NOVEL_LLM_API_KEY (the server's own words are in server_message)")
-	case status == http.StatusPaymentRequired:
+	case status == http.StatusPaymentRequired || broke:
 		e.Hint("账户余额不足：充值后重新运行该步骤", "the account is out of balance: top it up and run the step again")
 	case status == http.StatusNotFound:
 		e.Hint("检查模型名与 NOVEL_LLM_BASE_URL（须含版本路径，如 …/v1）", "check the model name and NOVEL_LLM_BASE_URL (it must include the version path, e.g. …/v1)")

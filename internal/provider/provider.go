@@ -84,6 +84,9 @@ type Profile struct {
 	// RefusalCodes are error codes that mean it, matched exactly.
 	Refusals     []string
 	RefusalCodes []string
+	// BalanceCodes are error codes that mean the account is out of
+	// balance, whatever the HTTP status says (never worth a retry).
+	BalanceCodes []string
 	// JSONRefusals are fragments of a 400 that mean JSON mode
 	// (response_format) is refused for this request.
 	JSONRefusals []string
@@ -178,6 +181,10 @@ var profiles = map[string]*Profile{
 		// (langchain4j/langchain4j#1079, zai-org/feedback#572).
 		Refusals:     []string{"不安全或敏感内容"},
 		RefusalCodes: []string{"1301"},
+		// Code 1113 "余额不足或无可用资源包,请充值。" arrives as HTTP 429,
+		// which reads as a rate limit (langgenius/dify#5850,
+		// agentscope-ai/QwenPaw#202).
+		BalanceCodes: []string{"1113"},
 		// thinking: {"type": "enabled"|"disabled"} (docs.z.ai
 		// guides/capabilities/thinking-mode, guides/overview/concept-param).
 		Thinking: ThinkingType,
@@ -280,6 +287,17 @@ func (p *Profile) Refused(message, code string) bool {
 	}
 	text := strings.ToLower(message + " " + code)
 	return containsAny(text, commonRefusals) || containsAny(text, p.Refusals)
+}
+
+// OutOfBalance reports whether an error code means an empty account.
+func (p *Profile) OutOfBalance(code string) bool {
+	code = strings.Trim(code, `"`)
+	for _, c := range p.BalanceCodes {
+		if code == c {
+			return true
+		}
+	}
+	return false
 }
 
 // JSONRefused reports whether a 400's text is a refusal of JSON mode.

@@ -51,6 +51,9 @@ func TestRefusalShapes(t *testing.T) {
 	if !Get(GLM).Refused("系统检测到输入或生成内容可能包含不安全或敏感内容", "1301") || !Get(GLM).Refused("x", "1301") || Get(GLM).Refused("1301 tokens", "1302") {
 		t.Error("glm")
 	}
+	if !Get(GLM).OutOfBalance(`"1113"`) || Get(DeepSeek).OutOfBalance("1113") {
+		t.Error("balance")
+	}
 	if !Get(OpenAI).Refused("Input data may contain inappropriate content.", "data_inspection_failed") {
 		t.Error("bailian")
 	}
