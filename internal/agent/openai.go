@@ -9,6 +9,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/provider"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
 )
@@ -33,10 +34,27 @@ type OpenAI struct {
 	Record func(any) error
 	// Warn prints a warning (missing usage) on stderr.
 	Warn func(zh, en string)
+	// Profile is the provider's table (SPEC §26): llm.provider, else
+	// detected from the base URL.
+	Profile *provider.Profile
 
 	previous   string // the last answer, quoted in a re-ask
 	tokens     Tokens // known counts of this Ask's requests
 	jsonDenied bool   // the server refused response_format (json_mode auto)
+	noted      map[string]bool
+}
+
+// note prints a one-line note once per process (a fixed temperature, a
+// capped max_tokens, a thinking switch the provider lacks).
+func (o *OpenAI) note(key, zh, en string) {
+	if o.noted[key] || o.Warn == nil {
+		return
+	}
+	if o.noted == nil {
+		o.noted = map[string]bool{}
+	}
+	o.noted[key] = true
+	o.Warn(zh, en)
 }
 
 // NewOpenAI configures the backend from settings.json "llm" and the
@@ -75,6 +93,7 @@ func OpenAIConfig(root *project.Root, getenv func(string) string) (*OpenAI, erro
 	}
 	o := &OpenAI{BaseURL: strings.TrimRight(getenv("NOVEL_LLM_BASE_URL"), "/"), APIKey: getenv("NOVEL_LLM_API_KEY"),
 		Model: getenv("NOVEL_LLM_MODEL"), Getenv: getenv, Root: root, LLM: llm, Sleep: time.Sleep}
+	o.Profile = provider.Resolve(llm.Provider, o.BaseURL)
 	if o.Retries, err = envInt(getenv, "NOVEL_LLM_RETRIES", 3); err != nil {
 		return nil, err
 	}
@@ -132,25 +151,38 @@ func ModelFor(getenv func(string) string, agentName, mode, def string) string {
 }
 
 // Ask implements Backend: one answer, continued when the server cut it
-// at max_tokens (Markdown: up to 2 continuations joined; JSON: asked
-// again once with twice the max_tokens).
+// (Markdown: up to 2 continuations joined; JSON: asked again once with a
+// larger max_tokens up to the model's output limit, and when the limit is
+// reached a summarizer bundle is asked in two parts and a contracts batch
+// in two halves). A finish reason the provider table does not know, a
+// missing one and null count as cut (SPEC §26).
 func (o *OpenAI) Ask(p *Packet, feedback error) (*Reply, error) {
 	msgs, err := RenderPrompt(o.Root, p, feedback, o.previous)
 	if err != nil {
 		return nil, err
 	}
-	req, err := o.Request(p, msgs)
+	o.tokens = Tokens{}
+	text, req, err := o.answer(p, msgs, feedback != nil)
 	if err != nil {
 		return nil, err
 	}
-	o.tokens = Tokens{}
+	o.previous = text
+	return &Reply{Text: []byte(text), Source: "model " + req.Model, Model: req.Model, Tokens: o.tokens, Live: true}, nil
+}
+
+// answer asks for msgs and returns the whole answer text.
+func (o *OpenAI) answer(p *Packet, msgs []Message, reask bool) (string, *Request, error) {
+	req, err := o.Request(p, msgs)
+	if err != nil {
+		return "", nil, err
+	}
 	kind := "ask"
-	if feedback != nil {
+	if reask {
 		kind = "reask"
 	}
 	res, err := o.complete(req, kind)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if o.jsonDenied && req.JSON {
 		// json_mode auto dropped response_format: so do follow-ups.
@@ -160,31 +192,51 @@ func (o *OpenAI) Ask(p *Packet, feedback error) (*Reply, error) {
 	text := StripThink(res.Content)
 	switch Format(p.Agent.Name) {
 	case FormatMarkdown:
-		for n := 0; n < 2 && res.Finish == "length"; n++ {
+		for n := 0; n < 2 && o.cut(res); n++ {
 			cont := req.clone()
 			cont.Body["messages"] = append(append([]Message{}, msgs...),
 				Message{Role: "assistant", Content: text},
 				Message{Role: "user", Content: continuePrompt})
 			if res, err = o.complete(cont, "continuation"); err != nil {
-				return nil, err
+				return "", nil, err
 			}
 			text += cleanContinuation(res.Content)
 		}
 	default:
-		if res.Finish == "length" {
-			more := req.clone()
-			more.Body["max_tokens"] = req.MaxTokens * 2
-			if res, err = o.complete(more, "retry_max_tokens"); err != nil {
-				return nil, err
+		if o.cut(res) {
+			more := req.MaxTokens * 2
+			if req.Limit > 0 {
+				more = min(more, req.Limit)
 			}
-			text = StripThink(res.Content)
+			if more > req.MaxTokens {
+				again := req.clone()
+				again.Body["max_tokens"] = more
+				again.MaxTokens = more
+				if res, err = o.complete(again, "retry_max_tokens"); err != nil {
+					return "", nil, err
+				}
+				req = again
+				text = StripThink(res.Content)
+			}
+		}
+		if o.cut(res) && req.Limit > 0 && req.MaxTokens >= req.Limit {
+			// At the model's output limit: a larger max_tokens would be
+			// refused (deepseek-chat: HTTP 400), so the work is split.
+			if split, ok, err := o.split(p, msgs, req); ok || err != nil {
+				return split, req, err
+			}
 		}
 	}
 	if err := o.finishErr(p, req, res, text); err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	o.previous = text
-	return &Reply{Text: []byte(text), Source: "model " + req.Model, Model: req.Model, Tokens: o.tokens, Live: true}, nil
+	return text, req, nil
+}
+
+// cut reports whether a response is unfinished: its finish reason is
+// truncation, unknown, missing or null.
+func (o *OpenAI) cut(res *response) bool {
+	return o.Profile.FinishKind(res.Finish) == provider.Truncated
 }
 
 // continuePrompt asks for the rest of a chapter cut at max_tokens.
@@ -193,20 +245,30 @@ const continuePrompt = "你的输出在上限处被截断了。请从断开处�
 // finishErr turns what the last response's finish_reason says into an
 // error: still truncated, refused by the content filter, or empty.
 func (o *OpenAI) finishErr(p *Packet, req *Request, res *response, text string) error {
-	switch {
-	case res.Finish == "length":
-		return errs.Newf(errs.Agent, "%s 的输出被截断（finish_reason=length，max_tokens=%d），再次请求后仍未写完，未写入任何文件",
-			"the output of %s was truncated (finish_reason=length, max_tokens=%d) and still incomplete when asked again; nothing was written", p.Agent.Name, req.MaxTokens).
-			With("agent", p.Agent.Name).With("model", req.Model).With("finish_reason", "length").With("truncated", true).
-			Hint("在 settings.json 的 llm.roles."+p.Agent.Name+".max_tokens 调大输出上限，或换用输出上限更大的模型",
-				"raise llm.roles."+p.Agent.Name+".max_tokens in settings.json, or use a model with a larger output limit")
-	case res.Finish == "content_filter":
-		return contentFilterErr(p.Agent.Name, req.Model, "finish_reason=content_filter")
-	case strings.TrimSpace(text) == "" && res.Reasoning != "":
+	reason := res.Finish
+	if reason == "" {
+		reason = "null"
+	}
+	switch o.Profile.FinishKind(res.Finish) {
+	case provider.Truncated:
+		hintZh, hintEn := "在 settings.json 的 llm.roles."+p.Agent.Name+".max_tokens 调大输出上限，或换用输出上限更大的模型",
+			"raise llm.roles."+p.Agent.Name+".max_tokens in settings.json, or use a model with a larger output limit"
+		if req.Limit > 0 && req.MaxTokens >= req.Limit {
+			hintZh = "模型 " + req.Model + " 的输出上限是 " + strconv.Itoa(req.Limit) + "：换用输出上限更大的模型（llm.roles." + p.Agent.Name + ".model），或缩小这一步要写的内容"
+			hintEn = "the output limit of " + req.Model + " is " + strconv.Itoa(req.Limit) + ": use a model with a larger output limit (llm.roles." + p.Agent.Name + ".model), or make this step's output smaller"
+		}
+		return errs.Newf(errs.Agent, "%s 的输出被截断（finish_reason=%s，max_tokens=%d），再次请求后仍未写完，未写入任何文件",
+			"the output of %s was truncated (finish_reason=%s, max_tokens=%d) and still incomplete when asked again; nothing was written", p.Agent.Name, reason, req.MaxTokens).
+			With("agent", p.Agent.Name).With("model", req.Model).With("finish_reason", reason).With("truncated", true).
+			Hint(hintZh, hintEn)
+	case provider.Filtered:
+		return contentFilterErr(p.Agent.Name, req.Model, "finish_reason="+reason)
+	}
+	if strings.TrimSpace(text) == "" && res.Reasoning != "" {
 		return errs.Newf(errs.Agent, "%s 的回答只有思考内容，正文为空（推理用完了额度）", "the answer of %s has reasoning but empty content (the reasoning used up the budget)", p.Agent.Name).
 			With("agent", p.Agent.Name).With("model", req.Model).
-			Hint("调大 llm.roles."+p.Agent.Name+".max_tokens，或在 llm.extra_body 中关闭思考（如 {\"enable_thinking\":false} 或 {\"reasoning_effort\":\"none\"}）",
-				"raise llm.roles."+p.Agent.Name+".max_tokens, or turn thinking off in llm.extra_body (e.g. {\"enable_thinking\":false} or {\"reasoning_effort\":\"none\"})")
+			Hint("调大 llm.roles."+p.Agent.Name+".max_tokens，或用 llm.roles."+p.Agent.Name+".thinking: \"off\" 关闭思考",
+				"raise llm.roles."+p.Agent.Name+".max_tokens, or turn thinking off with llm.roles."+p.Agent.Name+".thinking: \"off\"")
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -38,6 +39,11 @@ func newClient(t *testing.T, script llmfake.Script, files map[string]string, ext
 	}
 	root, _ := project.New(dir)
 	e := map[string]string{"NOVEL_LLM_STREAM": "false"}
+	// The fake listens on loopback, so the profile a real base URL would
+	// select is named (llm.provider's env override).
+	if prof := fakeProfiles[script.Provider]; prof != "" {
+		e["NOVEL_LLM_PROVIDER"] = prof
+	}
 	for k, v := range extraEnv {
 		e[k] = v
 	}
@@ -50,6 +56,10 @@ func newClient(t *testing.T, script llmfake.Script, files map[string]string, ext
 	o.Warn = func(zh, en string) { c.warnings = append(c.warnings, en) }
 	return c
 }
+
+// fakeProfiles maps the fake's personalities to the provider profiles.
+var fakeProfiles = map[string]string{llmfake.ProviderDeepSeek: "deepseek", llmfake.ProviderDashScope: "qwen",
+	llmfake.ProviderOllama: "ollama", llmfake.ProviderVLLM: "vllm", llmfake.ProviderKimi: "kimi", llmfake.ProviderGLM: "glm"}
 
 func (c *client) run(t *testing.T, pkt string) (*Outcome, error) {
 	t.Helper()
@@ -401,15 +411,26 @@ func TestStreamIdleTimeout(t *testing.T) {
 	}
 }
 
-// Ollama's /v1: <think> in content, no usage → null counts and a warning.
+// Ollama's /v1: <think> in content, no usage → tokens estimated from
+// the text (§19's formula), marked usage_estimated, priced as usual, and
+// one note (SPEC §26).
 func TestOllamaThinkInContentNoUsage(t *testing.T) {
+	prices := `{"llm":{"prices":{"m":{"input_per_mtok":1,"output_per_mtok":2,"currency":"CNY"}}}}`
 	c := newClient(t, llmfake.Script{Provider: llmfake.ProviderOllama, Responses: []llmfake.Response{
-		{Content: goodEval, Reasoning: "评分要看{情节}", DelayMS: 300}}}, nil, nil)
+		{Content: goodEval, Reasoning: "评分要看{情节}", DelayMS: 300}}}, map[string]string{"settings.json": prices}, nil)
 	if _, err := c.run(t, judgePkt); err != nil {
 		t.Fatal(err)
 	}
 	u := c.usages[0]
-	if u.PromptTokens != nil || u.CompletionTokens != nil || u.Cost != nil || u.Tokens != nil || len(c.warnings) != 1 {
+	msgs := c.bodies(t)[0]["messages"].([]any)
+	var sent []Message
+	for _, m := range msgs {
+		sent = append(sent, Message{Content: m.(map[string]any)["content"].(string)})
+	}
+	wantPrompt := EstimateTokens(sent)
+	wantCompletion := EstimateTokens([]Message{{Content: "<think>评分要看{情节}</think>\n" + goodEval}})
+	if !u.UsageEstimated || *u.PromptTokens != wantPrompt || *u.CompletionTokens != wantCompletion || u.Cost == nil ||
+		u.Cost.Amount != math.Round((float64(wantPrompt)*1+float64(wantCompletion)*2)/1e6*1e8)/1e8 || len(c.warnings) != 1 {
 		t.Fatalf("%+v %v", u, c.warnings)
 	}
 	// streamed, the <think> tags arrive split across deltas
@@ -418,7 +439,7 @@ func TestOllamaThinkInContentNoUsage(t *testing.T) {
 	if _, err := c.run(t, writerPkt); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, c.root, "staging/chapters/chapter-001.md"); got != "# 第1章 灯\n\n林枫推门。\n" || c.usages[0].PromptTokens != nil || len(c.warnings) != 1 {
+	if got := readFile(t, c.root, "staging/chapters/chapter-001.md"); got != "# 第1章 灯\n\n林枫推门。\n" || !c.usages[0].UsageEstimated || len(c.warnings) != 1 {
 		t.Fatalf("%q %+v", got, c.usages)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"sort"
+	"strconv"
 	"unicode"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -18,9 +20,11 @@ type Request struct {
 	Agent     string
 	Model     string
 	MaxTokens int
-	Stream    bool
-	JSON      bool // response_format json_object is in the body
-	Body      map[string]any
+	// Limit is the model's documented output limit (0: not known).
+	Limit  int
+	Stream bool
+	JSON   bool // response_format json_object is in the body
+	Body   map[string]any
 }
 
 func (r *Request) clone() *Request {
@@ -103,6 +107,7 @@ func (o *OpenAI) Params(p *Packet) settings.RoleParams {
 		if r.MaxTokens > 0 {
 			d.MaxTokens = r.MaxTokens
 		}
+		d.Thinking = r.Thinking
 	}
 	return d
 }
@@ -140,14 +145,47 @@ func (o *OpenAI) Request(p *Packet, msgs []Message) (*Request, error) {
 		r.Body["response_format"] = map[string]any{"type": "json_object"}
 		r.JSON = true
 	}
+	o.applyProfile(p, r, params)
 	maps.Copy(r.Body, o.LLM.ExtraBody)
 	if n, ok := jsonio.Int(r.Body["max_tokens"]); ok {
 		r.MaxTokens = n
 	}
+	if capped, limit := o.Profile.CapMaxTokens(model, r.MaxTokens); capped != r.MaxTokens {
+		// Requests never ask for more than the provider accepts
+		// (deepseek-chat answers HTTP 400 above 8192).
+		o.note("cap:"+model, "模型 "+model+" 的输出上限是 "+strconv.Itoa(limit)+"，max_tokens 从 "+strconv.Itoa(r.MaxTokens)+" 降为 "+strconv.Itoa(limit),
+			"the output limit of "+model+" is "+strconv.Itoa(limit)+"; max_tokens lowered from "+strconv.Itoa(r.MaxTokens)+" to "+strconv.Itoa(limit))
+		r.MaxTokens = capped
+		r.Body["max_tokens"] = capped
+	}
+	_, r.Limit = o.Profile.CapMaxTokens(model, r.MaxTokens)
 	if b, ok := r.Body["stream"].(bool); ok {
 		r.Stream = b
 	}
 	return r, nil
+}
+
+// applyProfile sets what the provider profile decides for this request
+// (SPEC §26): the thinking switch of llm.roles.{role}.thinking, and the
+// fixed temperature of a model that accepts no other (with a note).
+func (o *OpenAI) applyProfile(p *Packet, r *Request, params settings.RoleParams) {
+	thinkingOn := params.Thinking != "off"
+	if params.Thinking != "" {
+		sw := o.Profile.ThinkingSwitch(r.Model, thinkingOn)
+		if sw == nil {
+			o.note("thinking:"+r.Model, "服务 "+o.Profile.Name+" 的模型 "+r.Model+" 没有可用的思考开关，llm.roles."+p.Agent.Name+".thinking 未生效（可换用对应模型，或在 llm.extra_body 中设置）",
+				"provider "+o.Profile.Name+" has no thinking switch for "+r.Model+"; llm.roles."+p.Agent.Name+".thinking has no effect (pick the matching model, or set it in llm.extra_body)")
+		}
+		maps.Copy(r.Body, sw)
+	}
+	if t, fixed := o.Profile.FixedTemperature(r.Model, thinkingOn); fixed {
+		if cur, ok := r.Body["temperature"].(float64); !ok || cur != t {
+			ts := strconv.FormatFloat(t, 'f', -1, 64)
+			o.note("temp:"+r.Model+ts, "模型 "+r.Model+" 只接受 temperature "+ts+"，已改用该值",
+				""+r.Model+" accepts only temperature "+ts+"; that value is sent")
+			r.Body["temperature"] = t
+		}
+	}
 }
 
 // EstimateTokens estimates the prompt tokens of messages with DeepSeek's
@@ -191,4 +229,37 @@ func (o *OpenAI) Plan(p *Packet) (*DryRun, error) {
 		return nil, err
 	}
 	return &DryRun{Messages: msgs, Request: raw, EstimatedTokens: EstimateTokens(msgs)}, nil
+}
+
+// Roles are the agent roles a real model plays, in pipeline order.
+var Roles = []string{stepid.PlotArchitect, stepid.WorldBuilder, stepid.CharacterWeaver, stepid.StyleAnalyzer,
+	stepid.ChapterWriter, stepid.Summarizer, stepid.StyleRefiner, stepid.QualityJudge, stepid.LogicReviewer, stepid.ContinuityAuditor}
+
+// RoleModel is the model a role's requests name (NOVEL_LLM_MODEL_<AGENT>,
+// then llm.roles.{role}.model, then NOVEL_LLM_MODEL); the secondary judge
+// may name another.
+func (o *OpenAI) RoleModel(role, mode string) string {
+	def := o.Model
+	if r, ok := o.LLM.Roles[role]; ok && r.Model != "" {
+		def = r.Model
+	}
+	return ModelFor(o.Getenv, role, mode, def)
+}
+
+// Models are the distinct models the roles use, sorted ("" left out).
+func (o *OpenAI) Models() []string {
+	set := map[string]bool{}
+	for _, r := range Roles {
+		for _, mode := range []string{"", stepid.RoleSecondary} {
+			if m := o.RoleModel(r, mode); m != "" {
+				set[m] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for m := range set {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/provider"
 	"github.com/novelsuite/novel/internal/settings"
 )
 
@@ -28,6 +29,7 @@ type response struct {
 	Reasoning string
 	Finish    string
 	Usage     *usageFields
+	Streamed  bool // the answer came as server-sent events
 }
 
 // usageFields are the usage object of OpenAI-compatible servers, with
@@ -65,6 +67,9 @@ type chatChoice struct {
 		Reasoning        string  `json:"reasoning"`
 	} `json:"delta"`
 	FinishReason *string `json:"finish_reason"`
+	// Usage inside the choice: Moonshot (Kimi) streams put the usage in
+	// choices[0].usage of the last chunk (earendil-works/pi#2017).
+	Usage *usageFields `json:"usage"`
 }
 
 type chatResponse struct {
@@ -166,11 +171,12 @@ func (o *OpenAI) send(req *Request, kind string) (*response, *failure) {
 	if f != nil && f.timeout && ctx.Err() != nil && !idleFired.Load() {
 		f.err.With("timeout", "total")
 	}
-	if f == nil && res.Finish == "insufficient_system_resource" {
-		// DeepSeek interrupts a generation when its inference system runs
-		// short (finish_reason documented in its chat-completion API).
-		f = &failure{err: o.fail(url, req.Model, "服务资源不足，生成被中断（finish_reason=insufficient_system_resource）",
-			"the server ran out of resources and interrupted the generation (finish_reason=insufficient_system_resource)"), transient: true}
+	if f == nil && o.Profile.FinishKind(res.Finish) == provider.Transient {
+		// The provider failed mid-generation (DeepSeek's
+		// insufficient_system_resource, GLM's network_error): asked again
+		// like a 503, never taken as an answer.
+		f = &failure{err: o.fail(url, req.Model, "服务在生成中途出错，生成被中断（finish_reason="+res.Finish+"）",
+			"the provider failed and interrupted the generation (finish_reason="+res.Finish+")").With("finish_reason", res.Finish), transient: true}
 	}
 	if err := o.recordUsage(req, kind, res, f); err != nil {
 		return nil, &failure{err: errs.Coerce(err)}
@@ -218,6 +224,9 @@ func (o *OpenAI) roundTrip(hr *http.Request, req *Request, url string, idle *tim
 	}
 	ch := cr.Choices[0]
 	out := &response{Usage: cr.Usage, Reasoning: ch.Message.ReasoningContent + ch.Message.Reasoning}
+	if out.Usage == nil {
+		out.Usage = ch.Usage
+	}
 	if ch.Message.Content != nil {
 		out.Content = *ch.Message.Content
 	}
@@ -237,7 +246,7 @@ func (o *OpenAI) readStream(resp *http.Response, req *Request, url string, idle 
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 32<<20)
 	var content, reasoning strings.Builder
-	out := &response{}
+	out := &response{Streamed: true}
 	done := false
 	for sc.Scan() {
 		idle.Reset(idleDur)
@@ -261,6 +270,9 @@ func (o *OpenAI) readStream(resp *http.Response, req *Request, url string, idle 
 			out.Usage = chunk.Usage
 		}
 		for _, ch := range chunk.Choices {
+			if chunk.Usage == nil && ch.Usage != nil {
+				out.Usage = ch.Usage
+			}
 			if ch.Delta.Content != nil {
 				content.WriteString(*ch.Delta.Content)
 			}
@@ -303,20 +315,23 @@ func (o *OpenAI) timeoutErr(url string, req *Request, idle bool) *errs.Error {
 }
 
 // statusFailure classifies an error status: 429 and 5xx are transient;
-// a 400 naming response_format lets json_mode auto drop it; DashScope's
-// data_inspection_failed is the content filter (camel-ai/owl#432).
+// a 400 the provider profile reads as a JSON-mode refusal lets json_mode
+// auto drop response_format; a refusal shape of the profile (DashScope
+// data_inspection_failed, DeepSeek "Content Exists Risk", GLM 1301) is
+// the content filter, never retried.
 func (o *OpenAI) statusFailure(url string, req *Request, status int, eo *errorObject, retryAfter time.Duration) *failure {
 	msg := ""
 	if eo != nil {
 		msg = eo.Message
 	}
 	low := strings.ToLower(msg + " " + string(rawCode(eo)))
-	if strings.Contains(low, "data_inspection_failed") || strings.Contains(low, "datainspectionfailed") || strings.Contains(low, "content_filter") {
+	if o.Profile.Refused(msg, codeString(eo)) {
 		e := contentFilterErr(req.Agent, req.Model, "HTTP "+strconv.Itoa(status))
 		e.With("status", status).With("server_message", msg)
 		return &failure{err: e}
 	}
-	transient := status == http.StatusTooManyRequests || status >= 500 || status == http.StatusRequestTimeout
+	broke := o.Profile.OutOfBalance(codeString(eo))
+	transient := !broke && (status == http.StatusTooManyRequests || status >= 500 || status == http.StatusRequestTimeout)
 	e := o.fail(url, req.Model, fmt.Sprintf("服务返回 HTTP %d", status), fmt.Sprintf("the server answered HTTP %d", status)).With("status", status)
 	if msg != "" {
 		e.With("server_message", msg)
@@ -325,7 +340,7 @@ func (o *OpenAI) statusFailure(url string, req *Request, status int, eo *errorOb
 	case transient:
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		e.Hint("检查 NOVEL_LLM_API_KEY（服务的原话见 server_message）", "check NOVEL_LLM_API_KEY (the server's own words are in server_message)")
-	case status == http.StatusPaymentRequired:
+	case status == http.StatusPaymentRequired || broke:
 		e.Hint("账户余额不足：充值后重新运行该步骤", "the account is out of balance: top it up and run the step again")
 	case status == http.StatusNotFound:
 		e.Hint("检查模型名与 NOVEL_LLM_BASE_URL（须含版本路径，如 …/v1）", "check the model name and NOVEL_LLM_BASE_URL (it must include the version path, e.g. …/v1)")
@@ -334,7 +349,19 @@ func (o *OpenAI) statusFailure(url string, req *Request, status int, eo *errorOb
 			"check the model name, the API key and settings.json llm (the server's own words are in server_message)")
 	}
 	return &failure{err: e, transient: transient, retryAfter: retryAfter,
-		jsonRefuse: (status == 400 || status == 422) && strings.Contains(low, "response_format")}
+		jsonRefuse: (status == 400 || status == 422) && o.Profile.JSONRefused(low)}
+}
+
+// codeString is the error object's code as text ("1301" or 1301 → 1301).
+func codeString(eo *errorObject) string {
+	if eo == nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(eo.Code, &s) == nil {
+		return s
+	}
+	return strings.TrimSpace(string(eo.Code))
 }
 
 func rawCode(eo *errorObject) []byte {

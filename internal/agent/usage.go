@@ -15,7 +15,10 @@ type RequestUsage struct {
 	CompletionTokens *int   `json:"completion_tokens"`
 	CacheHitTokens   *int   `json:"cache_hit_tokens"`
 	ReasoningTokens  *int   `json:"reasoning_tokens"`
-	Cost             *Cost  `json:"cost"`
+	// UsageEstimated marks counts the server did not report, estimated
+	// from the request and answer text (SPEC §26, §19's formula).
+	UsageEstimated bool  `json:"usage_estimated,omitempty"`
+	Cost           *Cost `json:"cost"`
 	// Tokens repeats the known counts under the keys the pipeline sums
 	// per attempt (prompt, completion, cache_hit, reasoning).
 	Tokens map[string]int `json:"tokens,omitempty"`
@@ -27,9 +30,10 @@ type Cost struct {
 	Currency string  `json:"currency"`
 }
 
-// recordUsage builds and records the usage line of one request. A
-// success without usage (Ollama's /v1 route reports none in some
-// versions and modes) is recorded as null with a warning. A run log that
+// recordUsage builds and records the usage line of one request. An
+// answer without usage (Ollama's /v1 route reports none in some versions
+// and modes) is estimated and marked usage_estimated; a request that got
+// no answer (refused, timed out) keeps null counts. A run log that
 // cannot be written fails the request: outputs never go without usage.
 func (o *OpenAI) recordUsage(req *Request, kind string, res *response, f *failure) error {
 	u := RequestUsage{Model: req.Model, Request: kind, Outcome: "ok"}
@@ -52,9 +56,19 @@ func (o *OpenAI) recordUsage(req *Request, kind string, res *response, f *failur
 				u.ReasoningTokens = uf.CompletionTokensDetails.ReasoningTokens
 			}
 		}
-		if f == nil && (u.PromptTokens == nil || u.CompletionTokens == nil) && o.Warn != nil {
-			o.Warn("服务没有返回 usage：模型 "+req.Model+" 这次请求的 token 数记为 null",
-				"the server returned no usage: the tokens of this request to "+req.Model+" are recorded as null")
+		if u.PromptTokens == nil || u.CompletionTokens == nil {
+			// An answer arrived without usage (Ollama's /v1, a gateway):
+			// never unknown, never 0 — estimated and marked.
+			prompt, completion := estimateUsage(req, res)
+			if u.PromptTokens == nil {
+				u.PromptTokens = &prompt
+			}
+			if u.CompletionTokens == nil {
+				u.CompletionTokens = &completion
+			}
+			u.UsageEstimated = true
+			o.note("estimated:"+req.Model, "服务没有返回 usage：模型 "+req.Model+" 的 token 数按文本估算（usage_estimated）",
+				"the server returned no usage: the tokens of "+req.Model+" are estimated from the text (usage_estimated)")
 		}
 	}
 	if u.PromptTokens != nil {
@@ -77,6 +91,14 @@ func (o *OpenAI) recordUsage(req *Request, kind string, res *response, f *failur
 		return o.Record(u)
 	}
 	return nil
+}
+
+// estimateUsage estimates a request's tokens with §19's formula: the
+// prompt from the messages sent, the completion from the answer and its
+// reasoning.
+func estimateUsage(req *Request, res *response) (int, int) {
+	msgs, _ := req.Body["messages"].([]Message)
+	return EstimateTokens(msgs), EstimateTokens([]Message{{Content: res.Content + res.Reasoning}})
 }
 
 // cost prices a request: uncached input, cached input and output per

@@ -64,7 +64,13 @@ type Context struct {
 	result    any
 	text      func() string
 	hasResult bool
+	exit      int
 }
+
+// ReportExit sets the exit status of a command whose result is a report
+// with a verdict (novel doctor: 1 when unusable): the result is printed
+// as usual and no error line is written.
+func (c *Context) ReportExit(code int) { c.exit = code }
 
 // Root resolves (once) the project root.
 func (c *Context) Root() (*project.Root, error) {
@@ -223,10 +229,10 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 		if err := ctx.WriteOutput(g.Output, out); err != nil {
 			return report(ctx, err)
 		}
-		return 0
+		return ctx.exit
 	}
 	stdio.Out.Write(out)
-	return 0
+	return ctx.exit
 }
 
 // WriteOutput writes data to the file a user named with -o or --out

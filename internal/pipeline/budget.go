@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/agent"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/runlog"
@@ -89,40 +90,42 @@ func (e *Env) resolveCurrency(b *Budget) error {
 }
 
 // chapterCost is the cost of committed chapter c in cur (ok false when its
-// log is missing, unreadable or has no cost in cur).
-func (e *Env) chapterCost(c int, cur string) (float64, bool) {
+// log is missing, unreadable or has no cost in cur); estimated is true
+// when part of it comes from estimated usage (SPEC §26).
+func (e *Env) chapterCost(c int, cur string) (cost float64, estimated, ok bool) {
 	rel := layout.ChapterLog(c)
 	if !e.Root.IsFile(rel) {
-		return 0, false
+		return 0, false, false
 	}
 	data, err := e.Root.ReadFile(rel)
 	if err != nil {
-		return 0, false
+		return 0, false, false
 	}
 	lg, err := runlog.ParseChapterLog(data, rel, c)
 	if err != nil {
-		return 0, false
+		return 0, false, false
 	}
 	v, ok := lg.Cost[cur]
-	return v, ok
+	return v, lg.EstimatedRequests > 0, ok
 }
 
 // stepsCost is what this locked run spent in cur on agent runs that are
 // not chapter stages: the steps-run lines carrying its run id. Outside a
 // lock no line can be told to be this run's, so none counts.
-func (e *Env) stepsCost(cur string) float64 {
+func (e *Env) stepsCost(cur string) (float64, bool) {
 	id := e.runID()
 	if id == "" {
-		return 0
+		return 0, false
 	}
 	lines, _ := runlog.ReadSteps(e.Root)
-	sum := 0.0
+	sum, estimated := 0.0, false
 	for _, l := range lines {
 		if l.Run == id {
 			sum += l.Cost[cur]
+			estimated = estimated || l.Estimated() > 0
 		}
 	}
-	return runlog.Round(sum)
+	return runlog.Round(sum), estimated
 }
 
 // checkBudget refuses (E_BUDGET, exit 3) to start chapter c when the
@@ -134,20 +137,27 @@ func (e *Env) checkBudget(b *Budget, c, lastCompleted int) error {
 	if err := e.resolveCurrency(b); err != nil {
 		return err
 	}
+	if err := e.checkExecutorCost(); err != nil {
+		return err
+	}
 	spent := 0.0
+	approx := false
 	for k := b.Since + 1; k <= lastCompleted; k++ {
-		if v, ok := e.chapterCost(k, b.Currency); ok {
+		if v, est, ok := e.chapterCost(k, b.Currency); ok {
 			spent += v
+			approx = approx || est
 		}
 	}
-	other := e.stepsCost(b.Currency)
+	other, otherEst := e.stepsCost(b.Currency)
+	approx = approx || otherEst
 	spent = runlog.Round(spent + other)
 	var sum float64
 	var used []int
 	for k := lastCompleted; k >= 1 && k > lastCompleted-BudgetWindow; k-- {
-		if v, ok := e.chapterCost(k, b.Currency); ok {
+		if v, est, ok := e.chapterCost(k, b.Currency); ok {
 			sum += v
 			used = append(used, k)
+			approx = approx || est
 		}
 	}
 	remaining := runlog.Round(b.Amount - spent)
@@ -158,7 +168,12 @@ func (e *Env) checkBudget(b *Budget, c, lastCompleted int) error {
 	if remaining > 0 && projected <= remaining {
 		return nil
 	}
-	amt := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) + " " + b.Currency }
+	exact := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) + " " + b.Currency }
+	amt := exact
+	if approx {
+		// Part of the cost comes from estimated usage (SPEC §26): say so.
+		amt = func(x float64) string { return "≈" + exact(x) }
+	}
 	why, whyEn := "预算已用完", "the budget is spent"
 	if remaining > 0 {
 		why = fmt.Sprintf("预计花费 %s（最近 %d 章的均值）超过剩余预算 %s", amt(projected), len(used), amt(remaining))
@@ -169,14 +184,64 @@ func (e *Env) checkBudget(b *Budget, c, lastCompleted int) error {
 		spentZh += "，其中章节以外的代理运行 " + amt(other)
 		spentEn += ", of which agent runs outside chapters " + amt(other)
 	}
-	err := errs.New(errs.Budget, fmt.Sprintf("第 %d 章没有开始：%s（预算 %s，本次已花费 %s）", c, why, amt(b.Amount), spentZh),
-		fmt.Sprintf("chapter %d was not started: %s (budget %s, spent in this run %s)", c, whyEn, amt(b.Amount), spentEn)).
+	err := errs.New(errs.Budget, fmt.Sprintf("第 %d 章没有开始：%s（预算 %s，本次已花费 %s）", c, why, exact(b.Amount), spentZh),
+		fmt.Sprintf("chapter %d was not started: %s (budget %s, spent in this run %s)", c, whyEn, exact(b.Amount), spentEn)).
 		With("chapter", c).With("budget", b.Amount).With("currency", b.Currency).With("spent", spent).With("spent_other_runs", other).
-		With("remaining", remaining).With("projected", projected).With("projected_from", used).
+		With("remaining", remaining).With("projected", projected).With("projected_from", used).With("estimated", approx).
 		Hint("提高 BUDGET 后重新运行 make -f pipeline.mk continue（已提交的章节不受影响），或在 novel-report 里查看各章费用",
 			"re-run make -f pipeline.mk continue with a higher BUDGET (committed chapters stay as they are), or see the cost per chapter in novel-report")
 	if projected < 0 {
 		err.With("projected", nil)
 	}
 	return e.block(err)
+}
+
+// checkExecutorCost refuses a budget whose executor cannot report a cost
+// (SPEC §26), before anything runs: the command backend reports no usage
+// at all, and an openai executor whose model has no price in llm.prices
+// has a null cost on every request. Either way the budget would let every
+// chapter through, silently.
+func (e *Env) checkExecutorCost() error {
+	backend := agentBackend(e.Getenv("AGENT"))
+	switch backend {
+	case "command":
+		return errs.New(errs.Config, "设置了 BUDGET，但执行器是 command 后端（"+e.Getenv("AGENT")+"）：命令不报告用量，费用无从计算，预算无法执行",
+			"BUDGET is set but the executor is the command backend ("+e.Getenv("AGENT")+"): a command reports no usage, so no cost can be computed and the budget cannot be kept").
+			With("agent", e.Getenv("AGENT")).With("backend", backend).
+			Hint("有预算的运行请用 AGENT=\"novel-agent --backend openai\"（并在 settings.json 的 llm.prices 写上价格），或去掉 BUDGET",
+				"run a budgeted continue with AGENT=\"novel-agent --backend openai\" (and prices under llm.prices in settings.json), or drop BUDGET")
+	case "openai":
+		o, err := agent.OpenAIConfig(e.Root, e.Getenv)
+		if err != nil {
+			return err
+		}
+		for _, m := range o.Models() {
+			if _, ok := o.LLM.Prices[m]; !ok {
+				return errs.Newf(errs.Config, "设置了 BUDGET，但 settings.json 的 llm.prices 里没有模型 %s 的价格：它的请求费用无从计算，预算无法执行",
+					"BUDGET is set but settings.json llm.prices has no price for the model %s: its requests have no cost, so the budget cannot be kept", m).
+					With("file", layout.Settings).With("key", "llm.prices."+m).With("model", m).
+					Hint("在 settings.json 的 llm.prices 里加上 "+m+" 的价格（input_per_mtok、output_per_mtok、currency），或去掉 BUDGET",
+						"add the price of "+m+" under llm.prices in settings.json (input_per_mtok, output_per_mtok, currency), or drop BUDGET")
+			}
+		}
+	}
+	return nil
+}
+
+// agentBackend is the --backend of a novel-agent executor command ("" for
+// any other executor, which reports its usage its own way).
+func agentBackend(cmd string) string {
+	f := strings.Fields(cmd)
+	if len(f) == 0 || !strings.HasSuffix(f[0], "novel-agent") {
+		return ""
+	}
+	for i, a := range f {
+		if a == "--backend" && i+1 < len(f) {
+			return f[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, "--backend="); ok {
+			return v
+		}
+	}
+	return ""
 }

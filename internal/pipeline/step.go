@@ -249,6 +249,11 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 		lastErr = failure
 		e.cleanup(pk, pre)
 		fmt.Fprintf(e.Stderr, "[第%s章] %s ✗ 第 %d 次尝试失败 / attempt %d failed: %s\n", layout.Pad(c), label(st.Stage, role), attempt, attempt, failure.Message("zh"))
+		if failure.Details["content_filter"] == true {
+			// A content-filter refusal answers the content, not chance:
+			// the same packet would be refused again (SPEC §26).
+			break
+		}
 	}
 	if pre != "" {
 		e.remove(pre)
@@ -481,9 +486,13 @@ func (e *Env) giveUp(st stepid.Step, role string, cause *errs.Error) error {
 		zhHint = h + "；然后运行 novel-step retry，再运行 make -f pipeline.mk chapter C=" + c + "（放弃本章：novel-step abandon --chapter " + c + "）"
 		enHint = cause.HintText("en") + "; then run novel-step retry and make -f pipeline.mk chapter C=" + c + " (to give up the chapter: novel-step abandon --chapter " + c + ")"
 	}
-	out := errs.New(cause.Code,
-		fmt.Sprintf("第 %d 章的 %s 步骤重试后仍失败：%s", st.Chapter, label(st.Stage, role), msg),
-		fmt.Sprintf("step %s of chapter %d failed again after a retry: %s", label(st.Stage, role), st.Chapter, cause.Message("en"))).
+	zhMsg := fmt.Sprintf("第 %d 章的 %s 步骤重试后仍失败：%s", st.Chapter, label(st.Stage, role), msg)
+	enMsg := fmt.Sprintf("step %s of chapter %d failed again after a retry: %s", label(st.Stage, role), st.Chapter, cause.Message("en"))
+	if cause.Details["content_filter"] == true {
+		zhMsg = fmt.Sprintf("第 %d 章的 %s 步骤被内容审核拦截（不重试）：%s", st.Chapter, label(st.Stage, role), msg)
+		enMsg = fmt.Sprintf("step %s of chapter %d was refused by the content filter (not retried): %s", label(st.Stage, role), st.Chapter, cause.Message("en"))
+	}
+	out := errs.New(cause.Code, zhMsg, enMsg).
 		Hint(zhHint, enHint).
 		With("step", st.String()).With("cause", cause.Body("zh")).WithExit(errs.ExitFailed)
 	if role != "" {

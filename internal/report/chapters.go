@@ -169,6 +169,7 @@ func readChapter(root *project.Root, c int) (Chapter, []string, error) {
 			ch.OverallFinal = lg.OverallFinal
 		}
 		ch.Requests, ch.Tokens, ch.Cost, ch.UnpricedRequests = lg.Requests, lg.Tokens, lg.Cost, lg.UnpricedRequests
+		ch.EstimatedRequests = lg.EstimatedRequests
 	}
 	if !hasLog || lg.WordCount == nil {
 		// Only a chapter without a logged word count is read.

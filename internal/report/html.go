@@ -180,7 +180,7 @@ func (r *Report) htmlCards(b *strings.Builder) {
 	if n, ok := tokenSum(h.Tokens); ok {
 		card("tokens（输入 + 输出）", strconv.FormatInt(n, 10), false)
 	}
-	card("费用 cost", costText(h.Cost), h.UnpricedRequests > 0)
+	card("费用 cost", h.headlineCost(), h.UnpricedRequests > 0 || h.EstimatedRequests > 0)
 	card("强制通过 force passed", itoa(h.Gate.ForcePassed), h.Gate.ForcePassed > 0)
 	card("未回收伏笔 open", itoa(h.ForeshadowingOpen), false)
 	card("逾期短线 overdue", itoa(h.ForeshadowingOverdue), h.ForeshadowingOverdue > 0)

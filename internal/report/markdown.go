@@ -42,7 +42,7 @@ func (r *Report) Markdown() []byte {
 		{"待处理修订 pending revisions", itoa(h.PendingRevisions)},
 		{"模型请求 requests", itoa(h.Requests)},
 		{"tokens", tokensText(h.Tokens)},
-		{"费用 cost", costText(h.Cost)},
+		{"费用 cost", h.headlineCost()},
 	})
 	if note := r.usageNote(); note != "" {
 		b.WriteString(note + "。\n\n")

@@ -125,6 +125,9 @@ type Headline struct {
 	Tokens           runlog.Tokens `json:"tokens"`
 	Cost             runlog.Cost   `json:"cost"`
 	UnpricedRequests int           `json:"unpriced_requests"`
+	// EstimatedRequests counts requests whose usage was estimated (SPEC
+	// §26): their cost is approximate.
+	EstimatedRequests int `json:"estimated_requests,omitempty"`
 }
 
 // Chapter is one committed chapter.
@@ -149,6 +152,9 @@ type Chapter struct {
 	Tokens           runlog.Tokens `json:"tokens"`
 	Cost             runlog.Cost   `json:"cost"`
 	UnpricedRequests int           `json:"unpriced_requests"`
+	// EstimatedRequests counts requests whose usage was estimated (SPEC
+	// §26): their cost is approximate.
+	EstimatedRequests int `json:"estimated_requests,omitempty"`
 }
 
 // OtherRuns are the agent runs that are not chapter stages (SPEC §18,
@@ -157,11 +163,13 @@ type Chapter struct {
 // chapter log; Steps has one row per step and mode (its attempts and
 // repeated runs added up), in first-run order. Absent when there is none.
 type OtherRuns struct {
-	Requests         int            `json:"requests"`
-	Tokens           runlog.Tokens  `json:"tokens"`
-	Cost             runlog.Cost    `json:"cost"`
-	UnpricedRequests int            `json:"unpriced_requests"`
-	Steps            []runlog.Stage `json:"steps"`
+	Requests         int           `json:"requests"`
+	Tokens           runlog.Tokens `json:"tokens"`
+	Cost             runlog.Cost   `json:"cost"`
+	UnpricedRequests int           `json:"unpriced_requests"`
+	// EstimatedRequests: see Headline.
+	EstimatedRequests int            `json:"estimated_requests,omitempty"`
+	Steps             []runlog.Stage `json:"steps"`
 }
 
 // Volume summarises one planned volume.
@@ -395,7 +403,8 @@ func (r *Report) collectOtherRuns(root *project.Root) {
 		return
 	}
 	f := runlog.Fold(lines)
-	r.OtherRuns = &OtherRuns{Requests: f.Requests, Tokens: f.Tokens, Cost: f.Cost, UnpricedRequests: f.UnpricedRequests, Steps: f.Stages}
+	r.OtherRuns = &OtherRuns{Requests: f.Requests, Tokens: f.Tokens, Cost: f.Cost, UnpricedRequests: f.UnpricedRequests,
+		EstimatedRequests: f.EstimatedRequests, Steps: f.Stages}
 }
 
 func (r *Report) collectHeadline(root *project.Root, cp *checkpoint.Checkpoint) error {
@@ -413,6 +422,7 @@ func (r *Report) collectHeadline(root *project.Root, cp *checkpoint.Checkpoint) 
 		h.RevisionsTotal += c.Revisions
 		h.Gate.add(c.Marker)
 		h.addUsage(c.Requests, c.UnpricedRequests, c.Tokens, c.Cost)
+		h.EstimatedRequests += c.EstimatedRequests
 		if c.OverallFinal != nil {
 			total += *c.OverallFinal
 			n++
@@ -420,6 +430,7 @@ func (r *Report) collectHeadline(root *project.Root, cp *checkpoint.Checkpoint) 
 	}
 	if o := r.OtherRuns; o != nil {
 		h.addUsage(o.Requests, o.UnpricedRequests, o.Tokens, o.Cost)
+		h.EstimatedRequests += o.EstimatedRequests
 	}
 	if n > 0 {
 		m := round2(total / float64(n))

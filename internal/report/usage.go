@@ -98,12 +98,26 @@ func (r *Report) mainCurrency() string {
 	return best
 }
 
-// usageNote is the headline's cost caveat: requests the cost misses.
-func (r *Report) usageNote() string {
-	if r.Headline.UnpricedRequests == 0 {
-		return ""
+// headlineCost is the headline's cost, marked "≈" when part of it comes
+// from estimated usage (SPEC §26).
+func (h *Headline) headlineCost() string {
+	if h.EstimatedRequests > 0 && h.Cost != nil {
+		return "≈" + costText(h.Cost)
 	}
-	return itoa(r.Headline.UnpricedRequests) + " 次请求没有计价（服务未返回 usage 或 llm.prices 中没有该模型），费用合计不含它们"
+	return costText(h.Cost)
+}
+
+// usageNote is the headline's cost caveat: requests the cost misses, and
+// requests whose usage (so cost) is estimated.
+func (r *Report) usageNote() string {
+	var notes []string
+	if r.Headline.UnpricedRequests > 0 {
+		notes = append(notes, itoa(r.Headline.UnpricedRequests)+" 次请求没有计价（服务未返回 usage 或 llm.prices 中没有该模型），费用合计不含它们")
+	}
+	if r.Headline.EstimatedRequests > 0 {
+		notes = append(notes, itoa(r.Headline.EstimatedRequests)+" 次请求的服务没有返回用量，token 按文本估算（usage_estimated），费用是约数（≈）")
+	}
+	return strings.Join(notes, "；")
 }
 
 // svgUsage draws the cost (or, with no prices, the tokens) per column.

@@ -43,7 +43,10 @@ type ChapterLog struct {
 	Tokens               Tokens   `json:"tokens"`
 	Cost                 Cost     `json:"cost"`
 	UnpricedRequests     int      `json:"unpriced_requests"`
-	CommittedAt          string   `json:"committed_at"`
+	// EstimatedRequests counts the requests whose tokens (and so cost)
+	// were estimated because the server reported no usage (SPEC §26).
+	EstimatedRequests int    `json:"estimated_requests,omitempty"`
+	CommittedAt       string `json:"committed_at"`
 }
 
 // Fold groups the run lines into stages by step, mode and round (first
@@ -53,6 +56,7 @@ func (lg *ChapterLog) Fold(lines []Line) {
 	f := Fold(lines)
 	lg.Stages, lg.TotalDurationSeconds = f.Stages, f.DurationSeconds
 	lg.Requests, lg.Tokens, lg.Cost, lg.UnpricedRequests = f.Requests, f.Tokens, f.Cost, f.UnpricedRequests
+	lg.EstimatedRequests = f.EstimatedRequests
 }
 
 // Folded is run lines grouped into stages, with the totals of them all.
@@ -63,6 +67,8 @@ type Folded struct {
 	Tokens           Tokens
 	Cost             Cost
 	UnpricedRequests int
+	// EstimatedRequests counts requests with estimated usage.
+	EstimatedRequests int
 }
 
 // Fold groups lines into stages by step, mode and round (first appearance
@@ -91,6 +97,7 @@ func Fold(lines []Line) Folded {
 		s.Requests += len(r.Requests)
 		f.Requests += len(r.Requests)
 		f.UnpricedRequests += r.Unpriced()
+		f.EstimatedRequests += r.Estimated()
 		if t := r.TokenCounts(); t.Known() {
 			if s.Tokens == nil {
 				s.Tokens = &Tokens{}
@@ -131,6 +138,7 @@ type lenientLog struct {
 	Tokens           any `json:"tokens"`
 	Cost             any `json:"cost"`
 	Unpriced         any `json:"unpriced_requests"`
+	Estimated        any `json:"estimated_requests"`
 }
 
 // ParseChapterLog reads a committed chapter log for chapter c: it must be
@@ -175,6 +183,9 @@ func ParseChapterLog(data []byte, rel string, c int) (*ChapterLog, error) {
 	}
 	if n, ok := jsonio.Int(m.Unpriced); ok && n > 0 {
 		lg.UnpricedRequests = n
+	}
+	if n, ok := jsonio.Int(m.Estimated); ok && n > 0 {
+		lg.EstimatedRequests = n
 	}
 	if t, ok := m.Tokens.(map[string]any); ok {
 		for _, k := range TokenKeys {

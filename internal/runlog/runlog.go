@@ -204,8 +204,23 @@ func (l Line) TokenCounts() Tokens {
 // request is the part of an executor's usage line (agent.RequestUsage)
 // the totals need: whether an answer came back without a price.
 type request struct {
-	Outcome string           `json:"outcome"`
-	Cost    *json.RawMessage `json:"cost"`
+	Outcome   string           `json:"outcome"`
+	Cost      *json.RawMessage `json:"cost"`
+	Estimated bool             `json:"usage_estimated"`
+}
+
+// Estimated counts the requests of the line whose usage the server did
+// not report and the executor estimated (SPEC §26: their cost is
+// approximate, shown with "≈").
+func (l Line) Estimated() int {
+	n := 0
+	for _, raw := range l.Requests {
+		var r request
+		if json.Unmarshal(raw, &r) == nil && r.Estimated {
+			n++
+		}
+	}
+	return n
 }
 
 // Unpriced counts the requests of the line that got an answer but have no

@@ -8,6 +8,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/provider"
 )
 
 // JSON modes of llm.json_mode (SPEC §18).
@@ -24,6 +25,9 @@ type RoleParams struct {
 	Temperature *float64 `json:"temperature,omitempty"`
 	TopP        *float64 `json:"top_p,omitempty"`
 	MaxTokens   int      `json:"max_tokens,omitempty"`
+	// Thinking is "on", "off" or "" (the model's default): set through
+	// the provider's switch (SPEC §26).
+	Thinking string `json:"thinking,omitempty"`
 }
 
 // Price is one model's price per million tokens (llm.prices.{model}).
@@ -43,6 +47,9 @@ type LLM struct {
 	IdleTimeoutS int                   `json:"idle_timeout_s"`
 	TimeoutS     int                   `json:"timeout_s"`
 	Prices       map[string]Price      `json:"prices"`
+	// Provider names the provider profile (SPEC §26); "" detects it from
+	// the base URL.
+	Provider string `json:"provider"`
 }
 
 // LLMDefaults are the documented defaults: streaming with a 120 s idle
@@ -85,6 +92,12 @@ func LoadLLM(root *project.Root, getenv func(string) string) (LLM, error) {
 			return l, cfgErr("NOVEL_LLM_STREAM", "env NOVEL_LLM_STREAM", "必须是 true 或 false", "must be true or false", v)
 		}
 		l.Stream = b
+	}
+	if v := getenv("NOVEL_LLM_PROVIDER"); v != "" {
+		if !provider.Known(v) {
+			return l, cfgErr("NOVEL_LLM_PROVIDER", "env NOVEL_LLM_PROVIDER", "必须是 "+strings.Join(provider.Names, "、")+" 之一", "must be one of "+strings.Join(provider.Names, ", "), v)
+		}
+		l.Provider = v
 	}
 	if v := getenv("NOVEL_LLM_JSON_MODE"); v != "" {
 		if v != JSONAuto && v != JSONOn && v != JSONOff {
@@ -148,9 +161,15 @@ func (l *LLM) apply(m map[string]any, src string) error {
 			}
 		case "prices":
 			err = l.applyPrices(v, src)
+		case "provider":
+			s, _ := v.(string)
+			if !provider.Known(s) {
+				return cfgErr(key, src, "必须是 "+strings.Join(provider.Names, "、")+" 之一", "must be one of "+strings.Join(provider.Names, ", "), v)
+			}
+			l.Provider = s
 		default:
-			return cfgErr(key, src, "是未知的键（可用：roles、extra_body、json_mode、stream、idle_timeout_s、timeout_s、prices）",
-				"is not a known key (roles, extra_body, json_mode, stream, idle_timeout_s, timeout_s, prices)", v)
+			return cfgErr(key, src, "是未知的键（可用：roles、extra_body、json_mode、stream、idle_timeout_s、timeout_s、prices、provider）",
+				"is not a known key (roles, extra_body, json_mode, stream, idle_timeout_s, timeout_s, prices, provider)", v)
 		}
 		if err != nil {
 			return err
@@ -205,8 +224,14 @@ func (l *LLM) applyRoles(v any, src string) error {
 					return cfgErr(fkey, src, "必须是 ≥ 1 的整数", "must be an integer ≥ 1", fv)
 				}
 				p.MaxTokens = n
+			case "thinking":
+				s, _ := fv.(string)
+				if s != "on" && s != "off" {
+					return cfgErr(fkey, src, "必须是 on 或 off", "must be on or off", fv)
+				}
+				p.Thinking = s
 			default:
-				return cfgErr(fkey, src, "是未知的键（可用：model、temperature、top_p、max_tokens）", "is not a known key (model, temperature, top_p, max_tokens)", fv)
+				return cfgErr(fkey, src, "是未知的键（可用：model、temperature、top_p、max_tokens、thinking）", "is not a known key (model, temperature, top_p, max_tokens, thinking)", fv)
 			}
 		}
 		l.Roles[role] = p

@@ -186,6 +186,39 @@ func TestLLMDefaultsAndEnv(t *testing.T) {
 	}
 }
 
+// llm.provider and llm.roles.{role}.thinking (SPEC §26): known values
+// only; NOVEL_LLM_PROVIDER overrides the file.
+func TestLLMProviderAndThinking(t *testing.T) {
+	dir := t.TempDir()
+	root, _ := project.New(dir)
+	os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{"llm":{"provider":"glm","roles":{"summarizer":{"thinking":"off"}}}}`), 0o644)
+	l, err := LoadLLM(root, func(string) string { return "" })
+	if err != nil || l.Provider != "glm" || l.Roles["summarizer"].Thinking != "off" {
+		t.Fatalf("%+v %v", l, err)
+	}
+	l, err = LoadLLM(root, func(k string) string { return map[string]string{"NOVEL_LLM_PROVIDER": "kimi"}[k] })
+	if err != nil || l.Provider != "kimi" {
+		t.Fatalf("%+v %v", l, err)
+	}
+	for file, key := range map[string]string{
+		`{"llm":{"provider":"zhipu"}}`:                             "llm.provider",
+		`{"llm":{"provider":1}}`:                                   "llm.provider",
+		`{"llm":{"roles":{"summarizer":{"thinking":true}}}}`:       "llm.roles.summarizer.thinking",
+		`{"llm":{"roles":{"summarizer":{"thinking":"disabled"}}}}`: "llm.roles.summarizer.thinking",
+	} {
+		os.WriteFile(filepath.Join(dir, "settings.json"), []byte(file), 0o644)
+		_, err := LoadLLM(root, func(string) string { return "" })
+		if e := errs.As(err); e == nil || e.Code != errs.Config || e.Details["key"] != key {
+			t.Errorf("%s: %v, want E_CONFIG naming %s", file, err, key)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{}`), 0o644)
+	_, err = LoadLLM(root, func(k string) string { return map[string]string{"NOVEL_LLM_PROVIDER": "x"}[k] })
+	if e := errs.As(err); e == nil || e.Code != errs.Config || e.Details["key"] != "NOVEL_LLM_PROVIDER" {
+		t.Fatal(err)
+	}
+}
+
 func TestLintSettings(t *testing.T) {
 	s, err := load(t, "", nil)
 	if err != nil || s.Platform != "" || s.WordsPerChapter != 0 || s.QuoteStyle != QuoteCorner {

@@ -1,5 +1,6 @@
 // Package novel is the front door: `novel next|advance|validate|status`
 // run novel-step, `novel instructions STEP` runs novel-manifest packet,
+// `novel doctor` runs novel-agent doctor,
 // and `novel X …` runs novel-X (next to this binary or on PATH). It execs
 // the target, so no extra process stands between the caller and the tool
 // (the lock records the caller's pid).
@@ -63,6 +64,8 @@ func run(self string, args []string, stdio cli.IO, execve execFunc) int {
 		tool, argv = "novel-step", append([]string{sub}, subArgs...)
 	case sub == "instructions":
 		tool, argv = "novel-manifest", append([]string{"packet"}, subArgs...)
+	case sub == "doctor":
+		tool, argv = "novel-agent", append([]string{"doctor"}, subArgs...)
 	case strings.HasPrefix(sub, "-") || strings.ContainsAny(sub, "/\\"):
 		return fail(stdio.Err, cli.UsageError(fmt.Sprintf("未知参数 %q", sub), fmt.Sprintf("unknown argument %q", sub)))
 	default:
@@ -132,6 +135,7 @@ func help(w io.Writer) {
 	fmt.Fprintln(w, "Shortcuts:")
 	fmt.Fprintln(w, "  novel next|advance|validate|status …   runs novel-step next|advance|validate|status …")
 	fmt.Fprintln(w, "  novel instructions STEP …              runs novel-manifest packet STEP …")
+	fmt.Fprintln(w, "  novel doctor [--offline] …             runs novel-agent doctor …")
 	fmt.Fprintln(w, "  novel X …                              runs novel-X … (next to novel, or on PATH)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")

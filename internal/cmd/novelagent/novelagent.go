@@ -25,6 +25,7 @@ type grammar struct {
 	Prompt      promptCmd   `cmd:"" help:"Print the messages a live backend would send for PACKET (role prompt with its output format, then the context): for running an agent by hand."`
 	Prompts     promptsCmd  `cmd:"" help:"The built-in role prompts: --dump DIR writes them (copy one to the project's prompts/{role}.md to replace it)."`
 	Apply       applyCmd    `cmd:"" help:"Write a packet's outputs from an answer in the role prompt's own format (FILE or stdin), with the same hygiene, validation and lints as a live backend; on failure details.reask is the message to act on."`
+	Doctor      doctorCmd   `cmd:"" help:"Check the project, the tools and the model configuration (one tiny request per model; --offline skips the network): a report with a fix for every failing check; exit 0 when usable, 1 otherwise (SPEC §26)."`
 }
 
 type promptsCmd struct {

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +54,21 @@ type Response struct {
 	StallAfter int `json:"stall_after"`
 	// Provider overrides the script's provider for this answer.
 	Provider string `json:"provider"`
+	// Refuse answers with the provider's content-filter refusal instead
+	// (RefuseDeepSeek, RefuseGLM).
+	Refuse string `json:"refuse"`
 }
+
+// Refusal shapes the fake can answer with (Response.Refuse).
+const (
+	// RefuseDeepSeek is DeepSeek's content-safety refusal: HTTP 400
+	// invalid_request_error "Content Exists Risk"
+	// (deepseek-ai/awesome-deepseek-integration#13, 666ghj/BettaFish#108).
+	RefuseDeepSeek = "deepseek"
+	// RefuseGLM is Zhipu's code 1301: HTTP 400 with the Chinese notice
+	// (langchain4j/langchain4j#1079).
+	RefuseGLM = "glm"
+)
 
 // Providers the fake imitates.
 const (
@@ -62,11 +77,18 @@ const (
 	// ProviderDeepSeek adds prompt_cache_hit_tokens/prompt_cache_miss_tokens
 	// and completion_tokens_details.reasoning_tokens to usage, and
 	// reasoning_content next to content (api-docs.deepseek.com, "Reasoning
-	// Model" and "Context Caching"; prism-php/prism#1021).
+	// Model" and "Context Caching"; prism-php/prism#1021); deepseek-chat
+	// refuses max_tokens above 8192 with HTTP 400 "Invalid max_tokens
+	// value, the valid range of max_tokens is [1, 8192]"
+	// (deepseek-ai/DeepSeek-V3#69).
 	ProviderDeepSeek = "deepseek"
 	// ProviderDashScope refuses non-streaming calls to qwen3 models unless
 	// enable_thinking is false (langchain4j/langchain4j#3974,
-	// infiniflow/ragflow#8972: HTTP 400 invalid_parameter_error).
+	// infiniflow/ragflow#8972: HTTP 400 invalid_parameter_error), and JSON
+	// mode while thinking is on: "Json mode response is not supported when
+	// enable_thinking is true" (presenton/presenton#184). Thinking on is
+	// enable_thinking true or absent (the open-source Qwen3 default,
+	// sunmh207/AI-Codereview-Gitlab#104 quoting the Bailian docs).
 	ProviderDashScope = "dashscope"
 	// ProviderOllama puts reasoning into content as <think>…</think> and
 	// reports no usage (ollama/ollama#15288, bytedance/deer-flow#2062).
@@ -74,6 +96,18 @@ const (
 	// ProviderVLLM refuses a prompt plus max_tokens over the context
 	// length with HTTP 400 and its own message (vLLM serving_engine).
 	ProviderVLLM = "vllm"
+	// ProviderKimi is Moonshot: K2.5/K2.6 refuse any temperature but 1
+	// (thinking on, the default) or 0.6 (thinking {"type":"disabled"})
+	// with HTTP 400 "invalid temperature: only 1 is allowed for this
+	// model" (Warma10032/VideoAdGuard#34, NoFxAiOS/nofx#1415), and a
+	// stream's usage sits in choices[0].usage of the last chunk, never
+	// at the top level (earendil-works/pi#2017).
+	ProviderKimi = "kimi"
+	// ProviderGLM is Zhipu / z.ai: finish reasons sensitive and
+	// network_error are scripted with Finish (BerriAI/litellm#24373), a
+	// refusal with Refuse: "glm" (code 1301), thinking is
+	// {"thinking":{"type":…}} (docs.z.ai thinking-mode).
+	ProviderGLM = "glm"
 )
 
 // Script drives the server: scripted responses first, in order; then
@@ -92,11 +126,28 @@ type Script struct {
 	// <think> in content for Ollama) and DeepSeek's prompt cache.
 	Reasoning string `json:"reasoning"`
 	CacheHit  int    `json:"cache_hit"`
+	// APIKey, when set, is the one key accepted: any other is HTTP 401
+	// "Authentication Fails, Your api key: ****xxxx is invalid"
+	// (continuedev/continue#11820, DeepSeek's wording).
+	APIKey string `json:"api_key"`
+	// Models, when set, are the only model names served: any other is
+	// HTTP 400 "Model Not Exist" (ConardLi/easy-dataset#9, DeepSeek).
+	Models []string `json:"models"`
+	// NoStream makes the server ignore "stream": true and answer one JSON
+	// body, as servers that mishandle the stream field do
+	// (sgl-project/mini-sglang#51 with the opposite flag,
+	// UKGovernmentBEIS/inspect_ai#2915).
+	NoStream bool `json:"no_stream"`
+	// CutOnce names agents whose first replayed answer is cut in the
+	// middle with finish_reason "length", as a model that reaches
+	// max_tokens is (deepseek-chat stops at 8192, its limit).
+	CutOnce []string `json:"cut_once"`
 }
 
 // Server is a running fake.
 type Server struct {
 	script Script
+	cut    map[string]bool // agents whose answer CutOnce already cut
 	log    string
 	mu     sync.Mutex
 	logMu  sync.Mutex // the request log's appends
@@ -113,13 +164,21 @@ var (
 type request struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
+		Role             string  `json:"role"`
+		Content          string  `json:"content"`
+		ReasoningContent *string `json:"reasoning_content"`
 	} `json:"messages"`
-	Stream         bool  `json:"stream"`
-	MaxTokens      int   `json:"max_tokens"`
-	EnableThinking *bool `json:"enable_thinking"`
-	StreamOptions  *struct {
+	Stream         bool     `json:"stream"`
+	MaxTokens      int      `json:"max_tokens"`
+	EnableThinking *bool    `json:"enable_thinking"`
+	Temperature    *float64 `json:"temperature"`
+	Thinking       *struct {
+		Type string `json:"type"`
+	} `json:"thinking"`
+	ResponseFormat *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 }
@@ -127,11 +186,19 @@ type request struct {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req request
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	json.Unmarshal(body, &req)
 	s.mu.Lock()
 	s.n++
 	n := s.n
+	provider := s.script.Provider
+	if len(s.script.Responses) > 0 && s.script.Responses[0].Provider != "" {
+		provider = s.script.Responses[0].Provider
+	}
+	// A request the provider refuses for its parameters never reaches a
+	// model: it does not use up a scripted answer.
+	refused := r.URL.Path == "/v1/chat/completions" && (s.gatekeep(nil, r, &req) || s.refuse(nil, provider, &req))
 	var resp *Response
-	if len(s.script.Responses) > 0 {
+	if len(s.script.Responses) > 0 && !refused {
 		resp = &s.script.Responses[0]
 		s.script.Responses = s.script.Responses[1:]
 	}
@@ -142,22 +209,53 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
 		return
 	}
-	json.Unmarshal(body, &req)
+	if refused {
+		if !s.gatekeep(w, r, &req) {
+			s.refuse(w, provider, &req)
+		}
+		return
+	}
+	if s.script.NoStream {
+		req.Stream = false
+	}
+	if resp == nil && isProbe(&req) {
+		// novel doctor's connection check: a one-word answer (JSON when
+		// JSON mode is asked for), so every personality can be checked
+		// without a script.
+		resp = &Response{Content: "OK"}
+		if req.ResponseFormat != nil && req.ResponseFormat.Type == "json_object" {
+			resp.Content = `{"ok":true}`
+		}
+	}
 	if resp == nil {
 		content, ok := s.replay(w, &req)
 		if !ok {
 			return
 		}
 		resp = &Response{Content: content, Reasoning: s.script.Reasoning, CacheHit: s.script.CacheHit}
+		if m := partRE.FindStringSubmatch(lastMessage(&req)); m != nil {
+			resp.Content = part(content, m)
+		} else if a := agentRE.FindStringSubmatch(req.Messages[1].Content); a != nil && slices.Contains(s.script.CutOnce, a[1]) {
+			s.mu.Lock()
+			if !s.cut[a[1]] {
+				if s.cut == nil {
+					s.cut = map[string]bool{}
+				}
+				s.cut[a[1]] = true
+				rs := []rune(content)
+				resp.Content, resp.Finish = string(rs[:len(rs)*3/5]), "length"
+			}
+			s.mu.Unlock()
+		}
 	}
 	if resp.DelayMS > 0 {
 		time.Sleep(time.Duration(resp.DelayMS) * time.Millisecond)
 	}
-	provider := resp.Provider
-	if provider == "" {
-		provider = s.script.Provider
+	if resp.Provider != "" {
+		provider = resp.Provider
 	}
-	if s.refuse(w, provider, &req) {
+	if resp.Refuse != "" {
+		refusal(w, resp.Refuse)
 		return
 	}
 	for k, v := range resp.Headers {
@@ -179,7 +277,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case req.Stream:
 		s.stream(w, r, provider, &req, resp)
 		var sent map[string]any
-		if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		if provider == ProviderKimi || req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
 			sent = usage(provider, resp)
 		}
 		s.logUsage(n, sent)
@@ -206,14 +304,37 @@ func (s *Server) logUsage(n int, u map[string]any) {
 	s.writeLog(map[string]any{"n": n, "usage": u})
 }
 
-// refuse answers the provider-specific 400s; true when it did.
-func (s *Server) refuse(w http.ResponseWriter, provider string, req *request) bool {
+// refuse answers the provider-specific 400s (to hw when it is not nil);
+// true when the provider refuses the request.
+func (s *Server) refuse(hw http.ResponseWriter, provider string, req *request) bool {
 	var msg map[string]any
 	switch {
 	case provider == ProviderDashScope && strings.HasPrefix(req.Model, "qwen3") && !req.Stream &&
 		(req.EnableThinking == nil || *req.EnableThinking):
 		msg = map[string]any{"code": "invalid_parameter_error", "param": nil,
 			"message": "parameter.enable_thinking must be set to false for non-streaming calls", "type": "invalid_request_error"}
+	case provider == ProviderDashScope && strings.HasPrefix(req.Model, "qwen3") && req.ResponseFormat != nil &&
+		req.ResponseFormat.Type == "json_object" && (req.EnableThinking == nil || *req.EnableThinking):
+		msg = map[string]any{"code": "invalid_parameter_error", "param": nil,
+			"message": "<400> InternalError.Algo.InvalidParameter: Json mode response is not supported when enable_thinking is true", "type": "invalid_request_error"}
+	case provider == ProviderDeepSeek && sentReasoning(req):
+		// reasoning_content passed back in messages (without tools) is a
+		// 400 (api-docs.deepseek.com/zh-cn/guides/reasoning_model; the
+		// wording: Euyug/Mirai-Gpt-Plugin#4).
+		msg = map[string]any{"message": "The reasoning_content is an intermediate result for display purposes only and will not be included in the context for inference. Please remove the reasoning_content from your message to reduce network traffic.",
+			"type": "invalid_request_error", "param": nil, "code": "invalid_request_error"}
+	case provider == ProviderDeepSeek && strings.HasPrefix(req.Model, "deepseek-chat") && req.MaxTokens > 8192:
+		msg = map[string]any{"message": "Invalid max_tokens value, the valid range of max_tokens is [1, 8192]",
+			"type": "invalid_request_error", "param": nil, "code": "invalid_request_error"}
+	case provider == ProviderKimi && (strings.HasPrefix(req.Model, "kimi-k2.5") || strings.HasPrefix(req.Model, "kimi-k2.6")):
+		allowed := 1.0
+		if req.Thinking != nil && req.Thinking.Type == "disabled" {
+			allowed = 0.6
+		}
+		if req.Temperature == nil || *req.Temperature == allowed {
+			return false
+		}
+		msg = map[string]any{"message": fmt.Sprintf("invalid temperature: only %g is allowed for this model", allowed), "type": "invalid_request_error"}
 	case provider == ProviderVLLM && s.script.MaxContext > 0:
 		prompt := 0
 		for _, m := range req.Messages {
@@ -228,15 +349,118 @@ func (s *Server) refuse(w http.ResponseWriter, provider string, req *request) bo
 	default:
 		return false
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	if provider == ProviderVLLM {
-		// vLLM's ErrorResponse sits at the top level (ogx-ai/ogx#4534).
-		json.NewEncoder(w).Encode(msg)
+	if hw == nil {
 		return true
 	}
-	json.NewEncoder(w).Encode(map[string]any{"error": msg})
+	hw.Header().Set("Content-Type", "application/json")
+	hw.WriteHeader(http.StatusBadRequest)
+	if provider == ProviderVLLM {
+		// vLLM's ErrorResponse sits at the top level (ogx-ai/ogx#4534).
+		json.NewEncoder(hw).Encode(msg)
+		return true
+	}
+	json.NewEncoder(hw).Encode(map[string]any{"error": msg})
 	return true
+}
+
+// partRE reads a split re-ask (internal/agent split.go): the fields one
+// part asks for, and for chapter_contracts the chapter range.
+var partRE = regexp.MustCompile(`【分段输出】.*字段：([a-z_、]+)(?:（第 (\d+)–(\d+) 章）)?`)
+
+func lastMessage(req *request) string {
+	if len(req.Messages) == 0 {
+		return ""
+	}
+	return req.Messages[len(req.Messages)-1].Content
+}
+
+// part is the recorded JSON answer reduced to the fields a split re-ask
+// names (contracts to its chapter range), as a model answering in parts.
+func part(recording string, m []string) string {
+	var full map[string]json.RawMessage
+	if json.Unmarshal([]byte(recording), &full) != nil {
+		return recording
+	}
+	first, _ := strconv.Atoi(m[2])
+	last, _ := strconv.Atoi(m[3])
+	out := map[string]json.RawMessage{}
+	for _, f := range strings.Split(m[1], "、") {
+		v, ok := full[f]
+		if !ok {
+			continue
+		}
+		if f == "chapter_contracts" && first > 0 {
+			var list []map[string]any
+			json.Unmarshal(v, &list)
+			var keep []map[string]any
+			for _, c := range list {
+				if n, _ := c["chapter"].(float64); int(n) >= first && int(n) <= last {
+					keep = append(keep, c)
+				}
+			}
+			v, _ = json.Marshal(keep)
+		}
+		out[f] = v
+	}
+	data, _ := json.Marshal(out)
+	return string(data)
+}
+
+// ProbeMarker is the text of novel doctor's probe request
+// (internal/doctor asks it); the fake answers it without a script.
+const ProbeMarker = "novel doctor"
+
+func isProbe(req *request) bool {
+	n := len(req.Messages)
+	return n > 0 && strings.Contains(req.Messages[n-1].Content, ProbeMarker)
+}
+
+// gatekeep answers (to w when it is not nil) a wrong key (401) or an
+// unknown model (400) the way DeepSeek does; true when it refuses.
+func (s *Server) gatekeep(w http.ResponseWriter, r *http.Request, req *request) bool {
+	var status int
+	var body map[string]any
+	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	switch {
+	case s.script.APIKey != "" && key != s.script.APIKey:
+		tail := key
+		if len(tail) > 4 {
+			tail = tail[len(tail)-4:]
+		}
+		status, body = http.StatusUnauthorized, map[string]any{"message": "Authentication Fails, Your api key: ****" + tail + " is invalid",
+			"type": "authentication_error", "param": nil, "code": "invalid_request_error"}
+	case len(s.script.Models) > 0 && !slices.Contains(s.script.Models, req.Model):
+		status, body = http.StatusBadRequest, map[string]any{"message": "Model Not Exist", "type": "invalid_request_error", "param": nil, "code": "invalid_request_error"}
+	default:
+		return false
+	}
+	if w == nil {
+		return true
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": body})
+	return true
+}
+
+func sentReasoning(req *request) bool {
+	for _, m := range req.Messages {
+		if m.ReasoningContent != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal writes a provider's content-filter refusal.
+func refusal(w http.ResponseWriter, shape string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	body := map[string]any{"message": "Content Exists Risk", "type": "invalid_request_error", "param": nil, "code": "invalid_request_error"}
+	if shape == RefuseGLM {
+		body = map[string]any{"code": "1301", "message": "系统检测到输入或生成内容可能包含不安全或敏感内容，请您避免输入易产生敏感内容的提示语，感谢您的配合。"}
+	}
+	json.NewEncoder(w).Encode(map[string]any{"error": body})
 }
 
 // replay answers from the recordings; false when it wrote an error.
@@ -302,11 +526,16 @@ func usage(provider string, resp *Response) map[string]any {
 	return u
 }
 
-func finish(resp *Response) string {
-	if resp.Finish != "" {
-		return resp.Finish
+// finish is the finish_reason as sent: "null" sends null and "omit"
+// leaves the key out (a stream that merely ends with [DONE]).
+func finish(resp *Response) any {
+	switch resp.Finish {
+	case "":
+		return "stop"
+	case "null", "omit":
+		return nil
 	}
-	return "stop"
+	return resp.Finish
 }
 
 func writeAnswer(w http.ResponseWriter, provider, model string, resp *Response) {
@@ -378,11 +607,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, provider string,
 		}
 	}
 	c := base()
-	c["choices"] = []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish(resp)}}
+	last := map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish(resp)}
+	if resp.Finish == "omit" {
+		delete(last, "finish_reason")
+	}
+	if provider == ProviderKimi {
+		// Moonshot sends the usage inside the last choice, whatever
+		// stream_options says (earendil-works/pi#2017).
+		last["usage"] = usage(provider, resp)
+	}
+	c["choices"] = []any{last}
 	if !chunk(c) {
 		return
 	}
-	if u := usage(provider, resp); u != nil && req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+	if u := usage(provider, resp); u != nil && provider != ProviderKimi && req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
 		c := base()
 		c["choices"] = []any{}
 		c["usage"] = u
