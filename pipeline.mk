@@ -172,7 +172,7 @@ NO_VOLUME   = $(PIPELINE_ERROR) no-volume
 NO_CHAPTER  = $(PIPELINE_ERROR) no-chapter
 
 help:
-	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 [BUDGET=12.5] | volume V=2 [APPROVE=1] [DIRECTION="…"] [REDO=1] | review V=1 [REDO=1] | start [REDO=1] | next | status | report'
+	@echo 'make -f pipeline.mk chapter [C=N] [PROJECT=dir] [AGENT="cmd"] | continue N=5 [BUDGET=12.5] | volume V=2 [APPROVE=1] [DIRECTION="…"] [REDO=1] | review [V=1] [REDO=1] | start [REDO=1] | next | status | report'
 
 ifeq ($(DRYRUN),)
 # ---- outer targets: hold the lock for the whole run ----
@@ -217,7 +217,7 @@ _continue: _locked
 	fi; \
 	for i in $$(seq 1 $(N)); do \
 	  out=$$(novel-agent pipeline next $$strict $${budget[@]+"$${budget[@]}"} --jq '"\(.status) \(.chapter)"'); set -- $$out; strict=; \
-	  if [ "$$1" != run ]; then echo "第 $$2 章是本卷最后一章，进入卷末回顾（novel next → volume:VV:review，再 novel-commit volume-review；跳过回顾：novel-step volume --next）" >&2; exit 0; fi; \
+	  if [ "$$1" != run ]; then echo "第 $$2 章是本卷最后一章：请进行卷末回顾（make -f pipeline.mk review）" >&2; exit 0; fi; \
 	  $(SUBMAKE) _chapter C=$$2; \
 	done
 else
@@ -262,8 +262,9 @@ endif
 # the run and stays (REDO=1 moves it to staging/replaced/redo-N/ and asks the model again).
 ifeq ($(DRYRUN),)
 review:
-	@[ -n '$(VV)' ] || $(NO_VOLUME)
-	@novel-lock run -- $(SUBMAKE) _review V=$(VV)
+	@v='$(VV)'; [ -n "$$v" ] || v=$$(novel-step status --jq .checkpoint.current_volume); \
+	[ -n "$$v" ] && [ "$$v" != 0 ] || $(NO_VOLUME); \
+	novel-lock run -- $(SUBMAKE) _review V=$$v
 _review: _locked
 	@rm -f -- $(call sq,$(P)/staging/BLOCKED.json)
 	@novel-agent pipeline review --volume $(VV) --agent "$$AGENT" $(REDO_FLAG) --text
