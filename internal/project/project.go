@@ -256,3 +256,44 @@ func CheckSlug(s, what, file string) error {
 		file, what, s).With("file", file).With("field", what).With("value", s).
 		Hint("改为形如 main-arc 的 slug", "use a slug such as main-arc")
 }
+
+// Managed reports whether abs, an absolute path a user named as an output
+// (-o, --out), is or lies under one of the files and folders the suite
+// manages (layout.Managed) once "..", a symlink at abs and symlinked
+// folders on the way are resolved; rel is that project-relative path.
+// The file need not exist yet.
+func (r *Root) Managed(abs string) (rel string, managed bool) {
+	p := filepath.Clean(abs)
+	for range 40 { // a chain of symlinks at the file itself
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		dest, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(p), dest)
+		}
+		p = filepath.Clean(dest)
+	}
+	// The folder holding it, with its symlinks resolved (when it exists).
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		p = filepath.Join(dir, filepath.Base(p))
+	}
+	for _, base := range []string{r.Real, r.Dir} {
+		rp, err := filepath.Rel(base, p)
+		if err != nil || rp == "." || rp == ".." || strings.HasPrefix(rp, ".."+string(filepath.Separator)) {
+			continue
+		}
+		rp = filepath.ToSlash(rp)
+		first, _, _ := strings.Cut(rp, "/")
+		for _, m := range layout.Managed {
+			if first == m {
+				return rp, true
+			}
+		}
+	}
+	return "", false
+}
