@@ -37,12 +37,15 @@ const (
 	// AwaitingApproval: a staged volume plan waits for the author (SPEC §23).
 	AwaitingApproval = "E_AWAITING_APPROVAL"
 	Budget           = "E_BUDGET" // the run's cost budget would be exceeded (SPEC §18); exit 3
+	// Integrity: a committed file the project needs is missing or damaged
+	// (SPEC §22.1); exit 1.
+	Integrity = "E_INTEGRITY"
 )
 
 // Codes lists every code in the order documented in --help.
 var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
 	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
-	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, AwaitingApproval, Budget}
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, AwaitingApproval, Budget, Integrity}
 
 // Exit codes (SPEC §1).
 const (

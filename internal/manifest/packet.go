@@ -12,6 +12,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/outline"
@@ -131,6 +132,12 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 		return nil, err
 	}
 	opt.Role = role
+	// No packet from a project whose committed chapters are incomplete
+	// (SPEC §22.1): chapter C's draft never goes without C−1's text and
+	// summary.
+	if err := integrity.Require(root, cp.LastCompleted); err != nil {
+		return nil, err
+	}
 	b := &builder{root: root, cp: cp, set: set, st: st, opt: opt, in: &OMap{}, ps: &OMap{}}
 	b.p = &Packet{Version: Version, Step: st.String(), Manifest: Manifest{Inline: b.in, Paths: b.ps},
 		ExpectedOutputs: []Output{}, Warnings: []string{}, Next: []string{}}

@@ -12,6 +12,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/gate"
+	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
@@ -137,6 +138,11 @@ func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
 	// proposed from it would redo, and overwrite, committed chapters (an
 	// import is backfilled before anything else).
 	if err := committedAhead(root, cp); err != nil {
+		return nil, err
+	}
+	// Nor may it claim chapters whose files are gone (SPEC §22.1): the
+	// next draft would be written without them.
+	if err := integrity.Require(root, cp.LastCompleted); err != nil {
 		return nil, err
 	}
 	if n, err := setupNext(root, cp); n != nil || err != nil {

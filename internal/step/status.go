@@ -41,6 +41,9 @@ type StatusView struct {
 	PendingRevisions []PendingView         `json:"pending_revisions"`
 	LastError        *checkpoint.LastError `json:"last_error"`
 	Counts           Counts                `json:"counts"`
+	// Integrity is the E_INTEGRITY refusal of a project whose committed
+	// chapters are incomplete (null when they are not).
+	Integrity *Blocked `json:"integrity"`
 
 	lang string
 }
@@ -58,6 +61,9 @@ func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) 
 		v.Blocked = errs.Coerce(err).Body(s.Language)
 	} else {
 		v.Next = n
+	}
+	if v.Integrity, err = integrityView(root, cp, s.Language); err != nil {
+		return nil, err
 	}
 	if pend, err := revision.Pending(root); err == nil {
 		for _, p := range pend {
@@ -106,12 +112,13 @@ func (v *StatusView) Text() string {
 	switch {
 	case v.Next != nil:
 		fmt.Fprintf(&b, pick(en, "下一步：%s（%s）\n", "next: %s (%s)\n"), v.Next.Step, v.Next.Reason)
-	case v.Blocked != nil:
+	case v.Blocked != nil && !v.blockedByIntegrity():
 		fmt.Fprintf(&b, pick(en, "受阻：%s %s\n", "blocked: %s %s\n"), v.Blocked.Code, v.Blocked.Message)
 		if v.Blocked.Hint != "" {
 			fmt.Fprintf(&b, pick(en, "  → %s\n", "  → %s\n"), v.Blocked.Hint)
 		}
 	}
+	v.integrityText(&b, en)
 	if v.Lock != nil && v.Lock.Exists {
 		holder := ""
 		if v.Lock.Holder != nil {
