@@ -119,6 +119,9 @@ type builder struct {
 	charsDone bool
 	bl        *lint.Blacklist
 	blDone    bool
+	// err is the first refusal of an optional input (has): a file that
+	// resolves outside the project.
+	err error
 }
 
 func (b *builder) warn(zh, en string, args ...any) {
@@ -152,6 +155,9 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 		err = b.volumePlan()
 	default:
 		err = b.chapter()
+	}
+	if err == nil {
+		err = b.err
 	}
 	if err != nil {
 		return nil, err
@@ -254,9 +260,21 @@ func (b *builder) output(path string, required bool, via string) {
 	b.p.ExpectedOutputs = append(b.p.ExpectedOutputs, Output{Path: path, Required: required, Via: via})
 }
 
+// has reports whether the optional file rel is there, through the one
+// checked look-up (project.Root.Optional): a file that resolves outside
+// the project is remembered as the packet's E_PATH (Build returns it)
+// instead of being left out.
+func (b *builder) has(rel string) bool {
+	ok, err := b.root.Optional(rel)
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	return ok
+}
+
 // pathIf adds an optional path key when the file exists.
 func (b *builder) pathIf(key, rel string) bool {
-	if b.root.IsFile(rel) {
+	if b.has(rel) {
 		b.ps.Set(key, rel)
 		return true
 	}
@@ -266,7 +284,7 @@ func (b *builder) pathIf(key, rel string) bool {
 func (b *builder) pathsIf(key string, rels []string) {
 	var have []string
 	for _, r := range rels {
-		if b.root.IsFile(r) {
+		if b.has(r) {
 			have = append(have, r)
 		}
 	}
@@ -330,7 +348,7 @@ func (b *builder) selectCharacters() ([]string, error) {
 	if len(names) == 0 && len(chars) > 0 {
 		for c := b.c - 1; c >= max(1, b.c-RecentSummaryWindow); c-- {
 			rel := layout.Summary(c)
-			if !b.root.IsFile(rel) {
+			if !b.has(rel) {
 				continue
 			}
 			text, err := b.root.ReadText(rel)

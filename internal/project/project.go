@@ -297,3 +297,17 @@ func (r *Root) Managed(abs string) (rel string, managed bool) {
 	}
 	return "", false
 }
+
+// Optional is the one checked look-up of an optional project file (a
+// memory, the brief, a profile, a summary offered to a packet): present
+// when rel is a regular file, false when it is not there, and E_PATH when
+// rel or a folder on its way is a symlink resolving outside the project —
+// such a file is refused, never silently left out (SPEC §22.1).
+func (r *Root) Optional(rel string) (bool, error) {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return false, err
+	}
+	st, err := os.Stat(abs)
+	return err == nil && st.Mode().IsRegular(), nil
+}
