@@ -127,3 +127,17 @@ func TestLongListIsShortened(t *testing.T) {
 		t.Fatalf("%v", e)
 	}
 }
+
+// A dropped foreshadow op, or one on a line that is not a commit line,
+// does not hide a committed one further down.
+func TestForeshadowAfterADroppedOne(t *testing.T) {
+	cl := `{"chapter":1,"ops":[],"dropped":[{"op":{"op":"foreshadow"}}]}` + "\n" +
+		`not json "op":"foreshadow"` + "\n" +
+		`{"chapter":2,"ops":[]}` + "\n" +
+		`{"chapter":3,"ops":[{"op":"foreshadow","path":"F-1","value":"planted"}]}` + "\n"
+	root, _ := fixture(t, 3, 0, cl)
+	g, err := Check(root, 3)
+	if err != nil || g == nil || !reflect.DeepEqual(g.Missing, []string{layout.GlobalForeshadow}) || g.First != 3 {
+		t.Fatalf("gap %+v, err %v", g, err)
+	}
+}
