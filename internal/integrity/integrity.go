@@ -310,7 +310,8 @@ func foreshadowIn(line []byte) bool {
 // (chapters before it came from another tool or an import); a project
 // whose changelog is gone or empty needs them from the chapter after
 // state/baseline.json's last_updated_chapter — the baseline is written by
-// the suite's first commit, so without one the suite never committed.
+// the suite's first commit, so without one the suite never committed (nor
+// is anything due when the baseline does not say its chapter).
 func (cl *changelog) from(root *project.Root) (int, error) {
 	if cl.lowest > 0 {
 		return cl.lowest, nil
@@ -326,12 +327,17 @@ func (cl *changelog) from(root *project.Root) (int, error) {
 	if err != nil {
 		return 0, errs.ReadFailed(layout.Baseline, err)
 	}
-	b := 0
+	b := -1
 	jsonio.SplitObjectBytes(data, func(key []byte, val json.RawMessage) {
 		if string(key) == "last_updated_chapter" {
-			b, _ = strconv.Atoi(string(bytes.TrimSpace(val)))
+			if n, err := strconv.Atoi(string(bytes.TrimSpace(val))); err == nil && n >= 0 {
+				b = n
+			}
 		}
 	})
+	if b < 0 {
+		return 0, nil // a baseline another tool's state made, without the field: unknown
+	}
 	return b + 1, nil
 }
 
