@@ -62,9 +62,7 @@ func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) 
 	} else {
 		v.Next = n
 	}
-	if v.Integrity, err = integrityView(root, cp, s.Language); err != nil {
-		return nil, err
-	}
+	v.Integrity = integrityView(root, cp, s.Language)
 	if pend, err := revision.Pending(root); err == nil {
 		for _, p := range pend {
 			v.PendingRevisions = append(v.PendingRevisions, PendingView{Chapter: p.ChapterNumber, File: p.File,

@@ -10,16 +10,21 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// integrityView is the E_INTEGRITY refusal next, the packets and commit
-// would give (SPEC §22.1), as data: status reports it even when next is
-// blocked by something else first. nil when the committed chapters are
-// complete.
-func integrityView(root *project.Root, cp *checkpoint.Checkpoint, lang string) (*Blocked, error) {
+// integrityView is the refusal the integrity check gives next, the
+// packets and commit (SPEC §22.1) — E_INTEGRITY, or the error that kept it
+// from looking — as data: status reports it even when next is blocked by
+// something else first. nil when the committed chapters are complete.
+func integrityView(root *project.Root, cp *checkpoint.Checkpoint, lang string) *Blocked {
 	g, err := integrity.Check(root, cp.LastCompleted)
-	if err != nil || g == nil {
-		return nil, err
+	if err != nil {
+		// The check itself could not look (a folder linked out of the
+		// project, unreadable): that is reported too, not a failed status.
+		return errs.Coerce(err).Body(lang)
 	}
-	return g.Err().Body(lang), nil
+	if g == nil {
+		return nil
+	}
+	return g.Err().Body(lang)
 }
 
 // integrityText is the dashboard's integrity lines (none when intact).
@@ -35,5 +40,5 @@ func (v *StatusView) integrityText(b *strings.Builder, en bool) {
 // blockedByIntegrity reports whether the blocked line only repeats the
 // integrity problem.
 func (v *StatusView) blockedByIntegrity() bool {
-	return v.Integrity != nil && v.Blocked != nil && v.Blocked.Code == errs.Integrity
+	return v.Integrity != nil && v.Blocked != nil && v.Blocked.Code == v.Integrity.Code && v.Blocked.Message == v.Integrity.Message
 }
