@@ -251,9 +251,14 @@ func (c *Context) CheckOutput(name string) error {
 	if err != nil {
 		return nil
 	}
-	rel, managed := root.Managed(c.outputPath(name))
+	// Both readings of a path with ".." after a link are checked: where
+	// the system resolves it and where the cleaned path (what the write
+	// uses) points.
+	rel, managed := root.Managed(c.rawOutputPath(name))
 	if !managed {
-		return nil
+		if rel, managed = root.Managed(c.outputPath(name)); !managed {
+			return nil
+		}
 	}
 	return errs.Newf(errs.Path, "输出路径 %s 指向项目自己的文件 %s，不会覆盖它", "the output path %s is the project's own file %s; it is not overwritten", name, rel).
 		With("file", name).With("managed", rel).
@@ -277,6 +282,15 @@ func (c *Context) outputPath(name string) string {
 		return name
 	}
 	return filepath.Join(c.Cwd, name)
+}
+
+// rawOutputPath is outputPath not cleaned: "link/../x" read as the system
+// reads it, past the link.
+func (c *Context) rawOutputPath(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return c.Cwd + string(filepath.Separator) + name
 }
 
 // WriteOutput writes data to the file a user named with -o or --out

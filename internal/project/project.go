@@ -263,7 +263,9 @@ func CheckSlug(s, what, file string) error {
 // folders on the way are resolved; rel is that project-relative path.
 // The file need not exist yet.
 func (r *Root) Managed(abs string) (rel string, managed bool) {
-	p := filepath.Clean(abs)
+	// Not cleaned first: "x/link/.." is resolved as the system will, with
+	// the link followed before "..".
+	p := abs
 	for range 40 { // a chain of symlinks at the file itself
 		fi, err := os.Lstat(p)
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -274,16 +276,18 @@ func (r *Root) Managed(abs string) (rel string, managed bool) {
 			break
 		}
 		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(p), dest)
+			dest = parentOf(p) + string(filepath.Separator) + dest
 		}
-		p = filepath.Clean(dest)
+		p = dest
 	}
-	// The folder holding it, with its symlinks resolved (when it exists).
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		p = filepath.Join(dir, filepath.Base(p))
+	// The folder holding it, its symlinks and ".." resolved (when it exists).
+	dir, base := parentOf(p), p[len(parentOf(p)):]
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
 	}
-	for _, base := range []string{r.Real, r.Dir} {
-		rp, err := filepath.Rel(base, p)
+	p = filepath.Join(dir, base)
+	for _, top := range []string{r.Real, r.Dir} {
+		rp, err := filepath.Rel(top, p)
 		if err != nil || rp == "." || rp == ".." || strings.HasPrefix(rp, ".."+string(filepath.Separator)) {
 			continue
 		}
@@ -310,4 +314,14 @@ func (r *Root) Optional(rel string) (bool, error) {
 	}
 	st, err := os.Stat(abs)
 	return err == nil && st.Mode().IsRegular(), nil
+}
+
+// parentOf is the part of path p before its last separator, not cleaned
+// (so a ".." in it is still resolved against the real folders).
+func parentOf(p string) string {
+	i := strings.LastIndexByte(p, filepath.Separator)
+	if i <= 0 {
+		return string(filepath.Separator)
+	}
+	return p[:i]
 }
