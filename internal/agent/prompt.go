@@ -88,7 +88,17 @@ func RenderUser(root *project.Root, p *Packet) (string, error) {
 // else the built-in prompts/{name}.md. found is false when neither exists.
 func PromptFile(root *project.Root, name string) ([]byte, bool, error) {
 	rel := "prompts/" + name + ".md"
-	if root != nil && root.IsFile(rel) {
+	if root == nil {
+		data, err := promptFS.ReadFile(rel)
+		return data, err == nil, nil
+	}
+	// A project prompt that resolves outside the project is refused, not
+	// replaced by the built-in one.
+	ok, err := root.Optional(rel)
+	if err != nil {
+		return nil, false, err
+	}
+	if ok {
 		data, err := root.ReadFile(rel)
 		if err != nil {
 			return nil, false, err

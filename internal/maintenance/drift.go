@@ -87,8 +87,11 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 		rep.Status = "stale_timeout"
 		return rep, root.WriteJSON(layout.StyleDrift, cur)
 	}
-	if c%DriftWindow != 0 || !root.IsFile(layout.StyleProfile) {
+	if c%DriftWindow != 0 {
 		return rep, nil
+	}
+	if ok, err := root.Optional(layout.StyleProfile); !ok || err != nil {
+		return rep, err
 	}
 	var profile map[string]any
 	if err := root.ReadJSON(layout.StyleProfile, &profile); err != nil {

@@ -190,7 +190,7 @@ func (b *builder) revisionContext() error {
 	fixes := []any{}
 	high := []any{}
 	var failed any = []any{}
-	if b.root.IsFile(gateRel) {
+	if b.has(gateRel) {
 		data, err := b.root.ReadFile(gateRel)
 		if err != nil {
 			return err
@@ -238,7 +238,7 @@ func (b *builder) summarizer() error {
 	}
 	draft := layout.StagingChapter(b.c)
 	text := ""
-	if b.root.IsFile(draft) {
+	if b.has(draft) {
 		var err error
 		text, err = products.ChapterText(b.root, draft)
 		if err != nil {
@@ -276,7 +276,7 @@ func (b *builder) refiner() error {
 	b.agent(mode)
 	chapter := layout.StagingChapter(b.c)
 	b.ps.Set("chapter_draft", chapter)
-	if !b.root.IsFile(chapter) {
+	if !b.has(chapter) {
 		b.warn("待润色的正文 %s 尚不存在", "the chapter to refine, %s, does not exist yet", chapter)
 	}
 	if err := b.styleInline(true); err != nil {
@@ -335,7 +335,7 @@ func (b *builder) judge() error {
 	if err != nil {
 		return err
 	}
-	if b.root.IsFile(chapter) {
+	if b.has(chapter) {
 		text, err := products.ChapterText(b.root, chapter)
 		if err != nil {
 			return err

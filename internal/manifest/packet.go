@@ -12,6 +12,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/outline"
@@ -118,6 +119,9 @@ type builder struct {
 	charsDone bool
 	bl        *lint.Blacklist
 	blDone    bool
+	// err is the first refusal of an optional input (has): a file that
+	// resolves outside the project.
+	err error
 }
 
 func (b *builder) warn(zh, en string, args ...any) {
@@ -131,6 +135,12 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 		return nil, err
 	}
 	opt.Role = role
+	// No packet from a project whose committed chapters are incomplete
+	// (SPEC §22.1): chapter C's draft never goes without C−1's text and
+	// summary.
+	if err := integrity.Require(root, cp.LastCompleted); err != nil {
+		return nil, err
+	}
 	b := &builder{root: root, cp: cp, set: set, st: st, opt: opt, in: &OMap{}, ps: &OMap{}}
 	b.p = &Packet{Version: Version, Step: st.String(), Manifest: Manifest{Inline: b.in, Paths: b.ps},
 		ExpectedOutputs: []Output{}, Warnings: []string{}, Next: []string{}}
@@ -145,6 +155,9 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 		err = b.volumePlan()
 	default:
 		err = b.chapter()
+	}
+	if err == nil {
+		err = b.err
 	}
 	if err != nil {
 		return nil, err
@@ -247,9 +260,21 @@ func (b *builder) output(path string, required bool, via string) {
 	b.p.ExpectedOutputs = append(b.p.ExpectedOutputs, Output{Path: path, Required: required, Via: via})
 }
 
+// has reports whether the optional file rel is there, through the one
+// checked look-up (project.Root.Optional): a file that resolves outside
+// the project is remembered as the packet's E_PATH (Build returns it)
+// instead of being left out.
+func (b *builder) has(rel string) bool {
+	ok, err := b.root.Optional(rel)
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	return ok
+}
+
 // pathIf adds an optional path key when the file exists.
 func (b *builder) pathIf(key, rel string) bool {
-	if b.root.IsFile(rel) {
+	if b.has(rel) {
 		b.ps.Set(key, rel)
 		return true
 	}
@@ -259,7 +284,7 @@ func (b *builder) pathIf(key, rel string) bool {
 func (b *builder) pathsIf(key string, rels []string) {
 	var have []string
 	for _, r := range rels {
-		if b.root.IsFile(r) {
+		if b.has(r) {
 			have = append(have, r)
 		}
 	}
@@ -323,7 +348,7 @@ func (b *builder) selectCharacters() ([]string, error) {
 	if len(names) == 0 && len(chars) > 0 {
 		for c := b.c - 1; c >= max(1, b.c-RecentSummaryWindow); c-- {
 			rel := layout.Summary(c)
-			if !b.root.IsFile(rel) {
+			if !b.has(rel) {
 				continue
 			}
 			text, err := b.root.ReadText(rel)
