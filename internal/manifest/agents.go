@@ -149,14 +149,19 @@ func (b *builder) writer() error {
 	if err := b.platformInline(); err != nil {
 		return err
 	}
-	if err := b.previousTail(); err != nil {
+	if err := b.previousChapter(); err != nil {
 		return err
 	}
 	if err := b.stateSlice("", false); err != nil {
 		return err
 	}
+	if err := b.styleSamples(); err != nil {
+		return err
+	}
+	// The writer's outline ends at its own chapter: a writer shown the
+	// next chapters spends them (SPEC §19, §24).
+	b.outlineWindows(WriterOutlineBack, false)
 	b.pathIf("project_brief", layout.Brief)
-	b.ps.Set("volume_outline", b.ol.File)
 	if b.contract != nil {
 		b.ps.Set("chapter_contract", b.contract.Rel)
 	}
@@ -164,7 +169,11 @@ func (b *builder) writer() error {
 	b.pathIf("style_profile", layout.StyleProfile)
 	b.storylinePaths()
 	b.pathsIf("recent_summaries", b.recentSummaries())
-	if err := b.characterPaths(false); err != nil {
+	slugs, err := b.characterPaths(false)
+	if err != nil {
+		return err
+	}
+	if err := b.profiles(slugs); err != nil {
 		return err
 	}
 	if revising {
@@ -285,6 +294,9 @@ func (b *builder) refiner() error {
 	if err := b.platformInline(); err != nil {
 		return err
 	}
+	if err := b.styleSamples(); err != nil {
+		return err
+	}
 	if mode == stepid.ModePolish {
 		g, err := gate.LoadGateFile(b.root, b.c)
 		if err != nil {
@@ -367,15 +379,19 @@ func (b *builder) judge() error {
 		b.ps.Set("chapter_contract", b.contract.Rel)
 	}
 	b.pathIf("world_rules", layout.WorldRules)
-	if err := b.characterPaths(true); err != nil {
+	if _, err := b.characterPaths(true); err != nil {
 		return err
 	}
 	b.pathIf("storyline_spec", layout.StorylineSpec)
 	b.pathsIf("recent_summaries", b.recentSummaries())
 	b.pathIf("style_profile", layout.StyleProfile)
+	if err := b.styleSamples(); err != nil {
+		return err
+	}
 	if err := b.previousTail(); err != nil {
 		return err
 	}
+	b.outlineWindows(ReviewOutlineBack, true)
 	out := layout.StagingEval(b.c)
 	if secondary {
 		out = layout.StagingEvalSecondary(b.c)
@@ -394,7 +410,7 @@ func (b *builder) logicReviewer() error {
 	b.in.Set("chapter_outline_block", b.blk.Text)
 	b.in.Set("storyline_id", b.blk.StorylineID)
 	b.ps.Set("chapter_draft", layout.StagingChapter(b.c))
-	b.ps.Set("volume_outline", b.ol.File)
+	b.outlineWindows(ReviewOutlineBack, true)
 	if b.contract != nil {
 		b.ps.Set("chapter_contract", b.contract.Rel)
 	}
