@@ -108,13 +108,15 @@ func (b *builder) styleInline(profile bool) error {
 
 // platformInline gives the writer and the refiner the word-count profile
 // the lint holds their text to (SPEC §20), once the project chose a
-// platform; without one, short chapters are only warned about.
+// platform or the author named a length (settings words_per_chapter or
+// the brief's 每章字数, SPEC §24); without either, short chapters are only
+// warned about and the prompt's default applies.
 func (b *builder) platformInline() error {
 	p, err := platform.Load(b.root, b.set.Platform, b.set.WordsPerChapter)
 	if err != nil {
 		return err
 	}
-	if p.Chosen {
+	if p.Chosen || p.AuthorWords > 0 {
 		b.in.Set("platform_profile", p)
 	}
 	return nil
