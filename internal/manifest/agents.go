@@ -47,8 +47,9 @@ func (b *builder) entityMap() error {
 }
 
 // foreshadowing sets foreshadowing_tasks, trimmed for a packet (no
-// history, at most foreshadow.MaxOverdueTasks overdue items), and for the
-// writer foreshadow_reminders.
+// history, at most foreshadow.MaxOverdueTasks overdue items) plus the
+// items the chapter's plan names with their action, and for the writer
+// foreshadow_reminders.
 func (b *builder) foreshadowing(reminders bool) error {
 	global, err := foreshadow.LoadGlobalLight(b.root) // only selected items are parsed in full
 	if err != nil {
@@ -64,11 +65,31 @@ func (b *builder) foreshadowing(reminders bool) error {
 			"%d more overdue foreshadowing items are left out (only the %d longest overdue are kept); see novel-foreshadow query for all",
 			dropped, foreshadow.MaxOverdueTasks)
 	}
+	named, err := b.plannedForeshadowing()
+	if err != nil {
+		return err
+	}
+	items = foreshadow.WithPlan(items, named, global, plan)
 	b.in.Set("foreshadowing_tasks", items)
 	if reminders {
 		b.foreshadowReminders(global)
 	}
 	return nil
+}
+
+// plannedForeshadowing is every F-id the chapter's outline block
+// (Foreshadowing line) or contract names, with the action named there
+// (SPEC §24); the block's line wins over the contract for the same id.
+func (b *builder) plannedForeshadowing() ([]foreshadow.Named, error) {
+	text := b.blk.Keys["Foreshadowing"]
+	if b.contract != nil {
+		ct, err := b.root.ReadText(b.contract.Rel)
+		if err != nil {
+			return nil, err
+		}
+		text += "\n" + ct
+	}
+	return foreshadow.NamedInPlan(text), nil
 }
 
 // styleInline adds the blacklist (the full effective word list for the
