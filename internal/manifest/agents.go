@@ -385,7 +385,11 @@ func (b *builder) judge() error {
 		if err != nil {
 			return err
 		}
-		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text}, cfg))
+		prev, err := lint.PreviousChapter(b.root, b.c)
+		if err != nil {
+			return err
+		}
+		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text, Previous: prev}, cfg))
 	} else {
 		b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
 	}

@@ -38,7 +38,11 @@ func LintText(root *project.Root, s settings.Settings, c int, stage, text string
 	if err != nil {
 		return nil, err
 	}
-	return lint.Run(lint.Input{Chapter: c, File: layout.StagingChapter(c), Stage: lintStage(stage), Text: text}, cfg), nil
+	prev, err := lint.PreviousChapter(root, c)
+	if err != nil {
+		return nil, err
+	}
+	return lint.Run(lint.Input{Chapter: c, File: layout.StagingChapter(c), Stage: lintStage(stage), Text: text, Previous: prev}, cfg), nil
 }
 
 // CheckChapterLinted validates staging/chapters/chapter-NNN.md (present,
