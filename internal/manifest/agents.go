@@ -169,6 +169,7 @@ func (b *builder) writer() error {
 	if err := b.styleInline(false); err != nil {
 		return err
 	}
+	b.in.Set("quote_style", b.set.QuoteStyle)
 	if err := b.platformInline(); err != nil {
 		return err
 	}
@@ -314,6 +315,7 @@ func (b *builder) refiner() error {
 	if err := b.styleInline(true); err != nil {
 		return err
 	}
+	b.in.Set("quote_style", b.set.QuoteStyle)
 	if err := b.platformInline(); err != nil {
 		return err
 	}
