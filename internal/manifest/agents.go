@@ -81,6 +81,9 @@ func (b *builder) foreshadowing(reminders bool) error {
 // (Foreshadowing line) or contract names, with the action named there
 // (SPEC §24); the block's line wins over the contract for the same id.
 func (b *builder) plannedForeshadowing() ([]foreshadow.Named, error) {
+	if b.blk == nil {
+		return nil, nil // amend and backfill read a committed chapter, not its plan
+	}
 	text := b.blk.Keys["Foreshadowing"]
 	if b.contract != nil {
 		ct, err := b.root.ReadText(b.contract.Rel)
