@@ -7,8 +7,8 @@
 package lint
 
 import (
+	"bytes"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -115,10 +115,12 @@ func loadTerms(root *project.Root) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range stateNameRE.FindAllSubmatch(data, -1) {
-			var name string
-			if json.Unmarshal(m[1], &name) == nil && utf8.RuneCountInString(name) >= 2 {
-				terms = append(terms, name)
+		for _, key := range [][]byte{[]byte(`"name"`), []byte(`"display_name"`)} {
+			for _, raw := range stringValues(data, key) {
+				var name string
+				if json.Unmarshal(raw, &name) == nil && utf8.RuneCountInString(name) >= 2 {
+					terms = append(terms, name)
+				}
 			}
 		}
 	}
@@ -139,7 +141,45 @@ func loadTerms(root *project.Root) ([]string, error) {
 	return terms, nil
 }
 
-var stateNameRE = regexp.MustCompile(`"(?:name|display_name)"\s*:\s*("(?:[^"\\]|\\.)*")`)
+// stringValues returns the raw JSON strings that follow key and a colon
+// in data (a plain byte scan: a regular expression over a multi-MB state
+// cost a judge packet tens of milliseconds).
+func stringValues(data, key []byte) [][]byte {
+	var out [][]byte
+	for from := 0; ; {
+		i := bytes.Index(data[from:], key)
+		if i < 0 {
+			return out
+		}
+		j := from + i + len(key)
+		from = j
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j >= len(data) || data[j] != ':' {
+			continue
+		}
+		j++
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j >= len(data) || data[j] != '"' {
+			continue
+		}
+		k := j + 1
+		for k < len(data) && data[k] != '"' {
+			if data[k] == '\\' {
+				k++
+			}
+			k++
+		}
+		if k >= len(data) {
+			return out
+		}
+		out = append(out, data[j:k+1])
+		from = k + 1
+	}
+}
 
 // PreviousChapter is the committed text of chapter c−1 ("" when there is
 // none), the text a repeated sentence frame is looked for in.

@@ -3,6 +3,9 @@ package lint
 import (
 	"strings"
 	"testing"
+
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 func runWith(text, prev string, terms ...string) *Report {
@@ -77,5 +80,22 @@ func TestSummaryLines(t *testing.T) {
 		if got := check(r, SummaryLines); got.Count != c.want || got.Severity != Warning {
 			t.Errorf("%q: %+v, want count %d", c.text, got, c.want)
 		}
+	}
+}
+
+// The registered terms: display names, the state's item/location/faction
+// names and the style profile's preferred expressions, longest first.
+func TestLoadTerms(t *testing.T) {
+	r := testkit.Project(t, map[string]string{
+		"characters/active/lu-zhao.json": `{"display_name":"陆照"}`,
+		"state/current-state.json":       `{"state_version":1,"items":{"can-yu":{"name" : "半块残玉"}},"factions":{"jlt":{"name":"戒律堂","note":"名\"字"}},"locations":{"x":{"name":"镇"}}}`,
+		"style-profile.json":             `{"preferred_expressions":["添油剪芯"]}`,
+	})
+	c, err := NewConfig(r, settings.Defaults(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Terms, ","); got != "半块残玉,添油剪芯,戒律堂,陆照" {
+		t.Fatalf("terms %q", got)
 	}
 }
