@@ -433,7 +433,7 @@ func (b *builder) judge() error {
 }
 
 // logicReviewer checks the chapter's logic against outline, contract,
-// recent summaries and state.
+// recent summaries, state, world rules and the cast's contracts.
 func (b *builder) logicReviewer() error {
 	b.agent(stepid.ModeReview)
 	if b.set.LogicReviewPolicy != settings.PolicyBlocking {
@@ -447,6 +447,12 @@ func (b *builder) logicReviewer() error {
 		b.ps.Set("chapter_contract", b.contract.Rel)
 	}
 	b.pathsIf("recent_summaries", b.recentSummaries())
+	// Its prompt checks abilities against the contracts and events against
+	// the hard rules (SPEC §24 "every input the prompts promise").
+	b.pathIf("world_rules", layout.WorldRules)
+	if _, err := b.characterPaths(false); err != nil {
+		return err
+	}
 	if err := b.previousTail(); err != nil {
 		return err
 	}
