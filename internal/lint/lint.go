@@ -67,7 +67,8 @@ type Config struct {
 	Terms []string
 }
 
-// LoadConfig reads the project's platform profile and effective blacklist.
+// LoadConfig reads the project's platform profile, effective blacklist
+// and registered terms.
 func LoadConfig(root *project.Root, s settings.Settings) (Config, error) {
 	bl, err := LoadBlacklist(root)
 	if err != nil {
@@ -77,25 +78,28 @@ func LoadConfig(root *project.Root, s settings.Settings) (Config, error) {
 	if bl != nil {
 		words = bl.Words
 	}
-	return NewConfig(root, s, words)
+	cfg, err := NewConfig(root, s, words)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Terms, err = LoadTerms(root)
+	return cfg, err
 }
 
-// NewConfig is LoadConfig with the effective blacklist already read.
+// NewConfig is LoadConfig with the effective blacklist already read and
+// without the registered terms (validation needs neither: no error check
+// uses them; LoadTerms adds them where the warnings are shown).
 func NewConfig(root *project.Root, s settings.Settings, blacklist []string) (Config, error) {
 	p, err := platform.Load(root, s.Platform, s.WordsPerChapter)
-	if err != nil {
-		return Config{}, err
-	}
-	terms, err := loadTerms(root)
-	return Config{Profile: p, QuoteStyle: s.QuoteStyle, Blacklist: blacklist, Lang: s.Language, Terms: terms}, err
+	return Config{Profile: p, QuoteStyle: s.QuoteStyle, Blacklist: blacklist, Lang: s.Language}, err
 }
 
-// loadTerms are the words a repeated phrase may contain without counting
+// LoadTerms are the words a repeated phrase may contain without counting
 // (SPEC §24 "names and registered terms"): the characters' display names,
 // the names of the state's items, locations and factions, and the style
 // profile's preferred expressions (the author's own signature words),
 // longest first so a longer name is masked before a shorter one in it.
-func loadTerms(root *project.Root) ([]string, error) {
+func LoadTerms(root *project.Root) ([]string, error) {
 	if root == nil {
 		return nil, nil
 	}

@@ -91,7 +91,7 @@ func TestLoadTerms(t *testing.T) {
 		"state/current-state.json":       `{"state_version":1,"items":{"can-yu":{"name" : "半块残玉"}},"factions":{"jlt":{"name":"戒律堂","note":"名\"字"}},"locations":{"x":{"name":"镇"}}}`,
 		"style-profile.json":             `{"preferred_expressions":["添油剪芯"]}`,
 	})
-	c, err := NewConfig(r, settings.Defaults(), nil)
+	c, err := LoadConfig(r, settings.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}

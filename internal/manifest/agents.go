@@ -390,6 +390,9 @@ func (b *builder) judge() error {
 		if err != nil {
 			return err
 		}
+		if cfg.Terms, err = lint.LoadTerms(b.root); err != nil {
+			return err
+		}
 		prev, err := lint.PreviousChapter(b.root, b.c)
 		if err != nil {
 			return err

@@ -403,7 +403,7 @@ func (e *Env) lintWarnings(c int) []lint.Check {
 	if err != nil {
 		return nil
 	}
-	rep, err := products.LintChapter(e.Root, s, c, stepid.Refine)
+	rep, err := products.LintChapterWarnings(e.Root, s, c)
 	if err != nil || rep == nil {
 		return nil
 	}
