@@ -58,9 +58,11 @@ bench: build
 	$(GO) build -o $(call sq,$(BIN)/bench) ./tools/bench
 	$(call sq,$(BIN)/bench) -bin $(call sq,$(BIN)) -dir $(call sq,$(CURDIR)/.bench) -pipeline $(call sq,$(CURDIR)/pipeline.mk) $(BENCH_FLAGS)
 
-## test: formatting, vet, staticcheck, unit tests and every testscript suite
+## test: formatting, vet, staticcheck, unit tests and every testscript suite, with -short: the
+##       long campaigns, epubcheck (Java), most provider personalities and the demo pipelines
+##       that only repeat what a shorter script proves wait for make test-long (< 90 s here)
 test: fmt-check vet staticcheck
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -short ./...
 
 vet:
 	$(GO) vet ./...
@@ -96,8 +98,10 @@ fuzz:
 fuzz-seeds:
 	$(GO) run ./tools/fuzzseeds
 
-## test-long: the long reliability variants (≥ 50 SIGKILL trials of the pipeline, kills inside lock
-##            acquisition, group SIGKILLs of a slow pipeline, more concurrent runs and lock loops,
-##            the bad-input matrix); see docs/RELIABILITY.md
+## test-long: everything without -short (every testscript, epubcheck, every provider personality)
+##            and the long reliability variants (≥ 50 SIGKILL trials of the pipeline, kills inside
+##            lock acquisition and during repairs, imports, exports and volume commits, group SIGKILLs
+##            of a slow pipeline, more concurrent runs and lock loops, the whole bad-input matrix);
+##            see docs/RELIABILITY.md
 test-long: build
-	NOVEL_LONG_TESTS=1 $(GO) test -count=1 -timeout 90m -v -run 'TestKillPipeline|TestKillInsideLockAcquire|TestGroupKillPipeline|TestConcurrent|TestBadInputMatrix' ./reliability
+	NOVEL_LONG_TESTS=1 $(GO) test -count=1 -timeout 90m ./...
