@@ -10,7 +10,7 @@ BIN   := $(CURDIR)/bin
 PREFIX ?= $(HOME)/.local
 override PREFIX := $(value PREFIX)
 
-.PHONY: all build install test vet staticcheck fmt-check clean demo bench fuzz fuzz-seeds test-long
+.PHONY: all build install test test-full vet staticcheck fmt-check clean demo bench fuzz fuzz-seeds test-long
 all: build
 
 ## build: compile every binary into ./bin
@@ -97,6 +97,11 @@ fuzz:
 ## fuzz-seeds: regenerate the seed corpora from the demo novel and the bad-input shapes
 fuzz-seeds:
 	$(GO) run ./tools/fuzzseeds
+
+## test-full: every test without -short (every testscript, epubcheck, every provider personality,
+##            the whole bad-input matrix) but not the long campaigns; CI runs it after make test
+test-full:
+	$(GO) test -count=1 -timeout 60m ./...
 
 ## test-long: everything without -short (every testscript, epubcheck, every provider personality)
 ##            and the long reliability variants (≥ 50 SIGKILL trials of the pipeline, kills inside
