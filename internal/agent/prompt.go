@@ -2,7 +2,6 @@ package agent
 
 import (
 	"embed"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,25 +81,7 @@ func renderQuotes(s, style string) string {
 }
 
 // packetQuoteStyle is the packet's inline quote_style ("" when absent).
-func packetQuoteStyle(p *Packet) string {
-	if p.Manifest.Inline == nil {
-		return ""
-	}
-	v, ok := p.Manifest.Inline.Get("quote_style")
-	if !ok {
-		return ""
-	}
-	switch x := v.(type) {
-	case string:
-		return x
-	case json.RawMessage:
-		var s string
-		if json.Unmarshal(x, &s) == nil {
-			return s
-		}
-	}
-	return ""
-}
+func packetQuoteStyle(p *Packet) string { return p.Manifest.Inline.String("quote_style") }
 
 // RenderUser is the packet's user message. An --embed packet already
 // carries its blocks and header; any other is assembled from the project.

@@ -49,6 +49,16 @@ func (m *OMap) Get(k string) (any, bool) {
 }
 
 // Keys lists the keys in order.
+// String is k's value as a string, whether set in Go or read back from a
+// packet file ("" when absent or not a string).
+func (m *OMap) String(k string) string {
+	if m == nil {
+		return ""
+	}
+	v, _ := m.Get(k)
+	return inlineString(v)
+}
+
 func (m *OMap) Keys() []string {
 	ks := make([]string, len(m.kvs))
 	for i, p := range m.kvs {

@@ -233,7 +233,11 @@ func canonicalMembers(data []byte) (map[string]json.RawMessage, bool) {
 // previousTail sets previous_chapter_tail: the last ≤ MaxTailChars
 // characters of chapters/chapter-{C−1}.md, starting at a paragraph
 // boundary (a sentence end when the last paragraph alone is longer).
-func (b *builder) previousTail() error {
+func (b *builder) previousTail() error { return b.previous(keyTail, MaxTailChars) }
+
+// previous sets key to the end of chapter C−1 in at most max characters
+// (Tail), when there is a chapter before this one.
+func (b *builder) previous(key string, max int) error {
 	if b.c <= 1 {
 		return nil
 	}
@@ -245,8 +249,8 @@ func (b *builder) previousTail() error {
 	if err != nil {
 		return err
 	}
-	if tail := Tail(text, MaxTailChars); tail != "" {
-		b.in.Set(keyTail, tail)
+	if t := Tail(text, max); t != "" {
+		b.in.Set(key, t)
 	}
 	return nil
 }

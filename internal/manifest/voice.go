@@ -66,23 +66,7 @@ func Head(text string, n int) string {
 
 // previousChapter gives the writer the chapter it continues: the whole
 // text, or its last MaxPreviousChapterChars cut at a paragraph boundary.
-func (b *builder) previousChapter() error {
-	if b.c <= 1 {
-		return nil
-	}
-	rel := layout.Chapter(b.c - 1)
-	if !b.root.Exists(rel) {
-		return nil
-	}
-	text, err := b.root.ReadText(rel)
-	if err != nil {
-		return err
-	}
-	if t := Tail(text, MaxPreviousChapterChars); t != "" {
-		b.in.Set(keyPrevious, t)
-	}
-	return nil
-}
+func (b *builder) previousChapter() error { return b.previous(keyPrevious, MaxPreviousChapterChars) }
 
 // styleSamples sets the head of style-samples.md when the project has one.
 func (b *builder) styleSamples() error {
