@@ -46,11 +46,11 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 		return nil, err
 	}
 	in := Input{Chapter: c, KeyChapter: key, Settings: s, RevisionCount: rc}
-	if in.Primary, err = products.Eval(root, c, false); err != nil {
+	if in.Primary, err = products.Eval(root, c, false, s.Weights()); err != nil {
 		return nil, rerun(err, c, stepid.Judge, "")
 	}
 	if key {
-		if in.Secondary, err = products.Eval(root, c, true); err != nil {
+		if in.Secondary, err = products.Eval(root, c, true, s.Weights()); err != nil {
 			return nil, rerun(err, c, stepid.Judge, " --role "+stepid.RoleSecondary)
 		}
 	}

@@ -330,6 +330,9 @@ func (b *builder) judge() error {
 	// The rubric the judge prompt describes; the executor stamps it into
 	// the eval so the gate knows it may recompute the overall (SPEC §18).
 	b.in.Set("rubric_version", eval.RubricVersion)
+	// The weights the eval must score (every positive one), checked by
+	// validate and the executor (SPEC §24).
+	b.in.Set("rubric", b.set.Weights())
 	chapter := layout.StagingChapter(b.c)
 	bl, err := b.blacklist()
 	if err != nil {

@@ -56,7 +56,7 @@ func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step,
 	case stepid.Summarize:
 		err = checkSummarize(root, cp, c)
 	case stepid.Judge:
-		err = checkJudge(root, cp, c, role)
+		err = checkJudge(root, cp, c, role, s)
 	case stepid.LogicReview:
 		_, err = LogicReviewReport(root, c)
 	case stepid.Gate, stepid.Commit:
@@ -95,12 +95,12 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error 
 	return CheckMemory(root, d.StorylineID)
 }
 
-func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role string) error {
+func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role string, s settings.Settings) error {
 	if role != "" {
-		_, err := Eval(root, c, role == stepid.RoleSecondary)
+		_, err := Eval(root, c, role == stepid.RoleSecondary, s.Weights())
 		return err
 	}
-	if _, err := Eval(root, c, false); err != nil {
+	if _, err := Eval(root, c, false, s.Weights()); err != nil {
 		return err
 	}
 	key, err := KeyChapter(root, cp, c)
@@ -108,7 +108,7 @@ func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role strin
 		return err
 	}
 	if key {
-		if _, err := Eval(root, c, true); err != nil {
+		if _, err := Eval(root, c, true, s.Weights()); err != nil {
 			if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
 				e.Zh = "关键章需要第二评审：" + e.Zh
 				e.En = "a key chapter needs the secondary judge: " + e.En
@@ -126,13 +126,32 @@ func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role strin
 
 // Eval reads and validates the staging eval of chapter c (the secondary
 // judge's when secondary): overall in [0,5], chapter == c, the wrapped
-// {"eval_used":{…}} form accepted.
-func Eval(root *project.Root, c int, secondary bool) (*eval.Eval, error) {
+// {"eval_used":{…}} form accepted. An eval judged from a suite packet (it
+// carries rubric_version, or the judge packet of c exists) is also checked
+// strictly against the rubric weights and the staging chapter (SPEC §24),
+// so the gate never falls back to the model's own overall for it.
+func Eval(root *project.Root, c int, secondary bool, weights map[string]float64) (*eval.Eval, error) {
 	rel := layout.StagingEval(c)
+	stage := stepid.Judge
 	if secondary {
 		rel = layout.StagingEvalSecondary(c)
+		stage += "." + stepid.RoleSecondary
 	}
-	return eval.Load(root, rel, c)
+	e, err := eval.Load(root, rel, c)
+	if err != nil {
+		return nil, err
+	}
+	if e.RubricVersion == "" && !root.IsFile(layout.Packet(c, stage)) {
+		return e, nil
+	}
+	text, err := ChapterText(root, layout.StagingChapter(c))
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Strict(weights, text); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // LogicReviewReport reads and validates the staging logic review report.

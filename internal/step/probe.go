@@ -57,9 +57,9 @@ func (p *probe) evidence(g *gateView) Evidence {
 	}
 	_, err := products.ReadCrossref(p.root, p.c, products.Lenient(p.cp, p.c))
 	ev.Crossref = err == nil
-	_, err = products.Eval(p.root, p.c, false)
+	_, err = products.Eval(p.root, p.c, false, p.s.Weights())
 	ev.Eval = err == nil
-	_, err = products.Eval(p.root, p.c, true)
+	_, err = products.Eval(p.root, p.c, true, p.s.Weights())
 	ev.EvalSecondary = err == nil
 	_, err = products.LogicReviewReport(p.root, p.c)
 	ev.LogicReview = err == nil
