@@ -4,6 +4,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
@@ -141,7 +142,7 @@ func Eval(root *project.Root, c int, secondary bool, weights map[string]float64)
 	if err != nil {
 		return nil, err
 	}
-	if e.RubricVersion == "" && !root.IsFile(layout.Packet(c, stage)) {
+	if e.RubricVersion == "" && !suitePacket(root, layout.Packet(c, stage)) {
 		return e, nil
 	}
 	text, err := ChapterText(root, layout.StagingChapter(c))
@@ -152,6 +153,30 @@ func Eval(root *project.Root, c int, secondary bool, weights map[string]float64)
 		return nil, err
 	}
 	return e, nil
+}
+
+// suitePacket reports whether rel is a judge packet that promised the
+// suite's rubric (inline rubric_version). A placeholder or a packet of an
+// older suite that did not carry the rubric leaves the eval lenient.
+func suitePacket(root *project.Root, rel string) bool {
+	if !root.IsFile(rel) {
+		return false
+	}
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		return false
+	}
+	var p struct {
+		Manifest struct {
+			Inline struct {
+				RubricVersion string `json:"rubric_version"`
+			} `json:"inline"`
+		} `json:"manifest"`
+	}
+	if jsonio.Decode(data, rel, &p) != nil {
+		return false
+	}
+	return p.Manifest.Inline.RubricVersion != ""
 }
 
 // LogicReviewReport reads and validates the staging logic review report.
