@@ -24,7 +24,10 @@ const (
 // first problem is an E_SCHEMA naming the dimension, so a re-ask can quote
 // it. On success the eval is marked Strict, and Weighted then always
 // computes the gate's overall from the scores.
-func (e *Eval) Strict(rubric map[string]float64, chapter string) error {
+//
+// chapters are the texts the judge may have read; with none, quotes are
+// checked for their length only (the judged text is gone, e.g. polished).
+func (e *Eval) Strict(rubric map[string]float64, chapters ...string) error {
 	rel := e.File
 	dims := make(map[string]Dimension, len(e.Dimensions))
 	for _, d := range e.Dimensions {
@@ -49,7 +52,18 @@ func (e *Eval) Strict(rubric map[string]float64, chapter string) error {
 				d.Name, strings.Join(sortedKeys(rubric), ", "))
 		}
 	}
-	norm := squeeze(chapter)
+	norms := make([]string, len(chapters))
+	for i, c := range chapters {
+		norms[i] = squeeze(c)
+	}
+	found := func(q string) bool {
+		for _, n := range norms {
+			if strings.Contains(n, q) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, d := range e.Dimensions {
 		if d.Score < 1 || d.Score > 5 || d.Score*2 != float64(int(d.Score*2)) {
 			return strictErr(rel, d.Name, "%s 的分数 %v 不在 1, 1.5, …, 5 的半分刻度上", "%s: the score %v is not on the half-step scale 1, 1.5, …, 5",
@@ -60,14 +74,14 @@ func (e *Eval) Strict(rubric map[string]float64, chapter string) error {
 		}
 		for _, q := range d.Quotes {
 			sq := squeeze(q)
-			if !strings.Contains(norm, sq) {
+			if !found(sq) {
 				sq = squeeze(unquote(q))
 			}
 			if n := utf8.RuneCountInString(sq); n < QuoteMin || n > QuoteMax {
 				return strictErr(rel, d.Name, "%s 的 evidence「%s」长度为 %d 字，应为 %d–%d 字的原文摘录",
 					"%s: the evidence 「%s」 is %d characters long; quote %d–%d characters of the chapter", d.Name, clip(q), n, QuoteMin, QuoteMax)
 			}
-			if !strings.Contains(norm, sq) {
+			if len(norms) > 0 && !found(sq) {
 				return strictErr(rel, d.Name, "%s 的 evidence「%s」在章节正文中找不到（必须逐字摘录原文）",
 					"%s: the evidence 「%s」 is not in the chapter (quote the text verbatim)", d.Name, clip(q))
 			}

@@ -145,14 +145,29 @@ func Eval(root *project.Root, c int, secondary bool, weights map[string]float64)
 	if e.RubricVersion == "" && !suitePacket(root, layout.Packet(c, stage)) {
 		return e, nil
 	}
+	texts, err := judgedTexts(root, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Strict(weights, texts...); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// judgedTexts are the texts an eval's quotes must come from: the staging
+// chapter, until the gate has decided on the eval. The gate checked the
+// quotes against the judged text before deciding; a polish then changes
+// that text (it is meant to), so later reads check the eval's shape only.
+func judgedTexts(root *project.Root, c int) ([]string, error) {
+	if root.IsFile(layout.StagingGate(c)) {
+		return nil, nil
+	}
 	text, err := ChapterText(root, layout.StagingChapter(c))
 	if err != nil {
 		return nil, err
 	}
-	if err := e.Strict(weights, text); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return []string{text}, nil
 }
 
 // suitePacket reports whether rel is a judge packet that promised the
