@@ -44,7 +44,11 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 		if err != nil {
 			return nil, err
 		}
-		if _, err := products.ParseDelta(res.Files[1].Data, res.Files[1].Path, p.Chapter); err != nil {
+		d, err := products.ParseDelta(res.Files[1].Data, res.Files[1].Path, p.Chapter)
+		if err == nil && root != nil {
+			err = products.CheckDeltaForCommit(root, p.Volume, d)
+		}
+		if err != nil {
 			return nil, invalid(p, source, err)
 		}
 		return res, nil

@@ -260,6 +260,9 @@ func (b *builder) summarizer() error {
 	}
 	b.pathIf("storyline_memory", layout.Memory(sid))
 	b.output(layout.StagingSummary(b.c), true, ViaFile)
+	// The delta's fields, unknown_entities among them: the delta is where
+	// the commit reads unregistered names from (SPEC §24).
+	b.in.Set("delta_fields", []string{"chapter", "base_state_version", "storyline_id", "ops", "unknown_entities"})
 	b.output(layout.StagingDelta(b.c), true, ViaFile)
 	b.output(layout.StagingCrossref(b.c), true, ViaFile)
 	b.output(layout.StagingMemory(sid), true, ViaFile)

@@ -90,6 +90,13 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error 
 	if err := CheckDeltaStoryline(root, cp, d); err != nil {
 		return err
 	}
+	vol := 1
+	if cp != nil && cp.CurrentVolume > 0 {
+		vol = cp.CurrentVolume
+	}
+	if err := CheckDeltaForCommit(root, vol, d); err != nil {
+		return err
+	}
 	if _, err := ReadCrossref(root, c, Lenient(cp, c)); err != nil {
 		return err
 	}
