@@ -123,4 +123,3 @@ func parseVersionAt(data []byte, i int) (int, bool) {
 	n, err := strconv.Atoi(string(data[i:j]))
 	return n, err == nil
 }
-

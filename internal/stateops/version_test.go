@@ -48,4 +48,3 @@ func TestStateVersion(t *testing.T) {
 		t.Errorf("no state file: %d, %v", v, err)
 	}
 }
-
