@@ -72,11 +72,13 @@ var Thresholds = struct {
 
 // Word lists the checks look for.
 var (
-	// chatPhrases are an assistant talking to its user, not a narrator.
+	// chatPhrases are an assistant talking to its user, not a narrator;
+	// they count only at the start of a line of narration (notes.go).
 	chatPhrases = []string{
 		"好的，以下是", "好的,以下是", "好的！以下是", "以下是本章", "以下是第", "以下是修改后", "以下是润色后", "以下是改写后",
-		"希望对你有帮助", "希望对您有帮助", "希望这个版本", "如需调整", "如果需要修改", "如果你需要",
-		"作为一个AI", "作为一个 AI", "作为AI", "作为 AI", "作为一个人工智能", "作为人工智能",
+		"希望对你有帮助", "希望对您有帮助", "希望这个版本", "如需调整", "如果需要修改",
+		"作为一个AI语言模型", "作为一个 AI 语言模型", "作为AI语言模型", "作为一个AI助手", "作为AI助手", "作为 AI 助手", "作为一个人工智能", "作为人工智能助手",
+		"如果你需要，我可以", "如果您需要，我可以",
 		"（字数", "(字数", "【字数", "字数统计",
 	}
 	similes     = []string{"仿佛", "宛如", "犹如", "好似"}
