@@ -41,8 +41,8 @@ func TestArtifactsFlagTrailingNotes(t *testing.T) {
 func TestChatPhrasesOnlyAtLineStart(t *testing.T) {
 	for text, want := range map[string]int{
 		"作为一个AI研究员，他从不相信灯会复燃。": 0,
-		"他说作为AI助手的日子早就过去了。":     0,
-		"作为一个AI语言模型，我无法续写。":     1,
+		"他说作为AI助手的日子早就过去了。":    0,
+		"作为一个AI语言模型，我无法续写。":    1,
 		"如果你需要，我可以继续写第二章。":     1,
 		"如果你需要一个理由，灯就是理由。":     0,
 	} {
