@@ -224,6 +224,18 @@ func Decide(in Input) *Result {
 		}
 	}
 	r.RequiredFixes = append(lintFixes, requiredFixes(used, r.Violations.High)...)
+	// A polish works on something (SPEC §24): the judges' fixes and the
+	// lint warnings, and the two lowest dimensions when none failed;
+	// a revise gets the lint warnings after its own fixes.
+	switch d {
+	case Polish:
+		r.RequiredFixes = polishFixes(in, used, r.Violations.High, warningFixes(in, s.Language))
+		if len(r.FailedDimensions) == 0 {
+			r.FailedDimensions = append(r.FailedDimensions, lowest(used.Dimensions, 2)...)
+		}
+	case Revise:
+		r.RequiredFixes = withWarnings(r.RequiredFixes, warningFixes(in, s.Language))
+	}
 	r.NextStep = nextStep(in.Chapter, d)
 	return r
 }

@@ -293,13 +293,21 @@ func (b *builder) refiner() error {
 		if err != nil {
 			return err
 		}
-		var failed any = []any{}
+		var failed, fixes any = []any{}, []any{}
 		if g == nil {
 			b.warn("缺少门控文件 %s，润色指令包不含 failed_dimensions", "missing gate file %s; the polish packet has no failed_dimensions", layout.StagingGate(b.c))
-		} else if len(g.FailedDimensions) > 0 {
-			failed = g.FailedDimensions
+		} else {
+			if len(g.FailedDimensions) > 0 {
+				failed = g.FailedDimensions
+			}
+			if len(g.RequiredFixes) > 0 {
+				fixes = g.RequiredFixes
+			}
 		}
 		b.in.Set("failed_dimensions", failed)
+		// What the polish must act on (SPEC §24): the judges' fixes and
+		// the lint warnings the gate recorded.
+		b.in.Set("required_fixes", fixes)
 	}
 	b.output(chapter, true, ViaFile)
 	return nil
