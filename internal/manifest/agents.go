@@ -313,6 +313,12 @@ func (b *builder) refiner() error {
 	return nil
 }
 
+// SecondaryJudgeFocus is the second judge's own instruction, inline in its
+// packet so its request differs from the primary's in substance.
+const SecondaryJudgeFocus = "你是第二评审，看不到第一评审的分数。先逐条核对合同（l1 世界规则、l2 人物合同、l3 情节目标与伏笔、ls 故事线约束）" +
+	"有没有被违背，再查连续性错误：与上一章结尾接不上、已死或不在场的人物出场说话、状态（伤势、位置、物品）前后矛盾、视角越界。" +
+	"找到的每一处都写进 contract_verification，并在相应维度扣分；确认没有问题之后再按锚点给其余维度打分。"
+
 // judge is quality-judge, primary or secondary (key chapters only).
 func (b *builder) judge() error {
 	key, err := b.keyChapter()
@@ -333,6 +339,12 @@ func (b *builder) judge() error {
 	}
 	b.in.Set("chapter_outline_block", b.blk.Text)
 	b.in.Set("storyline_id", b.blk.StorylineID)
+	if secondary {
+		// The second judge is an independent check, not the first asked
+		// twice (SPEC §24): it never sees the primary's scores and starts
+		// where a lenient judge looks last.
+		b.in.Set("judge_focus", SecondaryJudgeFocus)
+	}
 	if err := b.hardRules(); err != nil {
 		return err
 	}
