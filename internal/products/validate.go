@@ -26,6 +26,18 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s s
 // "secondary" checks only that judge's eval (the pipeline validates each
 // judge's output as soon as it is written).
 func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings, role string) error {
+	return validate(root, cp, st, s, role, true)
+}
+
+// ValidateBeforeCommit is Validate as the commit's precondition: the
+// delta's ops are not judged there, since the commit itself checks the
+// state version and drops invalid ops with a reason (SPEC §8.2); the
+// summarize step refuses them before (CheckDeltaForCommit).
+func ValidateBeforeCommit(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings) error {
+	return validate(root, cp, st, s, "", false)
+}
+
+func validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings, role string, deltaOps bool) error {
 	if role != "" && role != stepid.RoleSecondary && role != stepid.RolePrimary {
 		return errs.Newf(errs.Usage, "未知角色 %q（只能是 primary 或 secondary）", "unknown role %q (primary or secondary)", role).With("role", role).
 			Hint("关键章的第二评审用 --role secondary；校验整个 judge 步骤时去掉 --role",
@@ -53,9 +65,9 @@ func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step,
 	var err error
 	switch st.Stage {
 	case stepid.Draft, stepid.Refine, stepid.Polish:
-		err = CheckChapterLinted(root, s, c, st.Stage)
+		err = CheckChapterLinted(root, s, cp, c, st.Stage)
 	case stepid.Summarize:
-		err = checkSummarize(root, cp, c)
+		err = checkSummarize(root, cp, c, deltaOps)
 	case stepid.Judge:
 		err = checkJudge(root, cp, c, role, s)
 	case stepid.LogicReview:
@@ -79,7 +91,7 @@ func Lenient(cp *checkpoint.Checkpoint, c int) bool {
 	return cp != nil && cp.PluginStage != "" && cp.Inflight == c
 }
 
-func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
+func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int, deltaOps bool) error {
 	if err := CheckSummary(root, c); err != nil {
 		return err
 	}
@@ -90,12 +102,14 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error 
 	if err := CheckDeltaStoryline(root, cp, d); err != nil {
 		return err
 	}
-	vol := 1
-	if cp != nil && cp.CurrentVolume > 0 {
-		vol = cp.CurrentVolume
-	}
-	if err := CheckDeltaForCommit(root, vol, d); err != nil {
-		return err
+	if deltaOps {
+		vol := 1
+		if cp != nil && cp.CurrentVolume > 0 {
+			vol = cp.CurrentVolume
+		}
+		if err := CheckDeltaForCommit(root, vol, d); err != nil {
+			return err
+		}
 	}
 	if _, err := ReadCrossref(root, c, Lenient(cp, c)); err != nil {
 		return err
@@ -175,6 +189,31 @@ func judgedTexts(root *project.Root, c int) ([]string, error) {
 		return nil, err
 	}
 	return []string{text}, nil
+}
+
+// ModelOverallWarnings are validate's warnings (both languages, as the
+// write-boundary ones) for chapter c's staging evals — the role's, or both
+// judges' for role "" — that will be gated on the model's own overall: a
+// hand-made eval with neither rubric_version nor a judge packet (SPEC §24).
+func ModelOverallWarnings(root *project.Root, c int, role string) []string {
+	var out []string
+	for _, secondary := range []bool{false, true} {
+		if (role == stepid.RolePrimary && secondary) || (role == stepid.RoleSecondary && !secondary) {
+			continue
+		}
+		rel, stage := layout.StagingEval(c), stepid.Judge
+		if secondary {
+			rel, stage = layout.StagingEvalSecondary(c), stepid.Judge+"."+stepid.RoleSecondary
+		}
+		if !root.IsFile(rel) || suitePacket(root, layout.Packet(c, stage)) {
+			continue
+		}
+		if e, err := eval.Load(root, rel, c); err == nil && e.RubricVersion == "" {
+			out = append(out, rel+" 既没有 rubric_version，也没有对应的评审指令包：门控将按它自己的 overall 判定（scoring: model_overall），不按评分标准重算"+
+				" / "+rel+" has neither rubric_version nor a judge packet: the gate will decide on its own overall (scoring: model_overall), not on the rubric")
+		}
+	}
+	return out
 }
 
 // suitePacket reports whether rel is a judge packet that promised the

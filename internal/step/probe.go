@@ -30,7 +30,7 @@ func (p *probe) chapter() bool {
 	if p.chapterOK == nil {
 		// Lint errors make a draft invalid too: next then proposes the
 		// draft again rather than a step whose validation refuses it.
-		ok := products.CheckChapterLinted(p.root, p.s, p.c, stepid.Draft) == nil
+		ok := products.CheckChapterLinted(p.root, p.s, p.cp, p.c, stepid.Draft) == nil
 		p.chapterOK = &ok
 	}
 	return *p.chapterOK
