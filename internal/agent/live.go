@@ -46,7 +46,13 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 		}
 		d, err := products.ParseDelta(res.Files[1].Data, res.Files[1].Path, p.Chapter)
 		if err == nil && root != nil {
-			err = products.CheckDeltaForCommit(root, p.Volume, d)
+			// The base the delta was filled with: the packet's (amend,
+			// backfill) or the current state's.
+			want, ok := jsonio.Int(stateVersion(root, p))
+			if !ok {
+				want = -1
+			}
+			err = products.CheckDeltaForCommit(root, p.Volume, d, want)
 		}
 		if err != nil {
 			return nil, invalid(p, source, err)

@@ -17,13 +17,20 @@ import (
 // and a foreshadow op on an id that neither foreshadowing/global.json nor
 // volume vol's plan knows unless it plants the item with a
 // description (no phantom items).
-func CheckDeltaForCommit(root *project.Root, vol int, d *Delta) error {
+//
+// want is the version the delta must be based on: the state's own for a
+// chapter in flight (-1 reads it), the packet's base_state_version for an
+// amend or backfill, whose delta is based on the state before the chapter.
+func CheckDeltaForCommit(root *project.Root, vol int, d *Delta, want int) error {
 	// E_SCHEMA gets the step's rerun hint from Validate; the version
 	// error is named here the same way.
 	id := stepid.Chapter(d.Chapter, stepid.Summarize).String()
-	v, err := stateops.StateVersion(root)
-	if err != nil {
-		return err
+	v := want
+	if v < 0 {
+		var err error
+		if v, err = stateops.StateVersion(root); err != nil {
+			return err
+		}
 	}
 	if d.BaseStateVersion != v {
 		return errs.Newf(errs.StateVersion, "%s 的 base_state_version 为 %d，但当前状态 state_version 是 %d，提交时会被拒绝",

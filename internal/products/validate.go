@@ -107,7 +107,7 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int, deltaO
 		if cp != nil && cp.CurrentVolume > 0 {
 			vol = cp.CurrentVolume
 		}
-		if err := CheckDeltaForCommit(root, vol, d); err != nil {
+		if err := CheckDeltaForCommit(root, vol, d, -1); err != nil {
 			return err
 		}
 	}
