@@ -57,6 +57,13 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 	if in.Lint, err = stagingLint(root, s, c); err != nil {
 		return nil, err
 	}
+	if in.Lint != nil {
+		// The warnings a polish or revise round acts on (SPEC §24) need
+		// the registered terms and the previous chapter too.
+		if in.Warnings, err = products.LintChapterWarnings(root, s, c); err != nil {
+			return nil, err
+		}
+	}
 	rel := layout.StagingLogicReview(c)
 	if s.LogicReviewPolicy == settings.PolicyBlocking || root.Exists(rel) {
 		if in.Review, err = products.LogicReviewReport(root, c); err != nil {

@@ -178,6 +178,9 @@ type Input struct {
 	Settings      settings.Settings
 	RevisionCount int
 	Lint          *lint.Report // the staging chapter's lint; nil when not linted
+	// Warnings is the staging chapter's full lint (terms and previous
+	// chapter loaded) whose warnings feed the fixes; nil: Lint's are used.
+	Warnings *lint.Report
 }
 
 // Decide computes the gate result. It is pure: same input, same result.

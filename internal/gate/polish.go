@@ -68,10 +68,14 @@ func lowest(dims []eval.Dimension, n int) []eval.Dimension {
 // warningFixes turns the staging lint's warnings into fixes.
 func warningFixes(in Input, lang string) []eval.Fix {
 	out := []eval.Fix{}
-	if in.Lint == nil {
+	rep := in.Warnings
+	if rep == nil {
+		rep = in.Lint
+	}
+	if rep == nil {
 		return out
 	}
-	for _, f := range in.Lint.WarningFixes(lang) {
+	for _, f := range rep.WarningFixes(lang) {
 		out = append(out, eval.Fix{Target: f[0], Instruction: f[1]})
 	}
 	return out

@@ -130,8 +130,8 @@ func FuzzRun(f *testing.F) {
 	f.Add("# 第1章 题\n「你好」——他说……\n```json\n{\"hints\":[]}\n```\n", "draft")
 	f.Add("<think>\n\n第一章\r\nW-001 staging/ “”\"", "refine")
 	f.Fuzz(func(t *testing.T, text, stage string) {
-		r := Run(Input{Chapter: 1, File: "f", Stage: stage, Text: text}, cfg())
-		if len(r.Checks) != 9 || r.WordCount < 0 {
+		r := Run(Input{Chapter: 1, File: "f", Stage: stage, Text: text, Previous: text}, cfg())
+		if len(r.Checks) != 11 || r.WordCount < 0 {
 			t.Fatalf("report %+v", r)
 		}
 		errors := 0

@@ -12,6 +12,8 @@ const (
 	Dashes         = "dashes"
 	AIPatterns     = "ai_patterns"
 	BlacklistCheck = "blacklist"
+	Repetition     = "repetition"
+	SummaryLines   = "summary_lines"
 	Paragraphs     = "paragraphs"
 )
 
@@ -54,6 +56,9 @@ var Thresholds = struct {
 	ExcerptBefore       int // runes of context before a hit
 	ExcerptAfter        int // runes of context after a hit's start
 	BlacklistWordsShown int // words named in the blacklist detail
+	RepeatPhraseChars   int // a repeated phrase is at least this long
+	RepeatPhraseTimes   int // … and occurs at least this often in a chapter
+	RepeatFrameChars    int // a sentence frame shared with the previous chapter
 }{
 	HeadingTitleMax:     30,
 	DashesPerK:          1,
@@ -68,6 +73,9 @@ var Thresholds = struct {
 	ExcerptBefore:       12,
 	ExcerptAfter:        24,
 	BlacklistWordsShown: 5,
+	RepeatPhraseChars:   4,
+	RepeatPhraseTimes:   5,
+	RepeatFrameChars:    8,
 }
 
 // Word lists the checks look for.

@@ -7,6 +7,7 @@ package manifest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -335,13 +336,24 @@ func (b *builder) selectCharacters() ([]string, error) {
 	}
 	slugs, warns := SelectCharacters(chars, names, sums)
 	b.p.Warnings = append(b.p.Warnings, warns...)
+	// The POV character is always in the cast (SPEC §24): a line returning
+	// after a long rest would otherwise lose its own narrator's contract.
+	pov, err := b.povSlug()
+	if err != nil {
+		return nil, err
+	}
+	if pov != "" && !slices.Contains(slugs, pov) {
+		slugs = append([]string{pov}, slugs...)
+	}
 	return slugs, nil
 }
 
-func (b *builder) characterPaths(profiles bool) error {
+// characterPaths sets the cast's contracts (and for the judge its
+// profiles) and returns the cast in order.
+func (b *builder) characterPaths(profiles bool) ([]string, error) {
 	slugs, err := b.selectCharacters()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var contracts, profs []string
 	for _, s := range slugs {
@@ -354,15 +366,21 @@ func (b *builder) characterPaths(profiles bool) error {
 	if profiles {
 		b.pathsIf("character_profiles", profs)
 	}
-	return nil
+	return slugs, nil
 }
 
 // storylinePaths adds the current line's memory and the adjacent lines'
 // memories: the transition hint's next line plus the other lines of any
-// convergence event covering C, minus dormant lines and the current one.
+// convergence event covering C, minus dormant lines and the current one
+// (none when the current line has no memory yet).
 func (b *builder) storylinePaths() {
 	sid := b.blk.StorylineID
-	b.pathIf("storyline_memory", layout.Memory(sid))
+	if !b.pathIf("storyline_memory", layout.Memory(sid)) {
+		// A line's first chapter has no memory of its own; another line's
+		// memory would be read in its place (SPEC §24), so none is given.
+		b.warn("故事线 %s 还没有记忆（本线第一章）：不附其他故事线的记忆", "storyline %s has no memory yet (its first chapter): no other line's memory is attached", sid)
+		return
+	}
 	seen := map[string]bool{sid: true}
 	var ids []string
 	add := func(id string) {

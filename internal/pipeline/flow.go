@@ -410,7 +410,7 @@ func (e *Env) lintWarnings(c int) []lint.Check {
 // LintWarnings are the warning-severity lints of chapter c's staging text
 // as it is about to be committed: the lint lines of Feedback.
 func LintWarnings(root *project.Root, s settings.Settings, c int) []lint.Check {
-	rep, err := products.LintChapter(root, s, c, stepid.Refine)
+	rep, err := products.LintChapterWarnings(root, s, c)
 	if err != nil || rep == nil {
 		return nil
 	}
