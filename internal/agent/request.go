@@ -164,7 +164,7 @@ func (o *OpenAI) Request(p *Packet, msgs []Message) (*Request, error) {
 		// Without it OpenAI, DashScope and vLLM send no usage in a stream.
 		r.Body["stream_options"] = map[string]any{"include_usage": true}
 	}
-	if Format(p.Agent.Name) == FormatJSON && (o.LLM.JSONMode == settings.JSONOn || o.LLM.JSONMode == settings.JSONAuto && !o.jsonDenied) {
+	if p.Format() == FormatJSON && (o.LLM.JSONMode == settings.JSONOn || o.LLM.JSONMode == settings.JSONAuto && !o.jsonDenied) {
 		r.Body["response_format"] = map[string]any{"type": "json_object"}
 		r.JSON = true
 	}

@@ -44,6 +44,10 @@ type Dimension struct {
 type Fix struct {
 	Target      string `json:"target"`
 	Instruction string `json:"instruction"`
+	// Evidence optionally quotes the passage to change (SPEC §24): a fix
+	// whose target or evidence is found in the draft can be applied by a
+	// targeted revision.
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // Eval is a parsed QualityJudge evaluation.
@@ -324,6 +328,7 @@ func (e *Eval) parseFixes(v any, rel string) error {
 			f := Fix{}
 			f.Target, _ = x["target"].(string)
 			f.Instruction, _ = x["instruction"].(string)
+			f.Evidence, _ = x["evidence"].(string)
 			if f.Instruction == "" {
 				return schemaErr(rel, "required_fixes[%d] 缺少 instruction 字符串", "required_fixes[%d] has no instruction string", i).With("field", "required_fixes")
 			}

@@ -153,6 +153,11 @@ func (b *builder) writer() error {
 	mode := stepid.ModeDraft
 	if revising {
 		mode = stepid.ModeRevision
+		// A revise whose fixes all point at passages of the draft is a
+		// targeted fix: the writer answers replacements (SPEC §24).
+		if b.fixModeEligible(b.cp.RevisionCount - 1) {
+			mode = stepid.ModeFix
+		}
 	}
 	b.agent(mode)
 	b.outlineInline()

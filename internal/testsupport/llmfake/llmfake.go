@@ -496,8 +496,8 @@ func (s *Server) replay(w http.ResponseWriter, req *request) (string, bool) {
 	}
 	n, _ := strconv.Atoi(m1[2])
 	ext := "json"
-	if m2[1] == stepid.ChapterWriter || m2[1] == stepid.StyleRefiner {
-		ext = "md"
+	if (m2[1] == stepid.ChapterWriter && m3[1] != stepid.ModeFix) || m2[1] == stepid.StyleRefiner {
+		ext = "md" // a targeted fix answers JSON replacements
 	}
 	// The replay layout (internal/agent Replay): chapter-NNN/, volume-VV/, setup/.
 	dir := fmt.Sprintf("chapter-%03d", n)
