@@ -89,9 +89,19 @@ func ExecuteRecording(root *project.Root, p *Packet, b Backend, record func(any)
 		}
 		total.Prompt += reply.Tokens.Prompt
 		total.Completion += reply.Tokens.Completion
-		if reply.Live {
+		switch {
+		case p.IsFix():
+			// Replacements applied by code to the previous draft; the
+			// result is linted like any chapter a live writer returns.
+			res, err = parseFix(root, p, reply.Text, reply.Source)
+			if err == nil && ErrorLints != nil {
+				if lerr := ErrorLints(root, p, res.Files[0].Data); lerr != nil {
+					res, err = nil, invalid(p, reply.Source, lerr)
+				}
+			}
+		case reply.Live:
 			res, err = parseLive(root, p, reply.Text, reply.Source)
-		} else {
+		default:
 			res, err = ParseAnswer(p, reply.Text, reply.Source)
 		}
 		if err == nil {

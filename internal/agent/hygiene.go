@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/outline"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 // Answer hygiene (SPEC §18): what real models wrap around an answer never
@@ -38,7 +39,7 @@ func StripThink(s string) string {
 }
 
 // headingRE finds a chapter heading line: "# 第4章 标题", "## 第 四 章".
-var headingRE = regexp.MustCompile(`(?m)^#{1,3}[ \t]*第[ \t]*([0-9０-９零〇一二两三四五六七八九十百千万]+)[ \t]*章`)
+var headingRE = textmeasure.ChapterHeading
 
 // chatterPrefixes open the sign-offs chat models add after a chapter
 // ("如需调整请告诉我", "希望你喜欢", "以上是第4章", "（本章完）" …).
@@ -62,7 +63,8 @@ func isChatter(par string) bool {
 
 // CleanChapter keeps the chapter itself: reasoning blocks, everything
 // before the `# 第N章` heading (a fence opened there included) and chat
-// paragraphs after the chapter are dropped. heading is the chapter number
+// paragraphs after the chapter are dropped, and so is a trailing block
+// that is not story (dropTrailingNotes). heading is the chapter number
 // the heading names (0 when there is none).
 func CleanChapter(answer string) (text string, heading int) {
 	s := StripThink(answer)
@@ -78,6 +80,7 @@ func CleanChapter(answer string) (text string, heading int) {
 	} else {
 		s = string(cleanFence(s))
 	}
+	s = dropTrailingNotes(strings.TrimSpace(s))
 	pars := strings.Split(strings.TrimSpace(s), "\n\n")
 	for len(pars) > 1 && isChatter(strings.TrimSpace(pars[len(pars)-1])) {
 		pars = pars[:len(pars)-1]

@@ -44,7 +44,17 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 		if err != nil {
 			return nil, err
 		}
-		if _, err := products.ParseDelta(res.Files[1].Data, res.Files[1].Path, p.Chapter); err != nil {
+		d, err := products.ParseDelta(res.Files[1].Data, res.Files[1].Path, p.Chapter)
+		if err == nil && root != nil {
+			// The base the delta was filled with: the packet's (amend,
+			// backfill) or the current state's.
+			want, ok := jsonio.Int(stateVersion(root, p))
+			if !ok {
+				want = -1
+			}
+			err = products.CheckDeltaForCommit(root, p.Volume, d, want)
+		}
+		if err != nil {
 			return nil, invalid(p, source, err)
 		}
 		return res, nil
@@ -69,7 +79,7 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 			data, rel = res.Files[0].Data, res.Files[0].Path
 		}
 		if p.Agent.Name == stepid.QualityJudge {
-			_, err = eval.Parse(data, rel, p.Chapter)
+			err = strictJudge(root, p, data, rel)
 		} else {
 			_, err = eval.ParseLogicReview(data, rel, p.Chapter)
 		}
@@ -103,6 +113,40 @@ func liveChapter(root *project.Root, p *Packet, answer, source string) (*Result,
 		}
 	}
 	return res, nil
+}
+
+// strictJudge validates a judge's eval as the gate will read it: a packet
+// with rubric_version makes it strict against the packet's inline rubric
+// (the suite's default weights for a packet without one) and the judged
+// staging chapter (SPEC §24), so a dropped dimension or an invented quote
+// is re-asked here rather than gated on the model's own overall.
+func strictJudge(root *project.Root, p *Packet, data []byte, rel string) error {
+	e, err := eval.Parse(data, rel, p.Chapter)
+	if err != nil {
+		return err
+	}
+	if _, ok := inlineValue(p, "rubric_version"); !ok {
+		return nil
+	}
+	weights := make(map[string]float64, len(eval.Rubric))
+	for _, d := range eval.Rubric {
+		weights[d.Name] = d.Weight
+	}
+	if v, ok := inlineValue(p, "rubric"); ok {
+		if m, isObj := v.(map[string]any); isObj {
+			weights = make(map[string]float64, len(m))
+			for k, w := range m {
+				if f, isNum := jsonio.Float(w); isNum {
+					weights[k] = f
+				}
+			}
+		}
+	}
+	text, err := products.ChapterText(root, layout.StagingChapter(p.Chapter))
+	if err != nil {
+		return err
+	}
+	return e.Strict(weights, text)
 }
 
 // liveObject extracts the first JSON object of the answer (numbers kept

@@ -190,7 +190,7 @@ func (o *OpenAI) answer(p *Packet, msgs []Message, reask bool) (string, *Request
 		req.JSON = false
 	}
 	text := StripThink(res.Content)
-	switch Format(p.Agent.Name) {
+	switch p.Format() {
 	case FormatMarkdown:
 		for n := 0; n < 2 && o.cut(res); n++ {
 			cont := req.clone()

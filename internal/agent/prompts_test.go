@@ -29,7 +29,8 @@ var roleContract = map[string]struct {
 		"不是……而是……", "他感到", "心中涌起一股", "仿佛", "然而", "150 字", "{{引号}}", "entity_id_map", "hard_rules_list",
 		"# 第N章 标题", `{"hints":`, "修订模式", "只改 required_fixes", "high_confidence_violations",
 		"style_samples", "character_profile", "绝不用后面的事凑字数", "伏笔只埋下或推进，不解释", "plant", "resolve",
-		"规则在场景里演出来", "手上的活要对", "选择要带着代价出现", "情绪交给物件", "不下结论", "不写格言", "不用排比解释", "招牌说法只用一次"}},
+		"规则在场景里演出来", "手上的活要对", "选择要带着代价出现", "情绪交给物件", "不下结论", "不写格言", "不用排比解释", "招牌说法只用一次",
+		"定点修订模式", `{"replacements":`, `"find"`, `"replace"`, "只出现一次", "600 字"}},
 	"summarizer": {4000, []string{
 		`"summary"`, `"delta"`, `"crossref"`, `"memory"`, `"unknown_entities"`, "base_state_version", "storyline_id",
 		"set|inc|add|remove", "characters`、`items`、`locations`、`factions`、`world_state", "2–4 段",

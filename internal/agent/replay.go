@@ -34,7 +34,7 @@ func (r Replay) RecordingPath(p *Packet) string {
 		// Each batch of contracts has its own recording.
 		mode += "-" + layout.Pad(a) + "-" + layout.Pad(b)
 	}
-	name := p.Agent.Name + "." + mode + ".r" + strconv.Itoa(p.RevisionRound) + "." + Format(p.Agent.Name)
+	name := p.Agent.Name + "." + mode + ".r" + strconv.Itoa(p.RevisionRound) + "." + p.Format()
 	if p.IsSetup() {
 		return filepath.Join(r.Dir, "setup", name)
 	}

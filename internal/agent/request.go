@@ -91,10 +91,25 @@ func targetChars(p *Packet) int {
 	return defaultTargetChars
 }
 
-// Params merges a role's defaults with settings.json llm.roles.{role}.
+// SecondaryJudgeRole is the llm.roles key of a key chapter's second judge
+// (SPEC §24); unset, it is the primary judge's model at SecondaryJudgeTemperature.
+const SecondaryJudgeRole = stepid.QualityJudge + "-" + stepid.RoleSecondary
+
+// SecondaryJudgeTemperature is the second judge's default temperature: the
+// same model as the primary, sampled differently, so the two requests are
+// not one judge asked twice.
+const SecondaryJudgeTemperature = 0.5
+
+// Params merges a role's defaults with settings.json llm.roles.{role}; the
+// secondary judge starts from the primary's and then takes
+// llm.roles.quality-judge-secondary.
 func (o *OpenAI) Params(p *Packet) settings.RoleParams {
 	d := RoleDefaults(p)
-	if r, ok := o.LLM.Roles[p.Agent.Name]; ok {
+	overlay := func(role string) {
+		r, ok := o.LLM.Roles[role]
+		if !ok {
+			return
+		}
 		if r.Model != "" {
 			d.Model = r.Model
 		}
@@ -107,7 +122,15 @@ func (o *OpenAI) Params(p *Packet) settings.RoleParams {
 		if r.MaxTokens > 0 {
 			d.MaxTokens = r.MaxTokens
 		}
-		d.Thinking = r.Thinking
+		if r.Thinking != "" || role == p.Agent.Name {
+			d.Thinking = r.Thinking
+		}
+	}
+	overlay(p.Agent.Name)
+	if p.Agent.Name == stepid.QualityJudge && p.Agent.Mode == stepid.RoleSecondary {
+		t := SecondaryJudgeTemperature
+		d.Temperature = &t
+		overlay(SecondaryJudgeRole)
 	}
 	return d
 }
@@ -141,7 +164,7 @@ func (o *OpenAI) Request(p *Packet, msgs []Message) (*Request, error) {
 		// Without it OpenAI, DashScope and vLLM send no usage in a stream.
 		r.Body["stream_options"] = map[string]any{"include_usage": true}
 	}
-	if Format(p.Agent.Name) == FormatJSON && (o.LLM.JSONMode == settings.JSONOn || o.LLM.JSONMode == settings.JSONAuto && !o.jsonDenied) {
+	if p.Format() == FormatJSON && (o.LLM.JSONMode == settings.JSONOn || o.LLM.JSONMode == settings.JSONAuto && !o.jsonDenied) {
 		r.Body["response_format"] = map[string]any{"type": "json_object"}
 		r.JSON = true
 	}
@@ -242,6 +265,11 @@ func (o *OpenAI) RoleModel(role, mode string) string {
 	def := o.Model
 	if r, ok := o.LLM.Roles[role]; ok && r.Model != "" {
 		def = r.Model
+	}
+	if role == stepid.QualityJudge && mode == stepid.RoleSecondary {
+		if r, ok := o.LLM.Roles[SecondaryJudgeRole]; ok && r.Model != "" {
+			def = r.Model
+		}
 	}
 	return ModelFor(o.Getenv, role, mode, def)
 }

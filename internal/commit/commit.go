@@ -525,7 +525,7 @@ func preconditions(env Env, cp *checkpoint.Checkpoint, c int) error {
 		stages = append(stages, stepid.LogicReview)
 	}
 	for _, s := range stages {
-		if err := products.Validate(root, cp, stepid.Chapter(c, s), env.Settings); err != nil {
+		if err := products.ValidateBeforeCommit(root, cp, stepid.Chapter(c, s), env.Settings); err != nil {
 			return err
 		}
 	}

@@ -36,12 +36,18 @@ type Dimension struct {
 	Score    float64 `json:"score"`
 	Feedback string  `json:"feedback,omitempty"`
 	Evidence string  `json:"evidence,omitempty"`
+	// Quotes are the evidence quotes one by one (Strict checks each).
+	Quotes []string `json:"-"`
 }
 
 // Fix is one required fix.
 type Fix struct {
 	Target      string `json:"target"`
 	Instruction string `json:"instruction"`
+	// Evidence optionally quotes the passage to change (SPEC §24): a fix
+	// whose target or evidence is found in the draft can be applied by a
+	// targeted revision.
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // Eval is a parsed QualityJudge evaluation.
@@ -54,6 +60,9 @@ type Eval struct {
 	RequiredFixes  []Fix
 	Recommendation string
 	RubricVersion  string // "" for evals made without the suite's rubric
+	// IsStrict is set by Strict once the eval passed the suite packet's
+	// rubric: its overall is then always recomputed (SPEC §24).
+	IsStrict bool
 }
 
 // IsViolation reports whether the check is a violation.
@@ -213,7 +222,8 @@ func (e *Eval) parseScores(v any, rel string) error {
 			} else if rs, isStr := x["reason"].(string); isStr {
 				d.Feedback = rs
 			}
-			d.Evidence = evidenceText(x["evidence"])
+			d.Quotes = evidenceQuotes(x["evidence"])
+			d.Evidence = strings.Join(d.Quotes, " / ")
 		default:
 			// A bare number is the plugin's short form.
 			f, isNum := jsonio.Float(sv)
@@ -232,22 +242,23 @@ func (e *Eval) parseScores(v any, rel string) error {
 	return nil
 }
 
-// evidenceText reads a dimension's evidence: one quote, or a list of
-// quotes joined with " / ".
-func evidenceText(v any) string {
+// evidenceQuotes reads a dimension's evidence: one quote, or a list of
+// quotes (joined with " / " for display).
+func evidenceQuotes(v any) []string {
+	var out []string
 	switch x := v.(type) {
 	case string:
-		return x
+		if x != "" {
+			out = append(out, x)
+		}
 	case []any:
-		var parts []string
 		for _, item := range x {
 			if s, ok := item.(string); ok && s != "" {
-				parts = append(parts, s)
+				out = append(out, s)
 			}
 		}
-		return strings.Join(parts, " / ")
 	}
-	return ""
+	return out
 }
 
 func (e *Eval) parseChecks(v any, rel string) error {
@@ -317,6 +328,7 @@ func (e *Eval) parseFixes(v any, rel string) error {
 			f := Fix{}
 			f.Target, _ = x["target"].(string)
 			f.Instruction, _ = x["instruction"].(string)
+			f.Evidence, _ = x["evidence"].(string)
 			if f.Instruction == "" {
 				return schemaErr(rel, "required_fixes[%d] 缺少 instruction 字符串", "required_fixes[%d] has no instruction string", i).With("field", "required_fixes")
 			}

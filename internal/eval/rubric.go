@@ -39,7 +39,7 @@ var Rubric = [...]RubricDimension{
 // carries the suite's rubric_version and scores every such dimension.
 // Otherwise it returns the eval's own overall and false.
 func (e *Eval) Weighted(weights map[string]float64) (float64, bool) {
-	if e.RubricVersion != RubricVersion {
+	if e.RubricVersion != RubricVersion && !e.IsStrict {
 		return e.Overall, false
 	}
 	scores := make(map[string]float64, len(e.Dimensions))

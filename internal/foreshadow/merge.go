@@ -14,7 +14,10 @@ type Op struct {
 	Path   string
 	Value  json.RawMessage
 	Detail json.RawMessage
-	Raw    json.RawMessage
+	// Description names a new item the op plants (SPEC §24); items the
+	// fact layer or the plan know keep their own.
+	Description string
+	Raw         json.RawMessage
 }
 
 // ParseOp reads a raw delta op leniently (wrong types become empty and
@@ -22,7 +25,7 @@ type Op struct {
 func ParseOp(raw json.RawMessage) Op {
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &m)
-	return Op{Op: str(m["op"]), Path: str(m["path"]), Value: m["value"], Detail: m["detail"], Raw: raw}
+	return Op{Op: str(m["op"]), Path: str(m["path"]), Value: m["value"], Detail: m["detail"], Description: str(m["description"]), Raw: raw}
 }
 
 // ParseOps reads every raw op.
@@ -96,7 +99,7 @@ func Merge(global, plan []Item, ops []Op, c int, storyline string) (merged []Ite
 		}
 		i, ok := pos[op.Path]
 		if !ok {
-			merged = append(merged, newItem(op.Path, planIdx[op.Path]))
+			merged = append(merged, newItem(op.Path, planIdx[op.Path], op.Description))
 			i = len(merged) - 1
 			pos[op.Path] = i
 			cloned[i] = true
@@ -109,15 +112,18 @@ func Merge(global, plan []Item, ops []Op, c int, storyline string) (merged []Ite
 	return merged, dropped
 }
 
-func newItem(id string, plan *Item) Item {
+func newItem(id string, plan *Item, description string) Item {
 	it := Item{ID: id, raw: map[string]json.RawMessage{}}
 	it.set("id", id)
 	if plan != nil {
 		it.backfill(plan)
 	}
 	if emptyRaw(it.raw["description"]) {
-		it.Description = id
-		it.set("description", id)
+		if strings.TrimSpace(description) == "" {
+			description = id
+		}
+		it.Description = description
+		it.set("description", description)
 	}
 	if emptyRaw(it.raw["scope"]) {
 		it.Scope = "medium"

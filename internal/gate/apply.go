@@ -46,16 +46,23 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 		return nil, err
 	}
 	in := Input{Chapter: c, KeyChapter: key, Settings: s, RevisionCount: rc}
-	if in.Primary, err = products.Eval(root, c, false); err != nil {
+	if in.Primary, err = products.Eval(root, c, false, s.Weights()); err != nil {
 		return nil, rerun(err, c, stepid.Judge, "")
 	}
 	if key {
-		if in.Secondary, err = products.Eval(root, c, true); err != nil {
+		if in.Secondary, err = products.Eval(root, c, true, s.Weights()); err != nil {
 			return nil, rerun(err, c, stepid.Judge, " --role "+stepid.RoleSecondary)
 		}
 	}
 	if in.Lint, err = stagingLint(root, s, c); err != nil {
 		return nil, err
+	}
+	if in.Lint != nil {
+		// The warnings a polish or revise round acts on (SPEC §24) need
+		// the registered terms and the previous chapter too.
+		if in.Warnings, err = products.LintChapterWarnings(root, s, c); err != nil {
+			return nil, err
+		}
 	}
 	rel := layout.StagingLogicReview(c)
 	if s.LogicReviewPolicy == settings.PolicyBlocking || root.Exists(rel) {

@@ -5,6 +5,7 @@
 package gate
 
 import (
+	"encoding/json"
 	"sort"
 	"strconv"
 
@@ -91,6 +92,39 @@ type Scoring struct {
 	Weights       map[string]float64 `json:"weights"`
 	Primary       JudgeScore         `json:"primary"`
 	Secondary     *JudgeScore        `json:"secondary,omitempty"`
+	// ModelOverall marks a decision taken on the model's own overall
+	// (a hand-made eval with neither rubric_version nor a judge packet,
+	// SPEC §24); it is written as "scoring": "model_overall".
+	ModelOverall bool `json:"-"`
+}
+
+// ScoringModelOverall is the scoring value of a decision taken on the
+// eval's own overall.
+const ScoringModelOverall = "model_overall"
+
+// MarshalJSON writes "model_overall" or the scoring record.
+func (s Scoring) MarshalJSON() ([]byte, error) {
+	if s.ModelOverall {
+		return json.Marshal(ScoringModelOverall)
+	}
+	type record Scoring
+	return json.Marshal(record(s))
+}
+
+// UnmarshalJSON reads either form back (gate files are re-read).
+func (s *Scoring) UnmarshalJSON(b []byte) error {
+	var mode string
+	if json.Unmarshal(b, &mode) == nil {
+		*s = Scoring{ModelOverall: mode == ScoringModelOverall}
+		return nil
+	}
+	type record Scoring
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	*s = Scoring(r)
+	return nil
 }
 
 // JudgeScore is one judge's overall as the gate computed it.
@@ -105,8 +139,8 @@ func judgeScore(e *eval.Eval, w map[string]float64) JudgeScore {
 	return JudgeScore{Overall: ov, ModelOverall: e.Overall, Recomputed: ok}
 }
 
-// scoring computes each judge's overall; the record is nil when no eval
-// was recomputed, so plugin-era gate files keep their shape.
+// scoring computes each judge's overall; when no eval was recomputed the
+// record only says the model's own overall decided.
 func scoring(in Input) (primary float64, secondary float64, rec *Scoring) {
 	w := in.Settings.Weights()
 	rec = &Scoring{RubricVersion: eval.RubricVersion, Weights: w, Primary: judgeScore(in.Primary, w)}
@@ -118,7 +152,7 @@ func scoring(in Input) (primary float64, secondary float64, rec *Scoring) {
 		recomputed = recomputed || js.Recomputed
 	}
 	if !recomputed {
-		rec = nil
+		rec = &Scoring{ModelOverall: true}
 	}
 	return primary, secondary, rec
 }
@@ -144,6 +178,9 @@ type Input struct {
 	Settings      settings.Settings
 	RevisionCount int
 	Lint          *lint.Report // the staging chapter's lint; nil when not linted
+	// Warnings is the staging chapter's full lint (terms and previous
+	// chapter loaded) whose warnings feed the fixes; nil: Lint's are used.
+	Warnings *lint.Report
 }
 
 // Decide computes the gate result. It is pure: same input, same result.
@@ -224,6 +261,18 @@ func Decide(in Input) *Result {
 		}
 	}
 	r.RequiredFixes = append(lintFixes, requiredFixes(used, r.Violations.High)...)
+	// A polish works on something (SPEC §24): the judges' fixes and the
+	// lint warnings, and the two lowest dimensions when none failed;
+	// a revise gets the lint warnings after its own fixes.
+	switch d {
+	case Polish:
+		r.RequiredFixes = polishFixes(in, used, r.Violations.High, warningFixes(in, s.Language))
+		if len(r.FailedDimensions) == 0 {
+			r.FailedDimensions = append(r.FailedDimensions, lowest(used.Dimensions, 2)...)
+		}
+	case Revise:
+		r.RequiredFixes = withWarnings(r.RequiredFixes, warningFixes(in, s.Language))
+	}
 	r.NextStep = nextStep(in.Chapter, d)
 	return r
 }

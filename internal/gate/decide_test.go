@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -199,10 +201,19 @@ func TestRubricRecomputesOverall(t *testing.T) {
 	if r.Decision != Review || r.OverallFinal != 2 {
 		t.Fatalf("%+v", r)
 	}
-	// Evals without the rubric keep today's behaviour and gate-file shape.
+	// Evals without the rubric are gated on their own overall, and the
+	// result says so: "scoring": "model_overall" (SPEC §24).
 	r = Decide(Input{Chapter: 3, Primary: ev(t, score("4.5")), Settings: settings.Defaults()})
-	if r.Decision != Pass || r.OverallFinal != 4.5 || r.Scoring != nil {
+	if r.Decision != Pass || r.OverallFinal != 4.5 || r.Scoring == nil || !r.Scoring.ModelOverall {
 		t.Fatalf("%+v", r)
+	}
+	b, err := json.Marshal(r)
+	if err != nil || !strings.Contains(string(b), `"scoring":"model_overall"`) {
+		t.Fatalf("%s %v", b, err)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil || back.Scoring == nil || !back.Scoring.ModelOverall {
+		t.Fatalf("read back: %+v %v", back.Scoring, err)
 	}
 }
 

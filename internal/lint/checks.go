@@ -25,8 +25,15 @@ func (d *doc) length() Check {
 		c.Count = 1
 		c.Detail = d.msg("字数 "+itoa(d.words)+"，低于下限（"+limits+"）", "word count "+itoa(d.words)+" is below the minimum ("+limits+")")
 	case d.words > p.WordsMax:
+		// A draft above the maximum is re-asked (cheap models overshoot
+		// by 2×, SPEC §24); later stages only warn.
 		c.Count, c.Severity = 1, Warning
 		c.Detail = d.msg("字数 "+itoa(d.words)+"，超过上限（"+limits+"）", "word count "+itoa(d.words)+" is above the maximum ("+limits+")")
+		if d.in.Stage == StageDraft {
+			c.Severity = Error
+			c.Detail += d.msg("；请删减到目标字数 "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1]),
+				"; trim to the target "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1]))
+		}
 	default:
 		c.Detail = d.msg("字数 "+itoa(d.words)+"（"+limits+"）", "word count "+itoa(d.words)+" ("+limits+")")
 	}
@@ -109,10 +116,15 @@ func (d *doc) artifacts() Check {
 		chat++
 		hits = append(hits, h)
 	}
+	notes := d.trailingNotes()
+	hits = append(hits, notes...)
 	sortByLine(hits)
-	c.Count = tags + fences + hintsLines + chat
+	c.Count = tags + fences + hintsLines + chat + len(notes)
 	c.Detail = d.msg("思考标签 "+itoa(tags)+" 处，代码块 "+itoa(fences)+" 个，遗留 hints "+itoa(hintsLines)+" 处，对话式套话 "+itoa(chat)+" 处",
 		itoa(tags)+" think tags, "+itoa(fences)+" code blocks, "+itoa(hintsLines)+" leftover hints, "+itoa(chat)+" chat lines")
+	if len(notes) > 0 {
+		c.Detail += d.msg("，正文后的非正文块（修改说明、预告、重复的章标题等）1 处", ", 1 block after the chapter that is not story (a change note, a preview, a repeated chapter heading)")
+	}
 	if fences > 0 && d.in.Stage != StageDraft {
 		c.Detail += d.msg("（只有初稿末尾可以带 hints 代码块）", " (only a draft may end with the hints block)")
 	}

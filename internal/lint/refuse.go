@@ -34,20 +34,41 @@ func (r *Report) Refusal(step string) error {
 func (r *Report) Fixes(lang string, ids ...string) [][2]string {
 	var out [][2]string
 	for _, c := range r.Fired(Error, ids...) {
-		ins := c.Detail
-		switch c.ID {
-		case Length:
-			p := r.Platform
-			ins += pick(lang, "。把正文扩写到 "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" 字：补足场景与冲突，而不是注水",
-				". Expand the chapter to "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" words with scenes and conflict, not padding")
-		case ModelArtifacts:
-			ins += pick(lang, "。删除这些模型残留：", ". Delete these model leftovers: ") + excerpts(c)
-		default:
-			ins += pick(lang, "。位置：", ". At: ") + excerpts(c)
-		}
-		out = append(out, [2]string{"lint:" + c.ID, ins})
+		out = append(out, r.fix(c, lang))
 	}
 	return out
+}
+
+// WarningFixes are the fixes for the warning-severity findings that feed a
+// polish or revision round (SPEC §24): AI patterns, dashes, blacklist
+// words and quote marks, in report order.
+func (r *Report) WarningFixes(lang string) [][2]string {
+	var out [][2]string
+	for _, c := range r.Fired(Warning, AIPatterns, Dashes, BlacklistCheck, Quotes) {
+		out = append(out, r.fix(c, lang))
+	}
+	return out
+}
+
+// fix is one fired check as a required fix: what fired and where.
+func (r *Report) fix(c Check, lang string) [2]string {
+	ins := c.Detail
+	switch c.ID {
+	case Length:
+		p := r.Platform
+		if r.WordCount > p.WordsMax {
+			ins += pick(lang, "。把正文删减到 "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" 字：收紧本章自己的场景，不要删掉必需的情节",
+				". Trim the chapter to "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" words by tightening its own scenes, keeping the required events")
+			break
+		}
+		ins += pick(lang, "。把正文扩写到 "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" 字：补足场景与冲突，而不是注水",
+			". Expand the chapter to "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" words with scenes and conflict, not padding")
+	case ModelArtifacts:
+		ins += pick(lang, "。删除这些模型残留：", ". Delete these model leftovers: ") + excerpts(c)
+	default:
+		ins += pick(lang, "。位置：", ". At: ") + excerpts(c)
+	}
+	return [2]string{"lint:" + c.ID, ins}
 }
 
 func excerpts(c Check) string {

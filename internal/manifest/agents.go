@@ -153,6 +153,11 @@ func (b *builder) writer() error {
 	mode := stepid.ModeDraft
 	if revising {
 		mode = stepid.ModeRevision
+		// A revise whose fixes all point at passages of the draft is a
+		// targeted fix: the writer answers replacements (SPEC §24).
+		if b.fixModeEligible(b.cp.RevisionCount - 1) {
+			mode = stepid.ModeFix
+		}
 	}
 	b.agent(mode)
 	b.outlineInline()
@@ -296,6 +301,9 @@ func (b *builder) summarizer() error {
 	}
 	b.pathIf("storyline_memory", layout.Memory(sid))
 	b.output(layout.StagingSummary(b.c), true, ViaFile)
+	// The delta's fields, unknown_entities among them: the delta is where
+	// the commit reads unregistered names from (SPEC §24).
+	b.in.Set("delta_fields", []string{"chapter", "base_state_version", "storyline_id", "ops", "unknown_entities"})
 	b.output(layout.StagingDelta(b.c), true, ViaFile)
 	b.output(layout.StagingCrossref(b.c), true, ViaFile)
 	b.output(layout.StagingMemory(sid), true, ViaFile)
@@ -330,17 +338,31 @@ func (b *builder) refiner() error {
 		if err != nil {
 			return err
 		}
-		var failed any = []any{}
+		var failed, fixes any = []any{}, []any{}
 		if g == nil {
 			b.warn("缺少门控文件 %s，润色指令包不含 failed_dimensions", "missing gate file %s; the polish packet has no failed_dimensions", layout.StagingGate(b.c))
-		} else if len(g.FailedDimensions) > 0 {
-			failed = g.FailedDimensions
+		} else {
+			if len(g.FailedDimensions) > 0 {
+				failed = g.FailedDimensions
+			}
+			if len(g.RequiredFixes) > 0 {
+				fixes = g.RequiredFixes
+			}
 		}
 		b.in.Set("failed_dimensions", failed)
+		// What the polish must act on (SPEC §24): the judges' fixes and
+		// the lint warnings the gate recorded.
+		b.in.Set("required_fixes", fixes)
 	}
 	b.output(chapter, true, ViaFile)
 	return nil
 }
+
+// SecondaryJudgeFocus is the second judge's own instruction, inline in its
+// packet so its request differs from the primary's in substance.
+const SecondaryJudgeFocus = "你是第二评审，看不到第一评审的分数。先逐条核对合同（l1 世界规则、l2 人物合同、l3 情节目标与伏笔、ls 故事线约束）" +
+	"有没有被违背，再查连续性错误：与上一章结尾接不上、已死或不在场的人物出场说话、状态（伤势、位置、物品）前后矛盾、视角越界。" +
+	"找到的每一处都写进 contract_verification，并在相应维度扣分；确认没有问题之后再按锚点给其余维度打分。"
 
 // judge is quality-judge, primary or secondary (key chapters only).
 func (b *builder) judge() error {
@@ -362,6 +384,12 @@ func (b *builder) judge() error {
 	}
 	b.in.Set("chapter_outline_block", b.blk.Text)
 	b.in.Set("storyline_id", b.blk.StorylineID)
+	if secondary {
+		// The second judge is an independent check, not the first asked
+		// twice (SPEC §24): it never sees the primary's scores and starts
+		// where a lenient judge looks last.
+		b.in.Set("judge_focus", SecondaryJudgeFocus)
+	}
 	if err := b.hardRules(); err != nil {
 		return err
 	}
@@ -371,6 +399,9 @@ func (b *builder) judge() error {
 	// The rubric the judge prompt describes; the executor stamps it into
 	// the eval so the gate knows it may recompute the overall (SPEC §18).
 	b.in.Set("rubric_version", eval.RubricVersion)
+	// The weights the eval must score (every positive one), checked by
+	// validate and the executor (SPEC §24).
+	b.in.Set("rubric", b.set.Weights())
 	chapter := layout.StagingChapter(b.c)
 	bl, err := b.blacklist()
 	if err != nil {

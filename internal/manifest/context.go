@@ -326,7 +326,7 @@ func BudgetRole(agent, mode string) string {
 		return "logic-review"
 	}
 	switch mode {
-	case stepid.ModeDraft, stepid.ModeRevision:
+	case stepid.ModeDraft, stepid.ModeRevision, stepid.ModeFix:
 		return "draft"
 	case stepid.ModeRefine, stepid.ModePolish:
 		return "refine"

@@ -198,7 +198,7 @@ func (e *Env) runAgent(st stepid.Step, role string, round int, agentCmd string) 
 		return err
 	}
 	pre := ""
-	if st.Stage == stepid.Refine || st.Stage == stepid.Polish || (st.Stage == stepid.Draft && pk.Agent.Mode == stepid.ModeRevision) {
+	if st.Stage == stepid.Refine || st.Stage == stepid.Polish || (st.Stage == stepid.Draft && (pk.Agent.Mode == stepid.ModeRevision || pk.Agent.Mode == stepid.ModeFix)) {
 		stage := st.Stage
 		if st.Stage == stepid.Draft {
 			stage = stepid.ModeRevision

@@ -1,6 +1,7 @@
 package products
 
 import (
+	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/project"
@@ -69,11 +70,34 @@ func LintChapterWarnings(root *project.Root, s settings.Settings, c int) (*lint.
 // valid UTF-8, not empty after trimming) and applies the error-severity
 // lints of SPEC §20: a chapter that is too short for the project's platform, has
 // a wrong heading, model artefacts or bookkeeping leaks is E_LINT, so
-// the executor's re-ask and the pipeline's retry fix it.
-func CheckChapterLinted(root *project.Root, s settings.Settings, c int, stage string) error {
+// the executor's re-ask and the pipeline's retry fix it. A draft above the
+// platform's maximum is an error only while it is the draft being written
+// (SPEC §24): once cp shows later stages ran on it (the text may be refined),
+// re-validating the draft step treats the length as the warning it is at
+// refine, polish and commit.
+func CheckChapterLinted(root *project.Root, s settings.Settings, cp *checkpoint.Checkpoint, c int, stage string) error {
 	r, err := LintChapter(root, s, c, stage)
 	if err != nil {
 		return err
 	}
+	if stage == stepid.Draft && draftAccepted(cp, c) && r.WordCount > r.Platform.WordsMax {
+		for i := range r.Checks {
+			if r.Checks[i].ID == lint.Length && r.Checks[i].Count > 0 && r.Checks[i].Severity == lint.Error {
+				r.Checks[i].Severity = lint.Warning
+				r.Summary.Errors--
+				r.Summary.Warnings++
+			}
+		}
+	}
 	return r.Refusal(stepid.Chapter(c, stage).String())
+}
+
+// draftAccepted reports whether chapter c's draft step is behind it: the
+// chapter is in flight at a stage after drafting (not drafting, and not
+// revising, where a new draft is being written).
+func draftAccepted(cp *checkpoint.Checkpoint, c int) bool {
+	if cp == nil || cp.Inflight != c {
+		return false
+	}
+	return cp.Stage != checkpoint.Drafting && cp.Stage != checkpoint.Revising && cp.Stage != ""
 }

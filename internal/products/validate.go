@@ -4,6 +4,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
@@ -25,6 +26,18 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s s
 // "secondary" checks only that judge's eval (the pipeline validates each
 // judge's output as soon as it is written).
 func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings, role string) error {
+	return validate(root, cp, st, s, role, true)
+}
+
+// ValidateBeforeCommit is Validate as the commit's precondition: the
+// delta's ops are not judged there, since the commit itself checks the
+// state version and drops invalid ops with a reason (SPEC §8.2); the
+// summarize step refuses them before (CheckDeltaForCommit).
+func ValidateBeforeCommit(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings) error {
+	return validate(root, cp, st, s, "", false)
+}
+
+func validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings, role string, deltaOps bool) error {
 	if role != "" && role != stepid.RoleSecondary && role != stepid.RolePrimary {
 		return errs.Newf(errs.Usage, "未知角色 %q（只能是 primary 或 secondary）", "unknown role %q (primary or secondary)", role).With("role", role).
 			Hint("关键章的第二评审用 --role secondary；校验整个 judge 步骤时去掉 --role",
@@ -52,11 +65,11 @@ func ValidateRole(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step,
 	var err error
 	switch st.Stage {
 	case stepid.Draft, stepid.Refine, stepid.Polish:
-		err = CheckChapterLinted(root, s, c, st.Stage)
+		err = CheckChapterLinted(root, s, cp, c, st.Stage)
 	case stepid.Summarize:
-		err = checkSummarize(root, cp, c)
+		err = checkSummarize(root, cp, c, deltaOps)
 	case stepid.Judge:
-		err = checkJudge(root, cp, c, role)
+		err = checkJudge(root, cp, c, role, s)
 	case stepid.LogicReview:
 		_, err = LogicReviewReport(root, c)
 	case stepid.Gate, stepid.Commit:
@@ -78,7 +91,7 @@ func Lenient(cp *checkpoint.Checkpoint, c int) bool {
 	return cp != nil && cp.PluginStage != "" && cp.Inflight == c
 }
 
-func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
+func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int, deltaOps bool) error {
 	if err := CheckSummary(root, c); err != nil {
 		return err
 	}
@@ -89,18 +102,27 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int) error 
 	if err := CheckDeltaStoryline(root, cp, d); err != nil {
 		return err
 	}
+	if deltaOps {
+		vol := 1
+		if cp != nil && cp.CurrentVolume > 0 {
+			vol = cp.CurrentVolume
+		}
+		if err := CheckDeltaForCommit(root, vol, d, -1); err != nil {
+			return err
+		}
+	}
 	if _, err := ReadCrossref(root, c, Lenient(cp, c)); err != nil {
 		return err
 	}
 	return CheckMemory(root, d.StorylineID)
 }
 
-func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role string) error {
+func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role string, s settings.Settings) error {
 	if role != "" {
-		_, err := Eval(root, c, role == stepid.RoleSecondary)
+		_, err := Eval(root, c, role == stepid.RoleSecondary, s.Weights())
 		return err
 	}
-	if _, err := Eval(root, c, false); err != nil {
+	if _, err := Eval(root, c, false, s.Weights()); err != nil {
 		return err
 	}
 	key, err := KeyChapter(root, cp, c)
@@ -108,7 +130,7 @@ func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role strin
 		return err
 	}
 	if key {
-		if _, err := Eval(root, c, true); err != nil {
+		if _, err := Eval(root, c, true, s.Weights()); err != nil {
 			if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
 				e.Zh = "关键章需要第二评审：" + e.Zh
 				e.En = "a key chapter needs the secondary judge: " + e.En
@@ -126,13 +148,96 @@ func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role strin
 
 // Eval reads and validates the staging eval of chapter c (the secondary
 // judge's when secondary): overall in [0,5], chapter == c, the wrapped
-// {"eval_used":{…}} form accepted.
-func Eval(root *project.Root, c int, secondary bool) (*eval.Eval, error) {
+// {"eval_used":{…}} form accepted. An eval judged from a suite packet (it
+// carries rubric_version, or the judge packet of c exists) is also checked
+// strictly against the rubric weights and the staging chapter (SPEC §24),
+// so the gate never falls back to the model's own overall for it.
+func Eval(root *project.Root, c int, secondary bool, weights map[string]float64) (*eval.Eval, error) {
 	rel := layout.StagingEval(c)
+	stage := stepid.Judge
 	if secondary {
 		rel = layout.StagingEvalSecondary(c)
+		stage += "." + stepid.RoleSecondary
 	}
-	return eval.Load(root, rel, c)
+	e, err := eval.Load(root, rel, c)
+	if err != nil {
+		return nil, err
+	}
+	if e.RubricVersion == "" && !suitePacket(root, layout.Packet(c, stage)) {
+		return e, nil
+	}
+	texts, err := judgedTexts(root, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Strict(weights, texts...); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// judgedTexts are the texts an eval's quotes must come from: the staging
+// chapter, until the gate has decided on the eval. The gate checked the
+// quotes against the judged text before deciding; a polish then changes
+// that text (it is meant to), so later reads check the eval's shape only.
+func judgedTexts(root *project.Root, c int) ([]string, error) {
+	if root.IsFile(layout.StagingGate(c)) {
+		return nil, nil
+	}
+	text, err := ChapterText(root, layout.StagingChapter(c))
+	if err != nil {
+		return nil, err
+	}
+	return []string{text}, nil
+}
+
+// ModelOverallWarnings are validate's warnings (both languages, as the
+// write-boundary ones) for chapter c's staging evals — the role's, or both
+// judges' for role "" — that will be gated on the model's own overall: a
+// hand-made eval with neither rubric_version nor a judge packet (SPEC §24).
+func ModelOverallWarnings(root *project.Root, c int, role string) []string {
+	var out []string
+	for _, secondary := range []bool{false, true} {
+		if (role == stepid.RolePrimary && secondary) || (role == stepid.RoleSecondary && !secondary) {
+			continue
+		}
+		rel, stage := layout.StagingEval(c), stepid.Judge
+		if secondary {
+			rel, stage = layout.StagingEvalSecondary(c), stepid.Judge+"."+stepid.RoleSecondary
+		}
+		if !root.IsFile(rel) || suitePacket(root, layout.Packet(c, stage)) {
+			continue
+		}
+		if e, err := eval.Load(root, rel, c); err == nil && e.RubricVersion == "" {
+			out = append(out, rel+" 既没有 rubric_version，也没有对应的评审指令包：门控将按它自己的 overall 判定（scoring: model_overall），不按评分标准重算"+
+				" / "+rel+" has neither rubric_version nor a judge packet: the gate will decide on its own overall (scoring: model_overall), not on the rubric")
+		}
+	}
+	return out
+}
+
+// suitePacket reports whether rel is a judge packet that promised the
+// suite's rubric (inline rubric_version). A placeholder or a packet of an
+// older suite that did not carry the rubric leaves the eval lenient.
+func suitePacket(root *project.Root, rel string) bool {
+	if !root.IsFile(rel) {
+		return false
+	}
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		return false
+	}
+	var p struct {
+		Manifest struct {
+			Inline struct {
+				RubricVersion string `json:"rubric_version"`
+			} `json:"inline"`
+		} `json:"manifest"`
+	}
+	if jsonio.Decode(data, rel, &p) != nil {
+		return false
+	}
+	return p.Manifest.Inline.RubricVersion != ""
 }
 
 // LogicReviewReport reads and validates the staging logic review report.

@@ -65,7 +65,16 @@ type Settings struct {
 	// ContinuityAudit (SPEC §21): "deterministic" (default) or "agent",
 	// when a continuity-auditor reviews each continuity audit's window.
 	ContinuityAudit string `json:"continuity_audit"`
+	// FixMode (settings.json revision.fix_mode, SPEC §24): "on" (default)
+	// lets a revise round be a targeted fix; "off" always redraws.
+	FixMode string `json:"fix_mode"`
 }
+
+// revision.fix_mode values.
+const (
+	FixModeOn  = "on"
+	FixModeOff = "off"
+)
 
 // continuity_audit values.
 const (
@@ -100,6 +109,7 @@ func Defaults() Settings {
 		JudgeWeights:        defaultWeights(),
 		QuoteStyle:          QuoteCorner,
 		VolumePlanApproval:  ApprovalAuthor,
+		FixMode:             FixModeOn,
 		ContinuityAudit:     AuditDeterministic,
 	}
 }
@@ -251,6 +261,22 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 	}
 	if err := s.applyContext(raw, src); err != nil {
 		return err
+	}
+	if v, ok := raw["revision"]; ok && v != nil {
+		m, isObj := v.(map[string]any)
+		if !isObj {
+			return cfgErr("revision", src, "必须是对象 {fix_mode}", "must be an object {fix_mode}", v)
+		}
+		for k, fv := range m {
+			if k != "fix_mode" {
+				return cfgErr("revision."+k, src, "是未知的键（可用：fix_mode）", "is not a known key (fix_mode)", fv)
+			}
+			str, _ := fv.(string)
+			if str != FixModeOn && str != FixModeOff {
+				return cfgErr("revision.fix_mode", src, "必须是 on 或 off", "must be on or off", fv)
+			}
+			s.FixMode = str
+		}
 	}
 	if v, ok := raw["gate_thresholds"]; ok && v != nil {
 		m, isObj := v.(map[string]any)

@@ -17,6 +17,7 @@ import (
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -236,7 +237,7 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	case !(ev.Summary && ev.Delta && ev.Crossref && ev.Memory):
 		return n.set(stepid.Summarize, ReasonMissingSummary), nil
 	}
-	version, err := StateVersion(root)
+	version, err := stateops.StateVersion(root)
 	if err != nil {
 		return nil, err
 	}

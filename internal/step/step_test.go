@@ -1,9 +1,6 @@
 package step
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
@@ -11,45 +8,6 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
 )
-
-func TestStateVersion(t *testing.T) {
-	big := "{\n  \"characters\": {\n    \"a\": {\n      \"state_version\": 99\n    }\n  },\n  \"state_version\": 12,\n  \"world_state\": {\n    \"pad\": \"" +
-		strings.Repeat("x", 100<<10) + "\"\n  }\n}\n"
-	cases := []struct {
-		name, body string
-		want       int
-		code       string
-	}{
-		{"canonical tail", "{\n  \"schema_version\": 1,\n  \"state_version\": 7,\n  \"world_state\": {}\n}\n", 7, ""},
-		{"canonical, key far from the end", big, 12, ""},
-		{"compact", `{"characters":{"a":{"state_version":3}},"state_version":5}`, 5, ""},
-		{"missing field", `{"characters":{}}`, 0, ""},
-		{"negative", `{"state_version":-1}`, 0, errs.Schema},
-		{"string", `{"state_version":"3"}`, 0, errs.Schema},
-		{"array", `[1]`, 0, errs.Schema},
-		{"broken", "{\n  \"state_version\": 3,", 0, errs.InvalidJSON},
-	}
-	for _, c := range cases {
-		dir := t.TempDir()
-		os.MkdirAll(filepath.Join(dir, "state"), 0o755)
-		os.WriteFile(filepath.Join(dir, "state", "current-state.json"), []byte(c.body), 0o644)
-		root, _ := project.New(dir)
-		got, err := StateVersion(root)
-		if c.code != "" {
-			if !errs.Is(err, c.code) {
-				t.Errorf("%s: err = %v, want %s", c.name, err, c.code)
-			}
-			continue
-		}
-		if err != nil || got != c.want {
-			t.Errorf("%s: got %d, %v; want %d", c.name, got, err, c.want)
-		}
-	}
-	root, _ := project.New(t.TempDir())
-	if v, err := StateVersion(root); v != 0 || err != nil {
-		t.Errorf("no state file: %d, %v", v, err)
-	}
-}
 
 func TestFailRetry(t *testing.T) {
 	cp := &checkpoint.Checkpoint{State: checkpoint.ChapterRewrite, Inflight: 4, Stage: checkpoint.Drafting, RevisionCount: 1}

@@ -19,6 +19,7 @@ const (
 const (
 	ModeDraft     = "draft"
 	ModeRevision  = "revision"
+	ModeFix       = "fix" // a targeted revision: replacements applied by code (SPEC §24)
 	ModeSummarize = "summarize"
 	ModeRefine    = "refine"
 	ModePolish    = "polish"

@@ -171,6 +171,9 @@ func (c validateCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if st.Stage == stepid.Judge && st.Chapter > 0 && !st.Volume && !st.Setup {
+		warnings = append(warnings, products.ModelOverallWarnings(e.root, st.Chapter, c.Role)...)
+	}
 	r := ValidateResult{Step: st.String(), Role: c.Role, Valid: true, Warnings: warnings}
 	ctx.Result(r, func() string { return pick(e.s, "有效 ", "valid ") + r.Step })
 	return nil

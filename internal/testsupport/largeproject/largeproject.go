@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
@@ -448,8 +449,19 @@ func (g *gen) inflightDelta() map[string]any {
 }
 
 func (g *gen) inflightEval() map[string]any {
+	// Every rubric dimension, so the eval passes the strict check a judge
+	// packet implies (SPEC §24); the weighted overall is the 4.2 it claims:
+	// 4 everywhere, plot_logic, character and pacing 4.5 (+.08+.08+.04).
+	scores := map[string]any{}
+	for _, d := range eval.Rubric {
+		s := 4.0
+		if d.Name == "plot_logic" || d.Name == "character" || d.Name == "pacing" {
+			s = 4.5
+		}
+		scores[d.Name] = map[string]any{"score": s, "reason": "节奏紧凑"}
+	}
 	return map[string]any{"chapter": g.o.Chapters + 1, "overall": 4.2, "recommendation": "pass",
-		"scores":                map[string]any{"plot_logic": map[string]any{"score": 4.2, "feedback": "节奏紧凑"}},
+		"scores":                scores,
 		"contract_verification": map[string]any{"l1_checks": []any{}, "l2_checks": []any{}, "l3_checks": []any{}, "ls_checks": []any{}},
 		"required_fixes":        []any{}}
 }

@@ -142,12 +142,18 @@ type Script struct {
 	// middle with finish_reason "length", as a model that reaches
 	// max_tokens is (deepseek-chat stops at 8192, its limit).
 	CutOnce []string `json:"cut_once"`
+	// JudgeDrops names a rubric dimension that the first answer of each
+	// quality-judge request (step, mode, round) leaves out while claiming
+	// "overall": 4.9 — a lenient model that skips what it did not like
+	// (issue #27); the re-ask gets the full recording.
+	JudgeDrops string `json:"judge_drops"`
 }
 
 // Server is a running fake.
 type Server struct {
 	script Script
 	cut    map[string]bool // agents whose answer CutOnce already cut
+	drop   map[string]bool // judge requests whose answer JudgeDrops already cut
 	log    string
 	mu     sync.Mutex
 	logMu  sync.Mutex // the request log's appends
@@ -244,6 +250,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.cut[a[1]] = true
 				rs := []rune(content)
 				resp.Content, resp.Finish = string(rs[:len(rs)*3/5]), "length"
+			}
+			s.mu.Unlock()
+		} else if s.script.JudgeDrops != "" && a != nil && a[1] == stepid.QualityJudge {
+			s.mu.Lock()
+			key := requestKey(req.Messages[1].Content)
+			if !s.drop[key] {
+				if s.drop == nil {
+					s.drop = map[string]bool{}
+				}
+				s.drop[key] = true
+				resp.Content = dropDimension(content, s.script.JudgeDrops)
 			}
 			s.mu.Unlock()
 		}
@@ -479,8 +496,8 @@ func (s *Server) replay(w http.ResponseWriter, req *request) (string, bool) {
 	}
 	n, _ := strconv.Atoi(m1[2])
 	ext := "json"
-	if m2[1] == stepid.ChapterWriter || m2[1] == stepid.StyleRefiner {
-		ext = "md"
+	if (m2[1] == stepid.ChapterWriter && m3[1] != stepid.ModeFix) || m2[1] == stepid.StyleRefiner {
+		ext = "md" // a targeted fix answers JSON replacements
 	}
 	// The replay layout (internal/agent Replay): chapter-NNN/, volume-VV/, setup/.
 	dir := fmt.Sprintf("chapter-%03d", n)
@@ -498,6 +515,37 @@ func (s *Server) replay(w http.ResponseWriter, req *request) (string, bool) {
 		return "", false
 	}
 	return string(data), true
+}
+
+// requestKey names a request's step, mode and round, as its prompt states them.
+func requestKey(user string) string {
+	var parts []string
+	for _, re := range []*regexp.Regexp{stepRE, modeRE, roundRE} {
+		parts = append(parts, re.FindString(user))
+	}
+	return strings.Join(parts, "|")
+}
+
+// dropDimension removes one dimension from a recorded eval and sets its
+// overall to 4.9; a recording that is not an eval is returned as is.
+func dropDimension(content, dim string) string {
+	dec := json.NewDecoder(strings.NewReader(content))
+	dec.UseNumber()
+	var ev map[string]any
+	if dec.Decode(&ev) != nil {
+		return content
+	}
+	scores, ok := ev["scores"].(map[string]any)
+	if !ok {
+		return content
+	}
+	delete(scores, dim)
+	ev["overall"] = 4.9
+	out, err := json.MarshalIndent(ev, "", "  ")
+	if err != nil {
+		return content
+	}
+	return string(out)
 }
 
 // message is the answer's content and reasoning as the provider shows them.
