@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -91,19 +92,18 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	var castJSON bytes.Buffer
 	splitGroup(top["characters"], func(k string, v json.RawMessage) {
 		if cast[k] {
-			chars.Set(k, v)
+			chars.Set(k, shortenTexts(v))
 			castJSON.Write(v)
 		}
 	})
 	out.Set("characters", chars)
+	// Forward references only (SPEC §19): what the cast's own fields or
+	// the outline block name. An entity that merely mentions a cast
+	// member (a location's residents, an item's past holders, a faction's
+	// enemies) is not pulled in — in a dense project that is most of them.
 	named := func(k string, v json.RawMessage) bool {
 		if bytes.Contains(castJSON.Bytes(), []byte(`"`+k+`"`)) || strings.Contains(b.blk.Text, k) {
 			return true
-		}
-		for s := range cast {
-			if bytes.Contains(v, []byte(`"`+s+`"`)) {
-				return true
-			}
 		}
 		var n struct {
 			Name        string `json:"name"`
@@ -118,11 +118,40 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		}
 		return false
 	}
+	castList := make([][]byte, 0, len(cast))
+	for s := range cast {
+		castList = append(castList, []byte(`"`+s+`"`))
+	}
+	mentions := func(v []byte) bool {
+		for _, q := range castList {
+			if bytes.Contains(v, q) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, g := range stateops.Groups[1:4] { // items, locations, factions
+		keep := map[string]bool{}
+		var owned []ownedItem
+		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
+			switch {
+			case named(k, v):
+				keep[k] = true
+			case g == "items" && mentions(v):
+				if it, ok := itemLink(k, v, cast); ok {
+					owned = append(owned, it)
+				}
+			case g == "factions" && mentions(v) && factionHas(v, cast):
+				keep[k] = true
+			}
+		})
+		for k := range capOwned(owned) {
+			keep[k] = true
+		}
 		sel := &OMap{}
 		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
-			if named(k, v) {
-				sel.Set(k, v)
+			if keep[k] {
+				sel.Set(k, shortenTexts(v))
 			}
 		})
 		out.Set(g, sel)
@@ -328,4 +357,141 @@ func checkStateShape(top map[string]json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// MaxSliceText bounds a text field in the state slice (SPEC §19); a
+// longer one is cut and followed by sliceTextMore.
+const (
+	MaxSliceText  = 300
+	sliceTextMore = "…（全文见 state/current-state.json）"
+	// maxOwnedPerMember bounds the items a cast member owns or holds that
+	// the slice carries (SPEC §19), most recently changed first.
+	maxOwnedPerMember = 10
+)
+
+// ownedItem is an item whose owner or holder is a cast member.
+type ownedItem struct {
+	key     string
+	members []string
+	changed int // the newest chapter the item records
+}
+
+// itemLink reads an item's owner/holder and how recently it changed (its
+// last_updated_chapter or the newest chapter of its holder_history or
+// history); ok is false when neither names a cast member.
+func itemLink(k string, v json.RawMessage, cast map[string]bool) (ownedItem, bool) {
+	var it struct {
+		Owner   any `json:"owner"`
+		Holder  any `json:"holder"`
+		Updated any `json:"last_updated_chapter"`
+		HolderH any `json:"holder_history"`
+		History any `json:"history"`
+	}
+	if json.Unmarshal(v, &it) != nil {
+		return ownedItem{}, false
+	}
+	o := ownedItem{key: k}
+	for _, who := range []any{it.Owner, it.Holder} {
+		if s, ok := who.(string); ok && cast[s] && !slices.Contains(o.members, s) {
+			o.members = append(o.members, s)
+		}
+	}
+	if len(o.members) == 0 {
+		return ownedItem{}, false
+	}
+	o.changed = chapterOf(it.Updated)
+	for _, h := range []any{it.HolderH, it.History} {
+		list, _ := h.([]any)
+		for _, e := range list {
+			if m, ok := e.(map[string]any); ok {
+				o.changed = max(o.changed, chapterOf(m["chapter"]))
+			}
+		}
+	}
+	return o, true
+}
+
+func chapterOf(v any) int {
+	if f, ok := v.(float64); ok && f > 0 && f < 1e9 {
+		return int(f)
+	}
+	return 0
+}
+
+// capOwned keeps, per cast member, the maxOwnedPerMember most recently
+// changed items (ties by key).
+func capOwned(owned []ownedItem) map[string]bool {
+	slices.SortFunc(owned, func(a, b ownedItem) int {
+		if a.changed != b.changed {
+			return b.changed - a.changed
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	keep, per := map[string]bool{}, map[string]int{}
+	for _, it := range owned {
+		for _, m := range it.members {
+			if per[m] < maxOwnedPerMember {
+				per[m]++
+				keep[it.key] = true
+			}
+		}
+	}
+	return keep
+}
+
+// factionHas reports whether a cast member belongs to the faction: it is
+// one of its members or its leader.
+func factionHas(v json.RawMessage, cast map[string]bool) bool {
+	var f struct {
+		Members []any `json:"members"`
+		Leader  any   `json:"leader"`
+	}
+	if json.Unmarshal(v, &f) != nil {
+		return false
+	}
+	for _, m := range append(f.Members, f.Leader) {
+		if s, ok := m.(string); ok && cast[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// shortenTexts cuts every string value of v longer than MaxSliceText
+// characters to its first MaxSliceText followed by sliceTextMore (keys
+// are never cut). v is returned as is when nothing is that long; a value
+// that is not valid JSON is left for the slice's encoding to report.
+func shortenTexts(v json.RawMessage) json.RawMessage {
+	var out []byte
+	last := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] != '"' {
+			continue
+		}
+		n := stringEnd(v[i:])
+		if n < 0 {
+			return v
+		}
+		j := i + n
+		if n-2 > MaxSliceText && !isKey(v[j:]) {
+			if s, ok := jsonio.String(v[i:j]); ok && utf8.RuneCountInString(s) > MaxSliceText {
+				var q bytes.Buffer
+				if encodeCompact(&q, string([]rune(s)[:MaxSliceText])+sliceTextMore) == nil {
+					out = append(append(out, v[last:i]...), q.Bytes()...)
+					last = j
+				}
+			}
+		}
+		i = j - 1
+	}
+	if out == nil {
+		return v
+	}
+	return append(out, v[last:]...)
+}
+
+// isKey reports whether the bytes after a string start with a colon.
+func isKey(rest []byte) bool {
+	t := bytes.TrimLeft(rest, " \t\r\n")
+	return len(t) > 0 && t[0] == ':'
 }

@@ -72,6 +72,7 @@ type Result struct {
 type Report struct {
 	Date        string     `json:"date"`
 	Machine     string     `json:"machine"`
+	Profile     string     `json:"profile"`
 	Chapters    int        `json:"chapters"`
 	Results     []Result   `json:"results"`
 	Estimates   []Estimate `json:"packet_estimates,omitempty"`
@@ -152,6 +153,8 @@ func main() {
 	flag.BoolVar(&c.skipRatio, "no-ratio", false, "skip the commit growth ratio")
 	flag.StringVar(&only, "only", "", "run only commands whose name matches this regexp")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the results as JSON to this file")
+	profiles := flag.String("profiles", "standard,dense", "generator profiles to run, comma-separated (SPEC §14: standard and dense)")
+	genProfile := flag.String("profile", "", "internal: with -generate, the generator profile")
 	flag.DurationVar(&settle, "settle", settle, "pause after syncing each fresh copy for a writing command (untimed)")
 	seed := flag.Uint64("seed", 1, "generator seed")
 	genDir := flag.String("generate", "", "internal: generate one project into this directory and exit")
@@ -159,7 +162,7 @@ func main() {
 	genReplay := flag.String("generate-replay", "", "internal: with -generate, also write replay recordings here")
 	flag.Parse()
 	if *genDir != "" {
-		c.opts.Seed, c.opts.Idle = *seed, *genIdle
+		c.opts.Seed, c.opts.Idle, c.opts.Profile = *seed, *genIdle, *genProfile
 		if err := largeproject.Generate(*genDir, c.opts); err != nil {
 			fail(err)
 		}
@@ -191,8 +194,37 @@ func main() {
 	if c.dir, err = filepath.Abs(c.dir); err != nil {
 		fail(err)
 	}
-	if err := run(&c); err != nil {
-		fail(err)
+	var reps []Report
+	var missed error
+	for _, p := range strings.Split(*profiles, ",") {
+		pc := c
+		switch p = strings.TrimSpace(p); p {
+		case "standard":
+			pc.opts.Profile = ""
+		case largeproject.Dense:
+			pc.opts.Profile = p
+		default:
+			fail(fmt.Errorf("unknown profile %q (standard, dense)", p))
+		}
+		rep, err := run(&pc)
+		if rep != nil {
+			reps = append(reps, *rep)
+		}
+		if err != nil {
+			if rep == nil {
+				fail(err)
+			}
+			missed = err
+		}
+	}
+	if c.jsonOut != "" {
+		data, _ := json.MarshalIndent(reps, "", "  ")
+		if err := os.WriteFile(c.jsonOut, append(data, '\n'), 0o644); err != nil {
+			fail(err)
+		}
+	}
+	if missed != nil {
+		fail(missed)
 	}
 }
 
@@ -212,18 +244,20 @@ type bench struct {
 	env     []string
 }
 
-func run(c *config) error {
+// run benches one profile; the report is nil when nothing could be
+// measured, and the error says which targets were missed.
+func run(c *config) (*Report, error) {
 	big := c.opts
 	work, idle, replay, err := c.projects(big)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	inflight := strconv.Itoa(big.Inflight())
 	step := "chapter:" + pad(big.Inflight())
 
 	lintFile := filepath.Join(c.dir, "lint-chapter.md")
 	if err := os.WriteFile(lintFile, lintChapter(big.Inflight(), 5000), 0o644); err != nil {
-		return err
+		return nil, err
 	}
 
 	benches := []bench{
@@ -245,7 +279,7 @@ func run(c *config) error {
 				"AGENT=novel-agent --backend replay --fixtures " + replay}},
 	}
 	if pb, ok, err := c.periodicCommit(big); err != nil {
-		return err
+		return nil, err
 	} else if ok {
 		// After the plain commit, before the pipeline.
 		benches = slices.Insert(benches, len(benches)-1, pb)
@@ -262,17 +296,17 @@ func run(c *config) error {
 		}
 		r, err := c.measure(b, work, runs)
 		if err != nil {
-			return fmt.Errorf("%s: %w", b.name, err)
+			return nil, fmt.Errorf("%s: %w", b.name, err)
 		}
 		results = append(results, r)
 		if b.name == "novel-commit --chapter "+inflight {
 			commitMedian = r.MedianMS
 		}
 	}
-	rep := Report{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Chapters: big.Chapters, Results: results}
+	rep := Report{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Profile: profileName(big), Chapters: big.Chapters, Results: results}
 	if c.only == nil || c.only.MatchString("packet estimate") {
 		if rep.Estimates, err = c.estimates(work); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if !c.skipRatio && commitMedian > 0 && c.ratioChapters > 0 && c.ratioChapters != big.Chapters {
@@ -282,39 +316,33 @@ func run(c *config) error {
 		// history (chapters, summaries, changelog) grows.
 		small.Volumes = max(1, c.opts.Volumes*c.ratioChapters/big.Chapters)
 		if _, _, _, err := c.projects(small); err != nil {
-			return err
+			return nil, err
 		}
 		b := c.commitBench(fmt.Sprintf("novel-commit --chapter %d (%d chapters)", small.Inflight(), small.Chapters), small,
 			filepath.Join(c.dir, key(small), "gated"))
 		r, err := c.measure(b, "", c.runs)
 		if err != nil {
-			return fmt.Errorf("%s: %w", b.name, err)
+			return nil, fmt.Errorf("%s: %w", b.name, err)
 		}
 		rep.Results = append(rep.Results, r)
 		ratio := commitMedian / r.MedianMS
 		rep.CommitRatio, rep.RatioBase = &ratio, small.Chapters
 	}
 	printTable(os.Stdout, rep)
-	if c.jsonOut != "" {
-		data, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(c.jsonOut, append(data, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
 	for _, r := range rep.Results {
 		if !r.OK {
-			return errors.New("some targets were missed (see MISS above)")
+			return &rep, errors.New("some targets were missed (see MISS above)")
 		}
 	}
 	for _, e := range rep.Estimates {
 		if !e.OK {
-			return errors.New("some packet estimates are over their targets (see MISS above)")
+			return &rep, errors.New("some packet estimates are over their targets (see MISS above)")
 		}
 	}
 	if rep.CommitRatio != nil && *rep.CommitRatio > 1.5 {
-		return errors.New("commit cost grows more than 1.5× from the small to the large project")
+		return &rep, errors.New("commit cost grows more than 1.5× from the small to the large project")
 	}
-	return nil
+	return &rep, nil
 }
 
 func (c *config) commitBench(name string, o largeproject.Options, gated string) bench {
@@ -343,10 +371,21 @@ func (c *config) periodicCommit(big largeproject.Options) (bench, bool, error) {
 	return b, true, nil
 }
 
+func profileName(o largeproject.Options) string {
+	if o.Profile == "" {
+		return "standard"
+	}
+	return o.Profile
+}
+
 func pad(n int) string { return fmt.Sprintf("%03d", n) }
 
 func key(o largeproject.Options) string {
-	return fmt.Sprintf("g%d-s%d-c%d-v%d-ch%d-f%d", genVersion, o.Seed, o.Chapters, o.Volumes, o.Characters, o.Foreshadow)
+	k := fmt.Sprintf("g%d-s%d-c%d-v%d-ch%d-f%d", genVersion, o.Seed, o.Chapters, o.Volumes, o.Characters, o.Foreshadow)
+	if o.Profile != "" {
+		k += "-" + o.Profile
+	}
+	return k
 }
 
 // projects generates (once) the base project of o, a work copy with the
@@ -403,7 +442,7 @@ func generate(o largeproject.Options, dir string, extra ...string) error {
 		return err
 	}
 	args := append([]string{"-generate", dir, "-seed", strconv.FormatUint(o.Seed, 10), "-chapters", strconv.Itoa(o.Chapters), "-volumes", strconv.Itoa(o.Volumes),
-		"-characters", strconv.Itoa(o.Characters), "-foreshadow", strconv.Itoa(o.Foreshadow)}, extra...)
+		"-characters", strconv.Itoa(o.Characters), "-foreshadow", strconv.Itoa(o.Foreshadow), "-profile", o.Profile}, extra...)
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	return cmd.Run()
@@ -589,7 +628,7 @@ func machine() string {
 }
 
 func printTable(w io.Writer, rep Report) {
-	fmt.Fprintf(w, "\n%s · %s · %d chapters\n\n", rep.Date, rep.Machine, rep.Chapters)
+	fmt.Fprintf(w, "\n%s · %s · profile %s · %d chapters\n\n", rep.Date, rep.Machine, rep.Profile, rep.Chapters)
 	fmt.Fprintf(w, "| %-58s | %9s | %9s | %9s | %8s | %7s | %-4s |\n", "command", "median ms", "p90 ms", "cpu ms", "RSS MiB", "target", "")
 	fmt.Fprintf(w, "|%s|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 60), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 10), strings.Repeat("-", 9), strings.Repeat("-", 6))
 	for _, r := range rep.Results {
