@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -241,6 +242,10 @@ func All(root *project.Root) ([]Status, error) {
 	var hits []hit
 	hyphen := map[int]bool{}
 	for _, n := range names {
+		// Thousands of chapter files: skip the regexps for them.
+		if !strings.HasSuffix(n, "revision.json") {
+			continue
+		}
 		c, hy, ok := match(n)
 		if !ok {
 			continue

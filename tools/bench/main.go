@@ -47,6 +47,8 @@ type config struct {
 	jsonOut       string
 	skipRatio     bool
 	pipelineRuns  int
+	demo          string // examples/demo (project and replay recordings)
+	vsTSDir       string // a TypeScript CLI install (--vs-ts)
 }
 
 // sample is one timed process.
@@ -70,14 +72,16 @@ type Result struct {
 
 // Report is what -json writes.
 type Report struct {
-	Date        string     `json:"date"`
-	Machine     string     `json:"machine"`
-	Profile     string     `json:"profile"`
-	Chapters    int        `json:"chapters"`
-	Results     []Result   `json:"results"`
-	Estimates   []Estimate `json:"packet_estimates,omitempty"`
-	CommitRatio *float64   `json:"commit_ratio,omitempty"`
-	RatioBase   int        `json:"commit_ratio_base_chapters,omitempty"`
+	Date        string        `json:"date"`
+	Machine     string        `json:"machine"`
+	Profile     string        `json:"profile"`
+	Chapters    int           `json:"chapters"`
+	Results     []Result      `json:"results"`
+	Estimates   []Estimate    `json:"packet_estimates,omitempty"`
+	CommitRatio *float64      `json:"commit_ratio,omitempty"`
+	Prefix      []PrefixShare `json:"prefix_shares,omitempty"`
+	VsTS        []TSRatio     `json:"vs_ts,omitempty"`
+	RatioBase   int           `json:"commit_ratio_base_chapters,omitempty"`
 }
 
 const memLimitMiB = 64
@@ -141,6 +145,8 @@ func main() {
 	var only string
 	flag.StringVar(&c.bin, "bin", "bin", "directory holding the built binaries")
 	flag.StringVar(&c.pipeline, "pipeline", "pipeline.mk", "the pipeline make file")
+	flag.StringVar(&c.vsTSDir, "vs-ts", "", "a TypeScript CLI install directory: time next, validate, advance, instructions and commit with both and report the ratios (skipped when node or the CLI is absent)")
+	flag.StringVar(&c.demo, "demo", "examples/demo", "the demo (project/ and replay/) for the prefix share; empty skips it")
 	flag.StringVar(&c.dir, "dir", ".bench", "scratch directory (generated projects are cached here)")
 	flag.IntVar(&c.runs, "runs", 15, "timed runs per command")
 	flag.IntVar(&c.warmup, "warmup", 3, "untimed warm-up runs per command")
@@ -193,6 +199,11 @@ func main() {
 	}
 	if c.dir, err = filepath.Abs(c.dir); err != nil {
 		fail(err)
+	}
+	if c.demo != "" {
+		if c.demo, err = filepath.Abs(c.demo); err != nil {
+			fail(err)
+		}
 	}
 	var reps []Report
 	var missed error
@@ -309,6 +320,16 @@ func run(c *config) (*Report, error) {
 			return nil, err
 		}
 	}
+	if c.only == nil || c.only.MatchString("prefix share") {
+		if rep.Prefix, err = c.prefixShares(big, idle, replay); err != nil {
+			return nil, err
+		}
+	}
+	if c.vsTSDir != "" {
+		if rep.VsTS, err = c.vsTS(big, work, idle, replay); err != nil {
+			return nil, err
+		}
+	}
 	if !c.skipRatio && commitMedian > 0 && c.ratioChapters > 0 && c.ratioChapters != big.Chapters {
 		small := big
 		small.Chapters = c.ratioChapters
@@ -337,6 +358,16 @@ func run(c *config) (*Report, error) {
 	for _, e := range rep.Estimates {
 		if !e.OK {
 			return &rep, errors.New("some packet estimates are over their targets (see MISS above)")
+		}
+	}
+	for _, p := range rep.Prefix {
+		if !p.OK {
+			return &rep, errors.New("a draft request shares less than half of it with the previous chapter's (see MISS above)")
+		}
+	}
+	for _, r := range rep.VsTS {
+		if !r.OK {
+			return &rep, errTS
 		}
 	}
 	if rep.CommitRatio != nil && *rep.CommitRatio > 1.5 {
@@ -453,9 +484,21 @@ func (c *config) env() []string {
 	return env
 }
 
+// tool runs one of the suite's binaries (or make, from PATH).
 func (c *config) tool(dir string, argv ...string) (string, error) {
-	cmd := exec.Command(filepath.Join(c.bin, argv[0]), argv[1:]...)
-	cmd.Dir, cmd.Env = dir, c.env()
+	return c.toolEnv(dir, nil, argv...)
+}
+
+// toolEnv is tool with extra environment variables.
+func (c *config) toolEnv(dir string, extra []string, argv ...string) (string, error) {
+	path := filepath.Join(c.bin, argv[0])
+	if argv[0] == "make" {
+		if p, err := exec.LookPath("make"); err == nil {
+			path = p
+		}
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Dir, cmd.Env = dir, append(c.env(), extra...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -660,6 +703,19 @@ func printTable(w io.Writer, rep Report) {
 				verdict = "MISS"
 			}
 			fmt.Fprintf(w, "| %-58s | %9d | %9s | %-4s |\n", e.Name, e.Tokens, target, verdict)
+		}
+	}
+	printTS(w, rep.VsTS)
+	if len(rep.Prefix) > 0 {
+		fmt.Fprintf(w, "\n| %-58s | %9s | %9s | %7s | %-4s |\n", "draft request prefix share (same storyline, SPEC §14)", "prefix", "chars", "share", "")
+		fmt.Fprintf(w, "|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 60), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 9), strings.Repeat("-", 6))
+		for _, p := range rep.Prefix {
+			verdict := "ok"
+			if !p.OK {
+				verdict = "MISS"
+			}
+			fmt.Fprintf(w, "| %-58s | %9d | %9d | %6.1f%% | %-4s |\n", fmt.Sprintf("%s: chapter %d after %d", p.Project, p.Second, p.First),
+				p.PrefixChars, p.Chars, 100*p.Share, verdict)
 		}
 	}
 	fmt.Fprintf(w, "peak RSS limit %d MiB per call; cpu = user+system time (less sensitive to a busy machine than wall time)\n", memLimitMiB)

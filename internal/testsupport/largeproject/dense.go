@@ -69,7 +69,7 @@ func (g *gen) denseState() error {
 		items[itemSlug(k)] = it
 	}
 	// Characters carry what is left of the state budget as notes.
-	per := max(0, g.o.StateBytes-1<<20) / nc
+	per := max(0, g.o.StateBytes-2<<20) / nc
 	for i := range g.names {
 		notes := []any{}
 		for size := 0; size < per; size += 64 {

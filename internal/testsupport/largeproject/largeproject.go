@@ -146,7 +146,10 @@ func (g *gen) volumeRange(v int) (int, int) {
 	return start, end
 }
 
-func (g *gen) storylineOf(c int) string { return Storylines[(c/3)%3] }
+func (g *gen) storylineOf(c int) string { return StorylineOf(c) }
+
+// StorylineOf is the storyline the generator puts chapter c on.
+func StorylineOf(c int) string { return Storylines[(c/3)%3] }
 
 // followedOnLine reports whether a later committed chapter is on c's
 // storyline.
