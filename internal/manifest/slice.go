@@ -105,18 +105,18 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		if bytes.Contains(castJSON.Bytes(), []byte(`"`+k+`"`)) || strings.Contains(b.blk.Text, k) {
 			return true
 		}
-		var n struct {
-			Name        string `json:"name"`
-			DisplayName string `json:"display_name"`
-		}
-		if json.Unmarshal(v, &n) == nil {
-			for _, name := range []string{n.Name, n.DisplayName} {
-				if name != "" && strings.Contains(b.blk.Text, name) {
-					return true
+		// Only the two name members are read (a dense state has
+		// hundreds of kB of entities here; decoding each was most of the
+		// packet's time).
+		found := false
+		jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
+			if k := string(key); !found && (k == "name" || k == "display_name") {
+				if name, ok := jsonio.String(val); ok && name != "" && strings.Contains(b.blk.Text, name) {
+					found = true
 				}
 			}
-		}
-		return false
+		})
+		return found
 	}
 	castList := make([][]byte, 0, len(cast))
 	for s := range cast {
@@ -131,29 +131,34 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		return false
 	}
 	for _, g := range stateops.Groups[1:4] { // items, locations, factions
-		keep := map[string]bool{}
+		// Candidates in state order; the owned items' cap decides last.
+		type cand struct {
+			k     string
+			v     json.RawMessage
+			owned bool
+		}
+		var cands []cand
 		var owned []ownedItem
 		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
 			switch {
 			case named(k, v):
-				keep[k] = true
+				cands = append(cands, cand{k, v, false})
 			case g == "items" && mentions(v):
 				if it, ok := itemLink(k, v, cast); ok {
 					owned = append(owned, it)
+					cands = append(cands, cand{k, v, true})
 				}
 			case g == "factions" && mentions(v) && factionHas(v, cast):
-				keep[k] = true
+				cands = append(cands, cand{k, v, false})
 			}
 		})
-		for k := range capOwned(owned) {
-			keep[k] = true
-		}
+		capped := capOwned(owned)
 		sel := &OMap{}
-		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
-			if keep[k] {
-				sel.Set(k, shortenTexts(v))
+		for _, c := range cands {
+			if !c.owned || capped[c.k] {
+				sel.Set(c.k, shortenTexts(c.v))
 			}
-		})
+		}
 		out.Set(g, sel)
 	}
 	if v, ok := top["world_state"]; ok {
@@ -380,28 +385,35 @@ type ownedItem struct {
 // last_updated_chapter or the newest chapter of its holder_history or
 // history); ok is false when neither names a cast member.
 func itemLink(k string, v json.RawMessage, cast map[string]bool) (ownedItem, bool) {
-	var it struct {
-		Owner   any `json:"owner"`
-		Holder  any `json:"holder"`
-		Updated any `json:"last_updated_chapter"`
-		HolderH any `json:"holder_history"`
-		History any `json:"history"`
-	}
-	if json.Unmarshal(v, &it) != nil {
-		return ownedItem{}, false
-	}
 	o := ownedItem{key: k}
-	for _, who := range []any{it.Owner, it.Holder} {
-		if s, ok := who.(string); ok && cast[s] && !slices.Contains(o.members, s) {
-			o.members = append(o.members, s)
+	var updated, hist []json.RawMessage
+	jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
+		switch string(key) {
+		case "owner", "holder":
+			if s, ok := jsonio.String(val); ok && cast[s] && !slices.Contains(o.members, s) {
+				o.members = append(o.members, s)
+			}
+		case "last_updated_chapter":
+			updated = append(updated, val)
+		case "holder_history", "history":
+			hist = append(hist, val)
 		}
-	}
+	})
 	if len(o.members) == 0 {
 		return ownedItem{}, false
 	}
-	o.changed = chapterOf(it.Updated)
-	for _, h := range []any{it.HolderH, it.History} {
-		list, _ := h.([]any)
+	// Only the few owned items get their histories decoded.
+	for _, u := range updated {
+		var n any
+		if json.Unmarshal(u, &n) == nil {
+			o.changed = max(o.changed, chapterOf(n))
+		}
+	}
+	for _, h := range hist {
+		var list []any
+		if json.Unmarshal(h, &list) != nil {
+			continue
+		}
 		for _, e := range list {
 			if m, ok := e.(map[string]any); ok {
 				o.changed = max(o.changed, chapterOf(m["chapter"]))
@@ -442,19 +454,23 @@ func capOwned(owned []ownedItem) map[string]bool {
 // factionHas reports whether a cast member belongs to the faction: it is
 // one of its members or its leader.
 func factionHas(v json.RawMessage, cast map[string]bool) bool {
-	var f struct {
-		Members []any `json:"members"`
-		Leader  any   `json:"leader"`
-	}
-	if json.Unmarshal(v, &f) != nil {
-		return false
-	}
-	for _, m := range append(f.Members, f.Leader) {
-		if s, ok := m.(string); ok && cast[s] {
-			return true
+	has := false
+	jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
+		switch string(key) {
+		case "leader":
+			if s, ok := jsonio.String(val); ok && cast[s] {
+				has = true
+			}
+		case "members":
+			list, _ := jsonio.SplitArray(val)
+			for _, m := range list {
+				if s, ok := jsonio.String(m); ok && cast[s] {
+					has = true
+				}
+			}
 		}
-	}
-	return false
+	})
+	return has
 }
 
 // shortenTexts cuts every string value of v longer than MaxSliceText
