@@ -68,12 +68,22 @@ func isDead(v any) bool {
 }
 
 // Load reads the window of chapters from..to (both committed).
-func Load(root *project.Root, from, to int) (*Window, error) { return load(root, from, to, false, nil) }
+func Load(root *project.Root, from, to int) (*Window, error) {
+	return load(root, from, to, false, nil, false)
+}
+
+// loadLight is Load with the foreshadowing items light (LoadGlobalLight):
+// for the continuity audit alone, whose only item check (dormancy) needs
+// the selection fields and parses in full just the items that look
+// dormant on them — a third of a long book's items at most.
+func loadLight(root *project.Root, from, to int) (*Window, error) {
+	return load(root, from, to, false, nil, true)
+}
 
 // load reads the window; trusted skips the syntax check of the state file,
 // for the commit's maintenance step, which has just checked and written it
 // (and passes the foreshadowing items when it has parsed them).
-func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Item) (*Window, error) {
+func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Item, light bool) (*Window, error) {
 	w := &Window{From: from, To: to, Sentences: map[int][]string{}, Storyline: map[int]string{},
 		StatusOps: map[string][]statusOp{}, BaselineDead: map[string]bool{}, Touched: map[int][]string{}}
 	chars, _, err := cast.Load(root)
@@ -105,7 +115,11 @@ func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Ite
 		return nil, err
 	}
 	if w.Foreshadow = items; items == nil {
-		if w.Foreshadow, err = foreshadow.LoadGlobal(root); err != nil {
+		load := foreshadow.LoadGlobal
+		if light {
+			load = foreshadow.LoadGlobalLight
+		}
+		if w.Foreshadow, err = load(root); err != nil {
 			return nil, err
 		}
 	}
