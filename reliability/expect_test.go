@@ -75,6 +75,7 @@ var rules = []rule{
 	// (read leniently, only to measure the packet's estimate: a file over
 	// the 32 MiB cap cannot be read for that).
 	{"crossref.json", "over-32MiB", "packet chapter:001:judge", fail("E_IO"), "measured for the estimate (SPEC §19)"},
+	{"crossref.json", "symlink-outside", "packet chapter:001:judge", fail("E_PATH"), "an optional input leaving the project is refused, not left out (SPEC §22.1)"},
 	{"crossref.json", "", "packet chapter:001:judge", ok(), "path-only reference"},
 	// The summarizer gets the state sliced to the chapter's cast (SPEC §19),
 	// so the packet reads it; a project before its first commit has none.

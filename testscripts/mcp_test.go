@@ -27,12 +27,7 @@ func TestMCPRouteMatchesPipeline(t *testing.T) {
 	replay := filepath.Join(repo, "examples", "demo", "replay")
 	base := t.TempDir()
 	viaMake, viaMCP := filepath.Join(base, "make"), filepath.Join(base, "mcp")
-	env := []string{"NOVEL_NOW=2026-11-01T08:00:00Z", "LANG=C.UTF-8"}
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "NOVEL_") && !strings.HasPrefix(k, "MAKE") {
-			env = append(env, kv)
-		}
-	}
+	env := routeEnv("2026-11-01T08:00:00Z")
 	run := func(name string, args ...string) {
 		t.Helper()
 		c := exec.Command(name, args...)
@@ -50,11 +45,43 @@ func TestMCPRouteMatchesPipeline(t *testing.T) {
 	run("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "start", "PROJECT="+viaMake, agentCmd)
 	run("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "continue", "N=2", "PROJECT="+viaMake, agentCmd)
 
+	calls := driveMCP(t, viaMCP, replay, env, 2)
+	want := "setup:world setup:characters setup:style volume:01:plan " +
+		"chapter:001:draft chapter:001:summarize chapter:001:refine chapter:001:judge chapter:001:judge secondary chapter:001:gate chapter:001:commit " +
+		"chapter:002:draft chapter:002:summarize chapter:002:refine chapter:002:judge chapter:002:gate " +
+		"chapter:002:draft chapter:002:summarize chapter:002:refine chapter:002:judge chapter:002:gate chapter:002:commit"
+	if got := strings.Join(calls, " "); got != want {
+		t.Errorf("steps through MCP:\n got %s\nwant %s", got, want)
+	}
+	if d := testkit.Diff(committedTree(t, viaMake), committedTree(t, viaMCP)); d != "" {
+		t.Errorf("the MCP route's tree differs from the pipeline's:\n%s", d)
+	}
+	if _, err := os.Stat(filepath.Join(viaMCP, ".novel.lock")); !os.IsNotExist(err) {
+		t.Errorf("the session's lease was not released: %v", err)
+	}
+}
+
+// routeEnv is the environment of a route test: a fixed clock, nothing of
+// the caller's that points at another project, lock or make.
+func routeEnv(now string) []string {
+	env := []string{"NOVEL_NOW=" + now, "LANG=C.UTF-8"}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "NOVEL_") && !strings.HasPrefix(k, "MAKE") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// driveMCP plays a chat client through novel-mcp until `chapters`
+// chapters are committed, answering every agent step with its recording,
+// and returns the steps (with roles) novel_next named.
+func driveMCP(t *testing.T, dir, replay string, env []string, chapters int) []string {
+	t.Helper()
 	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil)
-	server := exec.Command("novel-mcp", "--project", viaMCP)
+	server := exec.Command("novel-mcp", "--project", dir)
 	server.Env = env
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +102,7 @@ func TestMCPRouteMatchesPipeline(t *testing.T) {
 		return out
 	}
 	var calls []string
-	for written := 0; written < 2; {
+	for written := 0; written < chapters; {
 		if len(calls) > 60 {
 			t.Fatalf("stuck after %v", calls)
 		}
@@ -105,7 +132,7 @@ func TestMCPRouteMatchesPipeline(t *testing.T) {
 			t.Fatalf("instructions for %s carry no role prompt: %.200s", id, s)
 		}
 		packet := ins["packet"].(string)
-		p, err := agent.LoadPacket(filepath.Join(viaMCP, packet), packet)
+		p, err := agent.LoadPacket(filepath.Join(dir, packet), packet)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,34 +152,23 @@ func TestMCPRouteMatchesPipeline(t *testing.T) {
 	if err := session.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := "setup:world setup:characters setup:style volume:01:plan " +
-		"chapter:001:draft chapter:001:summarize chapter:001:refine chapter:001:judge chapter:001:judge secondary chapter:001:gate chapter:001:commit " +
-		"chapter:002:draft chapter:002:summarize chapter:002:refine chapter:002:judge chapter:002:gate " +
-		"chapter:002:draft chapter:002:summarize chapter:002:refine chapter:002:judge chapter:002:gate chapter:002:commit"
-	if got := strings.Join(calls, " "); got != want {
-		t.Errorf("steps through MCP:\n got %s\nwant %s", got, want)
-	}
-	a, err := testkit.Tree(viaMake, false)
+	return calls
+}
+
+// committedTree is dir's tree without each route's own bookkeeping (run
+// logs, staging, the lock).
+func committedTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	tree, err := testkit.Tree(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := testkit.Tree(viaMCP, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tree := range []map[string]string{a, b} {
-		for k := range tree {
-			if k == "logs" || k == "staging" || strings.HasPrefix(k, "logs/") || strings.HasPrefix(k, "staging/") || strings.HasPrefix(k, ".novel.lock") {
-				delete(tree, k)
-			}
+	for k := range tree {
+		if k == "logs" || k == "staging" || strings.HasPrefix(k, "logs/") || strings.HasPrefix(k, "staging/") || strings.HasPrefix(k, ".novel.lock") {
+			delete(tree, k)
 		}
 	}
-	if d := testkit.Diff(a, b); d != "" {
-		t.Errorf("the MCP route's tree differs from the pipeline's:\n%s", d)
-	}
-	if _, err := os.Stat(filepath.Join(viaMCP, ".novel.lock")); !os.IsNotExist(err) {
-		t.Errorf("the session's lease was not released: %v", err)
-	}
+	return tree
 }
 
 // TestMCPErrorsAreEnvelopes: a refused call is a tool error whose text is
@@ -164,12 +180,7 @@ func TestMCPErrorsAreEnvelopes(t *testing.T) {
 	if err := testkit.CopyTree(filepath.Join(repo, "examples", "demo", "project"), dir, false); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"NOVEL_NOW=2026-11-01T09:00:00Z", "LANG=C.UTF-8"}
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "NOVEL_") {
-			env = append(env, kv)
-		}
-	}
+	env := routeEnv("2026-11-01T09:00:00Z")
 	ctx := context.Background()
 	server := exec.Command("novel-mcp", "--project", dir)
 	server.Env = env

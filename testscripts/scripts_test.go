@@ -37,6 +37,7 @@ import (
 	"github.com/novelsuite/novel/internal/cmd/noveloutline"
 	"github.com/novelsuite/novel/internal/cmd/novelreport"
 	"github.com/novelsuite/novel/internal/cmd/novelstep"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/testsupport/largeproject"
 	"github.com/novelsuite/novel/internal/testsupport/llmfake"
 	"github.com/novelsuite/novel/internal/testsupport/testkit"
@@ -127,6 +128,7 @@ func Params(dir string) testscript.Params {
 			"gbk":           cmdGBK,
 			"genproject":    cmdGenproject,
 			"fake-usage":    cmdFakeUsage,
+			"committed":     cmdCommitted,
 		},
 	}
 }
@@ -294,6 +296,31 @@ func cmdGBK(ts *testscript.TestScript, neg bool, args []string) {
 	out, err := simplifiedchinese.GBK.NewEncoder().Bytes([]byte(ts.ReadFile(args[0])))
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), out, 0o644))
+}
+
+// committed DIR N gives a hand-made fixture the committed files of
+// chapters 1…N that it lacks (a chapter file and a summary each, never
+// replacing one the fixture has), so a checkpoint claiming N chapters
+// passes the integrity check (SPEC §22.1).
+func cmdCommitted(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: committed DIR N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	for c := 1; c <= n; c++ {
+		for rel, body := range map[string]string{
+			layout.Chapter(c): fmt.Sprintf("# 第%d章\n\n夜色渐深。\n", c),
+			layout.Summary(c): fmt.Sprintf("# 第%d章摘要\n\n夜色渐深。\n", c),
+		} {
+			abs := filepath.Join(ts.MkAbs(args[0]), filepath.FromSlash(rel))
+			if _, err := os.Lstat(abs); err == nil {
+				continue
+			}
+			ts.Check(os.MkdirAll(filepath.Dir(abs), 0o755))
+			ts.Check(os.WriteFile(abs, []byte(body), 0o644))
+		}
+	}
 }
 
 // genproject DIR N [REPLAY] writes a small idle project of N committed

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os/exec"
 	"strings"
@@ -10,14 +9,15 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 // Command pipes the rendered prompt to a command's stdin (Claude Code
 // `claude -p`, Codex, `llm`, …) and parses its stdout like a model answer.
 type Command struct {
-	Cmd     string // run with sh -c, cwd = project root
+	Cmd     string // run with sh -c, cwd = project root, in its own process group
 	Root    *project.Root
-	Timeout time.Duration
+	Timeout time.Duration // 0: settings.DefaultCommandTimeoutS
 	Env     []string
 
 	previous string
@@ -62,29 +62,36 @@ func (c *Command) Ask(p *Packet, feedback error) (*Reply, error) {
 	}
 	timeout := c.Timeout
 	if timeout == 0 {
-		timeout = 30 * time.Minute
+		timeout = settings.DefaultCommandTimeoutS * time.Second
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", c.Cmd)
-	cmd.Dir = c.Root.Dir
-	cmd.Env = c.Env
-	cmd.Stdin = strings.NewReader(prompt.String())
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	cause, err := runGroup("sh", []string{"-c", c.Cmd}, timeout, func(cmd *exec.Cmd) {
+		cmd.Dir = c.Root.Dir
+		cmd.Env = c.Env
+		cmd.Stdin = strings.NewReader(prompt.String())
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	})
 	kind, outcome := "ask", "ok"
 	if feedback != nil {
 		kind = "reask"
 	}
-	if err != nil {
+	if err != nil || cause != nil {
 		outcome = errs.Agent
 	}
 	if rerr := c.recordRun(kind, outcome); rerr != nil {
 		return nil, rerr
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil, errs.Newf(errs.Agent, "命令 %q 超时（%s）", "command %q timed out (%s)", c.Cmd, timeout).With("cmd", c.Cmd)
+	var sig interrupted
+	switch {
+	case errors.Is(cause, errTimedOut):
+		return nil, errs.Newf(errs.Agent, "命令 %q 超时（%s）", "command %q timed out (%s)", c.Cmd, timeout).
+			With("cmd", c.Cmd).With("timeout_s", int(timeout/time.Second)).
+			Hint("命令及其子进程已被结束；检查该命令能否单独运行，或调大 NOVEL_AGENT_TIMEOUT（秒）",
+				"the command and its children were killed; check that it runs on its own, or raise NOVEL_AGENT_TIMEOUT (seconds)")
+	case errors.As(cause, &sig):
+		return nil, errs.Newf(errs.Agent, "命令 %q 被中断（%s）", "command %q was interrupted (%s)", c.Cmd, signalName(sig.sig)).
+			With("cmd", c.Cmd).With("signal", signalName(sig.sig)).
+			Hint("命令及其子进程已被结束；重新运行即可继续", "the command and its children were killed; run again to continue")
 	}
 	if err != nil {
 		tail := strings.TrimSpace(stderr.String())

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"embed"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 //go:embed prompts/*.md
@@ -46,8 +48,9 @@ func RenderPrompt(root *project.Root, p *Packet, feedback error, previous string
 	if err != nil {
 		return nil, err
 	}
+	system := renderQuotes(strings.TrimSpace(string(common))+"\n\n"+strings.TrimSpace(string(role)), packetQuoteStyle(p))
 	msgs := []Message{
-		{Role: "system", Content: strings.TrimSpace(string(common)) + "\n\n" + strings.TrimSpace(string(role))},
+		{Role: "system", Content: system},
 		{Role: "user", Content: user},
 	}
 	if feedback != nil {
@@ -56,6 +59,47 @@ func RenderPrompt(root *project.Root, p *Packet, feedback error, previous string
 			Message{Role: "user", Content: Reask(feedback)})
 	}
 	return msgs, nil
+}
+
+// quoteMarks are the prompt placeholders of each quote style (SPEC §24:
+// the writer and refiner prompts render the project's quote_style), so
+// a prompt never demands one style while the lint checks the other.
+var quoteMarks = map[string]*strings.Replacer{
+	settings.QuoteCorner: strings.NewReplacer("{{引号}}", "直角引号「」", "{{内引号}}", "『』", "{{别的引号}}", "中文弯引号（“”‘’）或英文引号",
+		"{{开}}", "「", "{{合}}", "」"),
+	settings.QuoteCurly: strings.NewReplacer("{{引号}}", "中文弯引号“”", "{{内引号}}", "‘’", "{{别的引号}}", "直角引号（「」『』）或英文引号",
+		"{{开}}", "“", "{{合}}", "”"),
+}
+
+// renderQuotes fills the quote placeholders for style (corner when the
+// packet names none or an unknown one).
+func renderQuotes(s, style string) string {
+	r, ok := quoteMarks[style]
+	if !ok {
+		r = quoteMarks[settings.QuoteCorner]
+	}
+	return r.Replace(s)
+}
+
+// packetQuoteStyle is the packet's inline quote_style ("" when absent).
+func packetQuoteStyle(p *Packet) string {
+	if p.Manifest.Inline == nil {
+		return ""
+	}
+	v, ok := p.Manifest.Inline.Get("quote_style")
+	if !ok {
+		return ""
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.RawMessage:
+		var s string
+		if json.Unmarshal(x, &s) == nil {
+			return s
+		}
+	}
+	return ""
 }
 
 // RenderUser is the packet's user message. An --embed packet already
@@ -88,7 +132,17 @@ func RenderUser(root *project.Root, p *Packet) (string, error) {
 // else the built-in prompts/{name}.md. found is false when neither exists.
 func PromptFile(root *project.Root, name string) ([]byte, bool, error) {
 	rel := "prompts/" + name + ".md"
-	if root != nil && root.IsFile(rel) {
+	if root == nil {
+		data, err := promptFS.ReadFile(rel)
+		return data, err == nil, nil
+	}
+	// A project prompt that resolves outside the project is refused, not
+	// replaced by the built-in one.
+	ok, err := root.Optional(rel)
+	if err != nil {
+		return nil, false, err
+	}
+	if ok {
 		data, err := root.ReadFile(rel)
 		if err != nil {
 			return nil, false, err

@@ -25,19 +25,22 @@ var roleContract = map[string]struct {
 	must     []string
 }{
 	"chapter-writer": {8000, []string{
-		"platform_profile", "words_target", "words_min", "previous_chapter_tail", "不可逆", "钩子", "transition_hint",
-		"不是……而是……", "他感到", "心中涌起一股", "仿佛", "然而", "150 字", "「」", "entity_id_map", "hard_rules_list",
-		"# 第N章 标题", `{"hints":`, "修订模式", "只改 required_fixes", "high_confidence_violations"}},
+		"platform_profile", "words_target", "words_min", "previous_chapter", "不可逆", "钩子", "transition_hint",
+		"不是……而是……", "他感到", "心中涌起一股", "仿佛", "然而", "150 字", "{{引号}}", "entity_id_map", "hard_rules_list",
+		"# 第N章 标题", `{"hints":`, "修订模式", "只改 required_fixes", "high_confidence_violations",
+		"style_samples", "character_profile", "绝不用后面的事凑字数", "伏笔只埋下或推进，不解释", "plant", "resolve",
+		"规则在场景里演出来", "手上的活要对", "选择要带着代价出现", "情绪交给物件", "不下结论", "不写格言", "不用排比解释", "招牌说法只用一次"}},
 	"summarizer": {4000, []string{
 		`"summary"`, `"delta"`, `"crossref"`, `"memory"`, `"unknown_entities"`, "base_state_version", "storyline_id",
 		"set|inc|add|remove", "characters`、`items`、`locations`、`factions`、`world_state", "2–4 段",
 		`"op":"foreshadow"`, "planted|advanced|resolved", "hints", "整体替换"}},
 	"style-refiner": {3000, []string{
-		"只替换和删除，不新增", "hints", "「」", "不是……而是……", "仿佛", "然而", "——", "failed_dimensions",
-		"润色模式", "# 第N章 标题", "style_drift_directives"}},
+		"只替换和删除，不新增", "hints", "{{引号}}", "不是……而是……", "仿佛", "然而", "——", "failed_dimensions",
+		"润色模式", "# 第N章 标题", "style_drift_directives", "style_samples", "收尾判词", "不替作者解释"}},
 	"quality-judge": {9000, []string{
 		"rubric_version", "reason", "evidence", "逐字摘录", "从 3 分起步", "contract_verification", "required_fixes",
-		"blacklist_lint", "high", "secondary"}},
+		"blacklist_lint", "high", "secondary", "upcoming_outline", "plan_discipline", "premature_reveal",
+		"格言", "旁白判词", "排比解释", "重复的招牌说法"}},
 	"logic-reviewer": {2500, []string{
 		"chapter_number", "overall_score", "issues", "severity", "fix_instructions", "evidence", "high", "previous_chapter_tail"}},
 	"plot-architect": {4000, []string{
@@ -193,7 +196,7 @@ func TestRenderedMessagesCarryRolePrompt(t *testing.T) {
 		sys, user := msgs[0].Content, msgs[1].Content
 		roleFile, _ := promptFS.ReadFile("prompts/" + c.agent + ".md")
 		if !strings.HasPrefix(sys, "你是长篇中文网络小说创作流水线中的一个专职代理。") ||
-			!strings.Contains(sys, strings.TrimSpace(string(roleFile))) || !strings.Contains(sys, c.contract) {
+			!strings.Contains(sys, renderQuotes(strings.TrimSpace(string(roleFile)), settings.QuoteCorner)) || !strings.Contains(sys, c.contract) {
 			t.Errorf("%s: system message lacks common.md, the %s prompt or its contract %q", c.step, c.agent, c.contract)
 		}
 		if len(sys) < roleContract[c.agent].minBytes {
@@ -237,6 +240,47 @@ func TestRenderedRolesWithoutDemoPackets(t *testing.T) {
 		if !strings.Contains(msgs[0].Content, c.contract) || !strings.Contains(msgs[1].Content, "模式："+c.mode) ||
 			!strings.Contains(msgs[1].Content, `source="brief.md"`) {
 			t.Errorf("%s %s: rendered messages lack the contract %q, the mode or the brief", c.agent, c.mode, c.contract)
+		}
+	}
+}
+
+// The writer and refiner prompts render the project's quote_style (SPEC
+// §24): corner by default, curly when the packet says so; no placeholder
+// reaches a model.
+func TestPromptsRenderQuoteStyle(t *testing.T) {
+	root := demoRoot(t)
+	for _, agent := range []string{"chapter-writer", "style-refiner"} {
+		for _, c := range []struct{ style, want, not string }{
+			{"", "「谁？」", "“谁？”"},
+			{settings.QuoteCorner, "对话引号统一为直角引号「」", "统一为中文弯引号"},
+			{settings.QuoteCurly, "“谁？”", "「谁？」"},
+			{settings.QuoteCurly, "中文弯引号“”", "不用中文弯引号"},
+		} {
+			inline := `{}`
+			if c.style != "" {
+				inline = `{"quote_style":"` + c.style + `"}`
+			}
+			pkt := `{"version":1,"step":"chapter:001:draft","chapter":1,"volume":1,"revision_round":0,
+			"agent":{"name":"` + agent + `","kind":"agent","mode":"draft"},"manifest":{"inline":` + inline + `,"paths":{}},
+			"expected_outputs":[{"path":"staging/x.md","required":true,"via":"file"}]}`
+			p, err := ParsePacket([]byte(pkt), agent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs, err := RenderPrompt(root, p, nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sys := msgs[0].Content
+			if strings.Contains(sys, "{{") {
+				t.Errorf("%s %q: a placeholder is left: %s", agent, c.style, sys[strings.Index(sys, "{{"):][:20])
+			}
+			if agent == "chapter-writer" && (!strings.Contains(sys, c.want) && !strings.Contains(sys, strings.ReplaceAll(c.want, "对话引号统一为", "对话用"))) {
+				t.Errorf("%s %q: lacks %q", agent, c.style, c.want)
+			}
+			if strings.Contains(sys, c.not) {
+				t.Errorf("%s %q: still says %q", agent, c.style, c.not)
+			}
 		}
 	}
 }

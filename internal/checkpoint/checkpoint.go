@@ -6,6 +6,7 @@ package checkpoint
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -159,16 +160,25 @@ func CommittedChapters(root *project.Root) (count, highest int, err error) {
 		return 0, 0, errs.Newf(errs.IO, "无法读取 chapters/：%v", "cannot read chapters/: %v", err).With("file", "chapters")
 	}
 	for _, e := range ents {
-		num, prefixed := strings.CutPrefix(e.Name(), "chapter-")
-		num, suffixed := strings.CutSuffix(num, ".md")
-		if !prefixed || !suffixed || num == "" || strings.Trim(num, "0123456789") != "" || len(num) > 9 || !e.Type().IsRegular() {
-			continue
+		if n, ok := CommittedNumber(e); ok {
+			count++
+			highest = max(highest, n)
 		}
-		n, _ := strconv.Atoi(num)
-		count++
-		highest = max(highest, n)
 	}
 	return count, highest, nil
+}
+
+// CommittedNumber is the chapter number of a chapters/ entry that counts
+// as a committed chapter: a regular file chapter-N.md (N digits, any
+// padding, at most 9), judged by the directory entry's type alone.
+func CommittedNumber(e fs.DirEntry) (int, bool) {
+	num, prefixed := strings.CutPrefix(e.Name(), "chapter-")
+	num, suffixed := strings.CutSuffix(num, ".md")
+	if !prefixed || !suffixed || num == "" || strings.Trim(num, "0123456789") != "" || len(num) > 9 || !e.Type().IsRegular() {
+		return 0, false
+	}
+	n, _ := strconv.Atoi(num)
+	return n, true
 }
 
 func bad(zh, en string, args ...any) *errs.Error {

@@ -30,7 +30,7 @@ type Globals struct {
 	JSON    bool   `name:"json" help:"Print the result as JSON (the default)."`
 	Text    bool   `help:"Print a short human-readable form instead of JSON."`
 	JQ      string `name:"jq" help:"Filter the result with a jq expression; string results print raw, one per line." placeholder:"EXPR"`
-	Output  string `short:"o" name:"output" help:"Write the result to FILE atomically instead of stdout (a FIFO or device is written through, a symlink's target is replaced; the directory must exist)." placeholder:"FILE"`
+	Output  string `short:"o" name:"output" help:"Write the result to FILE atomically instead of stdout (a FIFO or device is written through, a symlink's target is replaced; the directory must exist; the project's own files are refused)." placeholder:"FILE"`
 }
 
 func (g *Globals) globals() *Globals { return g }
@@ -215,6 +215,12 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 	if g.Text && g.JQ != "" {
 		return report(ctx, UsageError("--text 与 --jq 不能同时使用", "--text and --jq cannot be combined"))
 	}
+	if g.Output != "" {
+		// Refused before the command runs, so a refusal writes nothing.
+		if err := ctx.CheckOutput(g.Output); err != nil {
+			return report(ctx, err)
+		}
+	}
 	if err := kctx.Run(ctx); err != nil {
 		return report(ctx, err)
 	}
@@ -235,24 +241,82 @@ func Run(name, description string, grammar any, args []string, stdio IO) (code i
 	return ctx.exit
 }
 
-// WriteOutput writes data to the file a user named with -o or --out
-// (relative to the working directory; SPEC §1). /dev/stdout and
-// /dev/stderr (and their /dev/fd, /proc/self/fd forms) are this process's
-// own streams, written like a shell's >&1: re-opening them by name would
-// truncate or replace a file the caller redirected them to with >>.
-func (c *Context) WriteOutput(name string, data []byte) error {
-	var w io.Writer
+// CheckOutput refuses (E_PATH) an output path that is, or lies under, a
+// file or folder of the project the suite manages (SPEC §22.1): `-o
+// .checkpoint.json` or `export --out chapters/chapter-002.md` would
+// replace the project's own data. Symlinks and ".." are resolved first.
+// Without a project there is nothing to protect. Commands with their own
+// --out call it before they read anything.
+func (c *Context) CheckOutput(name string) error {
+	if ownStream(name) != 0 {
+		return nil
+	}
+	// Found without caching: a command such as init makes its project
+	// after this check.
+	root, err := project.Find(c.Globals.Project, c.Getenv("NOVEL_PROJECT"), c.Cwd)
+	if err != nil {
+		return nil
+	}
+	// Both readings of a path with ".." after a link are checked: where
+	// the system resolves it and where the cleaned path (what the write
+	// uses) points.
+	rel, managed := root.Managed(c.rawOutputPath(name))
+	if !managed {
+		if rel, managed = root.Managed(c.outputPath(name)); !managed {
+			return nil
+		}
+	}
+	return errs.Newf(errs.Path, "输出路径 %s 指向项目自己的文件 %s，不会覆盖它", "the output path %s is the project's own file %s; it is not overwritten", name, rel).
+		With("file", name).With("managed", rel).
+		Hint("把输出写到项目之外，或写到项目根目录、logs/ 下的新文件", "write the output outside the project, or to a new file at the project root or under logs/")
+}
+
+// ownStream is 1 or 2 when name is this process's stdout or stderr, else 0.
+func ownStream(name string) int {
 	switch filepath.Clean(name) {
 	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
-		w = c.Out
+		return 1
 	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		return 2
+	}
+	return 0
+}
+
+// outputPath is name made absolute against the working directory.
+func (c *Context) outputPath(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(c.Cwd, name)
+}
+
+// rawOutputPath is outputPath not cleaned: "link/../x" read as the system
+// reads it, past the link.
+func (c *Context) rawOutputPath(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return c.Cwd + string(filepath.Separator) + name
+}
+
+// WriteOutput writes data to the file a user named with -o or --out
+// (relative to the working directory; SPEC §1) after CheckOutput.
+// /dev/stdout and /dev/stderr (and their /dev/fd, /proc/self/fd forms)
+// are this process's own streams, written like a shell's >&1: re-opening
+// them by name would truncate or replace a file the caller redirected
+// them to with >>.
+func (c *Context) WriteOutput(name string, data []byte) error {
+	var w io.Writer
+	switch ownStream(name) {
+	case 1:
+		w = c.Out
+	case 2:
 		w = c.Err
 	default:
-		p := name
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(c.Cwd, p)
+		if err := c.CheckOutput(name); err != nil {
+			return err
 		}
-		return jsonio.WriteOutput(p, data)
+		return jsonio.WriteOutput(c.outputPath(name), data)
 	}
 	if _, err := w.Write(data); err != nil {
 		return errs.Newf(errs.IO, "写入 %s 失败：%v", "cannot write %s: %v", name, err).With("file", name)

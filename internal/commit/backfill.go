@@ -5,6 +5,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/manuscript"
@@ -44,6 +45,9 @@ func PrepareBackfill(env Env, c int) (*Journal, error) {
 	root := env.Root
 	cp, cpBytes, err := checkpoint.LoadSnapshot(root)
 	if err != nil {
+		return nil, err
+	}
+	if err := integrity.Require(root, cp.LastCompleted); err != nil {
 		return nil, err
 	}
 	if err := backfillPreconditions(root, cp, c); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
+	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
@@ -141,6 +142,9 @@ func Prepare(env Env, c int) (*Journal, error) {
 	go func() { stateCh <- readState(root) }()
 	cp, cpBytes, err := checkpoint.LoadSnapshot(root)
 	if err != nil {
+		return nil, err
+	}
+	if err := integrity.Require(root, cp.LastCompleted); err != nil {
 		return nil, err
 	}
 	if err := preconditions(env, cp, c); err != nil {

@@ -39,12 +39,15 @@ const (
 	Budget           = "E_BUDGET" // the run's cost budget would be exceeded (SPEC §18); exit 3
 	// LockLost: a release or renew of a lock that is no longer there or no longer ours (SPEC §27).
 	LockLost = "E_LOCK_LOST"
+	// Integrity: a committed file the project needs is missing or damaged
+	// (SPEC §22.1); exit 1.
+	Integrity = "E_INTEGRITY"
 )
 
 // Codes lists every code in the order documented in --help.
 var Codes = []string{Usage, NoProject, Checkpoint, StepID, StageOrder, State, MissingFile,
 	InvalidJSON, Schema, Outline, Contract, Config, Path, LockHeld, LockNotOwner,
-	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, AwaitingApproval, Budget, LockLost}
+	PendingRevision, GatePause, StateVersion, WriteBoundary, Agent, IO, Lint, Conflict, AwaitingApproval, Budget, Integrity, LockLost}
 
 // Exit codes (SPEC §1).
 const (

@@ -47,7 +47,7 @@ func PacketTasks(global, plan []Item, c, volume int) (out []Output, dropped int)
 		if drop[id] {
 			continue
 		}
-		o := Output{merged(id, g, p)}
+		o := Output{Item: merged(id, g, p)}
 		o.dropHistory()
 		out = append(out, o)
 	}

@@ -89,11 +89,26 @@ func emptyOrNil(items []Output) []struct{} {
 	return []struct{}{}
 }
 
-// Output is an item reduced to the SPEC §9 keys (only those present).
-type Output struct{ Item }
+// Output is an item reduced to the SPEC §9 keys (only those present);
+// a packet task the chapter's plan names also has the plan's action.
+type Output struct {
+	Item
+	Action string
+}
 
-// MarshalJSON drops every key that is not an item field of SPEC §2.
-func (o Output) MarshalJSON() ([]byte, error) { return o.Item.encode(true) }
+// MarshalJSON drops every key that is not an item field of SPEC §2 and
+// adds "action" when the plan gave one.
+func (o Output) MarshalJSON() ([]byte, error) {
+	b, err := o.Item.encode(true)
+	if err != nil || o.Action == "" {
+		return b, err
+	}
+	a, _ := json.Marshal(o.Action)
+	if len(b) == 2 { // {}
+		return []byte(`{"action":` + string(a) + `}`), nil
+	}
+	return append(append(append(b[:len(b)-1:len(b)-1], `,"action":`...), a...), '}'), nil
+}
 
 func covers(it *Item, c int) bool {
 	a, b, ok := it.Range()
@@ -132,7 +147,7 @@ func index(items []Item) map[string]*Item {
 func Query(global, plan []Item, c, volume int) Result {
 	res, ids, g, p := selectItems(global, plan, c, volume)
 	for _, id := range ids {
-		res.Items = append(res.Items, Output{merged(id, g, p)})
+		res.Items = append(res.Items, Output{Item: merged(id, g, p)})
 	}
 	res.Stats.Items = len(res.Items)
 	return res
@@ -256,7 +271,7 @@ func List(global []Item, opts ListOptions) []Output {
 		if opts.Overdue && !OverdueShort(it, opts.LastCompleted) {
 			continue
 		}
-		out = append(out, Output{it.clone()})
+		out = append(out, Output{Item: it.clone()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

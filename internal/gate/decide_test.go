@@ -205,3 +205,20 @@ func TestRubricRecomputesOverall(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// A premature reveal the judge can pin to a later chapter's event is a
+// high-confidence l3 violation and forces a revision whatever the score
+// (SPEC §24 plan_discipline, §7.1); a medium one is only a warning.
+func TestPrematureRevealForcesRevision(t *testing.T) {
+	s := settings.Defaults()
+	high := `{"chapter":3,"overall":4.6,"contract_verification":{"l3_checks":[{"id":"OBJ-003-1","status":"pass","confidence":"high"},{"id":"premature_reveal","status":"violation","confidence":"high","detail":"「周伯是被柳言调去雪关的」是第 7 章才揭开的真相"}]}}`
+	r := Decide(Input{Chapter: 3, Primary: ev(t, high), Settings: s})
+	if r.Decision != Revise || !r.HasHighConfidenceViolation || len(r.Violations.High) != 1 || r.Violations.High[0].ID != "premature_reveal" ||
+		len(r.RequiredFixes) != 1 || r.RequiredFixes[0].Instruction != "「周伯是被柳言调去雪关的」是第 7 章才揭开的真相" {
+		t.Fatalf("%+v", r)
+	}
+	medium := `{"chapter":3,"overall":4.6,"contract_verification":{"l3_checks":[{"id":"premature_reveal","status":"violation","confidence":"medium","detail":"方向相近"}]}}`
+	if r := Decide(Input{Chapter: 3, Primary: ev(t, medium), Settings: s}); r.Decision != Pass || len(r.Violations.Warnings) != 1 {
+		t.Fatalf("%+v", r)
+	}
+}

@@ -49,6 +49,11 @@ const (
 	ReviewsDir       = "reviews"
 )
 
+// Managed are the files and folders the suite owns (SPEC §22.1): no
+// output the user names with -o/--out may land on or under them.
+var Managed = []string{Checkpoint, ChaptersDir, SummariesDir, "state", EvaluationsDir, "volumes", WorldDir,
+	"characters", StorylinesDir, "foreshadowing", Staging, Settings, Brief}
+
 // Staged is where rel waits in staging before a commit moves it to rel.
 func Staged(rel string) string { return Staging + "/" + rel }
 

@@ -105,9 +105,7 @@ func (d *doc) artifacts() Check {
 			hits = append(hits, hit{line: l, at: strings.Index(l.Text, "{")})
 		}
 	}
-	// A character may say "好的，以下是…"; an assistant's chat line is
-	// never inside quotes.
-	for _, h := range d.inNarration(d.lines, chatPhrases) {
+	for _, h := range d.chatLines() {
 		chat++
 		hits = append(hits, h)
 	}
@@ -120,6 +118,22 @@ func (d *doc) artifacts() Check {
 	}
 	c.Evidence = evidence(hits)
 	return c
+}
+
+// chatLines are the lines that open with an assistant's chat phrase
+// (chatLineRE). A character may say "好的，以下是…": the phrase must start
+// the line's narration, so a line opening with a quote is dialogue.
+func (d *doc) chatLines() []hit {
+	depth := 0
+	var hs []hit
+	for _, l := range d.lines {
+		narr := textmeasure.Narration(l.Text, &depth)
+		at := len(l.Text) - len(strings.TrimLeft(l.Text, chatLead))
+		if m := chatLineRE.FindStringIndex(narr[at:]); m != nil {
+			hs = append(hs, hit{line: l, at: at, end: at + m[1]})
+		}
+	}
+	return hs
 }
 
 func sortByLine(hs []hit) {

@@ -7,12 +7,16 @@
 package lint
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/novelsuite/novel/internal/cast"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/platform"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
@@ -57,9 +61,14 @@ type Config struct {
 	QuoteStyle string
 	Blacklist  []string
 	Lang       string
+	// Terms are the names and registered terms a repeated phrase may
+	// contain without counting (characters' display names, the style
+	// profile's preferred expressions).
+	Terms []string
 }
 
-// LoadConfig reads the project's platform profile and effective blacklist.
+// LoadConfig reads the project's platform profile, effective blacklist
+// and registered terms.
 func LoadConfig(root *project.Root, s settings.Settings) (Config, error) {
 	bl, err := LoadBlacklist(root)
 	if err != nil {
@@ -69,13 +78,120 @@ func LoadConfig(root *project.Root, s settings.Settings) (Config, error) {
 	if bl != nil {
 		words = bl.Words
 	}
-	return NewConfig(root, s, words)
+	cfg, err := NewConfig(root, s, words)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Terms, err = LoadTerms(root)
+	return cfg, err
 }
 
-// NewConfig is LoadConfig with the effective blacklist already read.
+// NewConfig is LoadConfig with the effective blacklist already read and
+// without the registered terms (validation needs neither: no error check
+// uses them; LoadTerms adds them where the warnings are shown).
 func NewConfig(root *project.Root, s settings.Settings, blacklist []string) (Config, error) {
 	p, err := platform.Load(root, s.Platform, s.WordsPerChapter)
 	return Config{Profile: p, QuoteStyle: s.QuoteStyle, Blacklist: blacklist, Lang: s.Language}, err
+}
+
+// LoadTerms are the words a repeated phrase may contain without counting
+// (SPEC §24 "names and registered terms"): the characters' display names,
+// the names of the state's items, locations and factions, and the style
+// profile's preferred expressions (the author's own signature words),
+// longest first so a longer name is masked before a shorter one in it.
+func LoadTerms(root *project.Root) ([]string, error) {
+	if root == nil {
+		return nil, nil
+	}
+	var terms []string
+	chars, _, err := cast.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range chars {
+		terms = append(terms, c.DisplayName)
+	}
+	if root.IsFile(layout.CurrentState) {
+		// The registered items, locations and factions: their "name"
+		// fields, found in the raw bytes (a long project's state is MBs
+		// and only the names are wanted here).
+		data, err := root.ReadFile(layout.CurrentState)
+		if err != nil {
+			return nil, err
+		}
+		for _, key := range [][]byte{[]byte(`"name"`), []byte(`"display_name"`)} {
+			for _, raw := range stringValues(data, key) {
+				var name string
+				if json.Unmarshal(raw, &name) == nil && utf8.RuneCountInString(name) >= 2 {
+					terms = append(terms, name)
+				}
+			}
+		}
+	}
+	if root.IsFile(layout.StyleProfile) {
+		var sp struct {
+			Preferred []any `json:"preferred_expressions"`
+		}
+		if err := root.ReadJSON(layout.StyleProfile, &sp); err != nil {
+			return nil, err
+		}
+		for _, x := range sp.Preferred {
+			if t, ok := x.(string); ok {
+				terms = append(terms, t)
+			}
+		}
+	}
+	sort.SliceStable(terms, func(i, j int) bool { return len(terms[i]) > len(terms[j]) })
+	return terms, nil
+}
+
+// stringValues returns the raw JSON strings that follow key and a colon
+// in data (a plain byte scan: a regular expression over a multi-MB state
+// cost a judge packet tens of milliseconds).
+func stringValues(data, key []byte) [][]byte {
+	var out [][]byte
+	for from := 0; ; {
+		i := bytes.Index(data[from:], key)
+		if i < 0 {
+			return out
+		}
+		j := from + i + len(key)
+		from = j
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j >= len(data) || data[j] != ':' {
+			continue
+		}
+		j++
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j >= len(data) || data[j] != '"' {
+			continue
+		}
+		k := j + 1
+		for k < len(data) && data[k] != '"' {
+			if data[k] == '\\' {
+				k++
+			}
+			k++
+		}
+		if k >= len(data) {
+			return out
+		}
+		out = append(out, data[j:k+1])
+		from = k + 1
+	}
+}
+
+// PreviousChapter is the committed text of chapter c−1 ("" when there is
+// none), the text a repeated sentence frame is looked for in.
+func PreviousChapter(root *project.Root, c int) (string, error) {
+	if root == nil || c <= 1 || !root.IsFile(layout.Chapter(c-1)) {
+		return "", nil
+	}
+	return root.ReadText(layout.Chapter(c - 1))
 }
 
 // Input is one chapter text to lint.
@@ -84,6 +200,9 @@ type Input struct {
 	File    string
 	Stage   string
 	Text    string
+	// Previous is the previous chapter's text ("" when none): a sentence
+	// frame it also used is a repetition (SPEC §24).
+	Previous string
 }
 
 // doc is the text prepared once for every check.
@@ -108,7 +227,7 @@ func Run(in Input, cfg Config) *Report {
 	d.body = textmeasure.Body(text)
 	d.words = textmeasure.WordCount(in.Text)
 	r := &Report{Chapter: in.Chapter, File: in.File, Stage: in.Stage, Platform: cfg.Profile, WordCount: d.words}
-	for _, f := range []func() Check{d.length, d.headingCheck, d.artifacts, d.metaLeak, d.quotes, d.dashes, d.aiPatterns, d.blacklist, d.paragraphs} {
+	for _, f := range []func() Check{d.length, d.headingCheck, d.artifacts, d.metaLeak, d.quotes, d.dashes, d.aiPatterns, d.blacklist, d.repetition, d.summaryLines, d.paragraphs} {
 		c := f()
 		if c.Evidence == nil {
 			c.Evidence = []Evidence{}

@@ -130,8 +130,8 @@ func FuzzRun(f *testing.F) {
 	f.Add("# 第1章 题\n「你好」——他说……\n```json\n{\"hints\":[]}\n```\n", "draft")
 	f.Add("<think>\n\n第一章\r\nW-001 staging/ “”\"", "refine")
 	f.Fuzz(func(t *testing.T, text, stage string) {
-		r := Run(Input{Chapter: 1, File: "f", Stage: stage, Text: text}, cfg())
-		if len(r.Checks) != 9 || r.WordCount < 0 {
+		r := Run(Input{Chapter: 1, File: "f", Stage: stage, Text: text, Previous: text}, cfg())
+		if len(r.Checks) != 11 || r.WordCount < 0 {
 			t.Fatalf("report %+v", r)
 		}
 		errors := 0
@@ -155,5 +155,52 @@ func TestChatPhrasesInDialogueAreProse(t *testing.T) {
 	}
 	if n := count(t, chapter("好的，以下是本章正文。", 100), ModelArtifacts); n != 1 {
 		t.Fatalf("a chat line in narration: %d", n)
+	}
+}
+
+// A chat phrase is an assistant talking to its user only as a whole line
+// or at a line's start (SPEC §24); the same words inside narration are
+// story (field trial F23).
+func TestChatPhrasesOnlyAtALineStart(t *testing.T) {
+	chat := []string{
+		"好的，以下是本章正文。",
+		"好的,以下是第2章的内容：",
+		"好的！以下是第七章的正文：",
+		"以下是修改后的版本：",
+		"希望对你有帮助！",
+		"希望对您有帮助。",
+		"　　希望这个版本符合你的要求。",
+		"作为一个AI语言模型，我无法完成这个请求。",
+		"作为AI助手，我建议如下。",
+		"作为一个人工智能助手，我会继续写。",
+		"如果你需要，我可以继续写下一章。",
+		"如果您需要修改，我可以再调整。",
+		"如需调整，请告诉我。",
+		"**好的，以下是第3章：**",
+		"（字数：3012）",
+		"字数统计：3012",
+	}
+	for _, line := range chat {
+		if n := count(t, chapter(line, 100), ModelArtifacts); n != 1 {
+			t.Errorf("%q: %d chat lines, want 1", line, n)
+		}
+	}
+	narration := []string{
+		"作为一个AI研究员，他熬了三个通宵。",
+		"如果你需要钱，就去码头。",
+		"师父说过，如果你需要什么，开口就是。",
+		"如果你需要帮忙，就去找秦长老。",
+		"石碑上刻着殿规，以下是第一条：入夜不得喧哗。",
+		"他翻开账册，字数统计那一栏是空的。",
+		"\"如果你需要帮忙，就喊我。\"她说。",
+		"「好的，以下是我的条件。」他说。",
+		"他说作为AI助手的日子早就过去了。",
+		"她希望对你有帮助的人不是他。",
+		"如需调整阵型，便去找执事。",
+	}
+	for _, line := range narration {
+		if n := count(t, chapter(line, 100), ModelArtifacts); n != 0 {
+			t.Errorf("%q: narration counted as %d chat lines", line, n)
+		}
 	}
 }

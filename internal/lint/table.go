@@ -1,6 +1,10 @@
 package lint
 
-import "github.com/novelsuite/novel/internal/stepid"
+import (
+	"regexp"
+
+	"github.com/novelsuite/novel/internal/stepid"
+)
 
 // Check ids, in report order (SPEC §20).
 const (
@@ -12,6 +16,8 @@ const (
 	Dashes         = "dashes"
 	AIPatterns     = "ai_patterns"
 	BlacklistCheck = "blacklist"
+	Repetition     = "repetition"
+	SummaryLines   = "summary_lines"
 	Paragraphs     = "paragraphs"
 )
 
@@ -54,6 +60,9 @@ var Thresholds = struct {
 	ExcerptBefore       int // runes of context before a hit
 	ExcerptAfter        int // runes of context after a hit's start
 	BlacklistWordsShown int // words named in the blacklist detail
+	RepeatPhraseChars   int // a repeated phrase is at least this long
+	RepeatPhraseTimes   int // … and occurs at least this often in a chapter
+	RepeatFrameChars    int // a sentence frame shared with the previous chapter
 }{
 	HeadingTitleMax:     30,
 	DashesPerK:          1,
@@ -68,17 +77,27 @@ var Thresholds = struct {
 	ExcerptBefore:       12,
 	ExcerptAfter:        24,
 	BlacklistWordsShown: 5,
+	RepeatPhraseChars:   4,
+	RepeatPhraseTimes:   5,
+	RepeatFrameChars:    8,
 }
 
 // Word lists the checks look for.
 var (
-	// chatPhrases are an assistant talking to its user, not a narrator.
-	chatPhrases = []string{
-		"好的，以下是", "好的,以下是", "好的！以下是", "以下是本章", "以下是第", "以下是修改后", "以下是润色后", "以下是改写后",
-		"希望对你有帮助", "希望对您有帮助", "希望这个版本", "如需调整", "如果需要修改", "如果你需要",
-		"作为一个AI", "作为一个 AI", "作为AI", "作为 AI", "作为一个人工智能", "作为人工智能",
-		"（字数", "(字数", "【字数", "字数统计",
-	}
+	// chatLineRE is an assistant talking to its user, not a narrator. It
+	// counts only at the start of a line's narration (after indentation
+	// and Markdown emphasis, never inside quotes): the same words inside a
+	// sentence — 「作为一个AI研究员，他…」, 「如果你需要钱，就去码头」,
+	// 「…，以下是第一条」 — are story (SPEC §24, field trial F23).
+	chatLineRE = regexp.MustCompile(`^(?:` +
+		`好的[，,！!。.]?\s*以下是` +
+		`|以下是(?:本章|第[0-9一二三四五六七八九十百千零〇两]+章|修改后|润色后|改写后|优化后)` +
+		`|希望(?:对你|对您)有(?:所)?帮助|希望这个版本|希望这一版|希望本章` +
+		`|作为(?:一个|一名)?\s*(?:AI|人工智能)\s*(?:语言模型|助手|模型)` +
+		`|(?:如果|如)(?:你|您)?需要?[^，,。！？]{0,10}[，,]\s*(?:我可以|请告诉我|随时告诉我|可以告诉我)` +
+		`|[（(【]字数|字数统计[：:])`)
+	// chatLead is what may precede a chat line's first word.
+	chatLead    = " \t　*_>"
 	similes     = []string{"仿佛", "宛如", "犹如", "好似"}
 	connectors  = []string{"然而", "因此", "与此同时", "不仅如此"}
 	emotionTags = []string{"他感到", "她感到", "心中涌起一股", "心头涌起一股", "心底涌起一股"}

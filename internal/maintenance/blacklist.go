@@ -59,8 +59,11 @@ func suggestions(eval map[string]any) []suggestion {
 func UpdateBlacklist(root *project.Root, c int, eval map[string]any, now string) (BlacklistReport, error) {
 	rep := BlacklistReport{Added: []string{}, Exempted: []string{}, SkippedCap: []string{}}
 	sugg := suggestions(eval)
-	if len(sugg) == 0 || !root.IsFile(layout.AIBlacklist) {
+	if len(sugg) == 0 {
 		return rep, nil
+	}
+	if ok, err := root.Optional(layout.AIBlacklist); !ok || err != nil {
+		return rep, err
 	}
 	var bl map[string]any
 	if err := root.ReadJSON(layout.AIBlacklist, &bl); err != nil {
@@ -84,7 +87,10 @@ func UpdateBlacklist(root *project.Root, c int, eval map[string]any, now string)
 	wordsRaw, _ := bl["words"].([]any)
 	words := stringList(wordsRaw)
 	white := Whitelist(bl)
-	preferred := preferredExpressions(root)
+	preferred, err := preferredExpressions(root)
+	if err != nil {
+		return rep, err
+	}
 	evidence := map[string]any{}
 	for _, s := range sugg {
 		if slices.Contains(words, s.phrase) || slices.Contains(white, s.phrase) {
@@ -147,19 +153,19 @@ func setWhitelist(bl map[string]any, words []string) {
 	bl["whitelist"] = list
 }
 
-func preferredExpressions(root *project.Root) map[string]bool {
+func preferredExpressions(root *project.Root) (map[string]bool, error) {
 	out := map[string]bool{}
-	if !root.IsFile(layout.StyleProfile) {
-		return out
+	if ok, err := root.Optional(layout.StyleProfile); !ok || err != nil {
+		return out, err // a profile leaving the project is refused, not skipped
 	}
 	var sp map[string]any
 	if root.ReadJSON(layout.StyleProfile, &sp) != nil {
-		return out
+		return out, nil
 	}
 	for _, p := range stringList(sp["preferred_expressions"]) {
 		out[p] = true
 	}
-	return out
+	return out, nil
 }
 
 var semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$`)

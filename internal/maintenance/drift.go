@@ -15,7 +15,6 @@ const (
 	DriftWindow        = 5
 	SentenceDriftAbove = 0.20
 	DialogueDriftAbove = 0.15
-	RecoveredBelow     = 0.10
 	StaleAfterChapters = 15
 )
 
@@ -28,7 +27,7 @@ type Metrics struct {
 // DriftReport says what the drift check did.
 type DriftReport struct {
 	Checked bool     `json:"checked"`
-	Status  string   `json:"status"` // none | detected | still_active | recovered | stale_timeout | unchanged | skipped
+	Status  string   `json:"status"` // none | pending | detected | still_active | recovered | stale_timeout | skipped
 	Window  []int    `json:"window,omitempty"`
 	Metrics *Metrics `json:"metrics,omitempty"`
 }
@@ -68,7 +67,13 @@ func deviation(cur, base float64) (float64, bool) {
 }
 
 // CheckDrift runs after committing chapter c: the stale timeout on every
-// commit, the measurement every 5th chapter.
+// commit, the measurement every 5th chapter. Directives converge (SPEC
+// §24): a measure gets one only when it is outside the style profile's
+// band (the drift thresholds around the profile's value) on the same side
+// at this check and the one before, the directive names the profile's
+// value as the target, and it is dropped as soon as the measure is back
+// inside the band or has swung to the other side (a swing is not a trend:
+// turning the directive round at once is what made it oscillate).
 func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 	rep := DriftReport{Status: "skipped"}
 	var cur map[string]any
@@ -87,8 +92,11 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 		rep.Status = "stale_timeout"
 		return rep, root.WriteJSON(layout.StyleDrift, cur)
 	}
-	if c%DriftWindow != 0 || !root.IsFile(layout.StyleProfile) {
+	if c%DriftWindow != 0 {
 		return rep, nil
+	}
+	if ok, err := root.Optional(layout.StyleProfile); !ok || err != nil {
+		return rep, err
 	}
 	var profile map[string]any
 	if err := root.ReadJSON(layout.StyleProfile, &profile); err != nil {
@@ -101,14 +109,44 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 	rep.Checked, rep.Window, rep.Metrics = true, window, &m
 	baseSent, _ := jsonio.Float(profile["avg_sentence_length"])
 	baseDia, _ := jsonio.Float(profile["dialogue_ratio"])
-	sentDev, sentOK := deviation(m.AvgSentenceLength, baseSent)
-	diaDev, diaOK := deviation(m.DialogueRatio, baseDia)
+	sentDev, _ := deviation(m.AvgSentenceLength, baseSent)
+	diaDev, _ := deviation(m.DialogueRatio, baseDia)
+
+	// Where each measure stands against its band now, and at the check
+	// before this one (a re-run for the same chapter reads the same one).
+	nowSide := map[string]string{
+		"avg_sentence_length": side(m.AvgSentenceLength, baseSent, SentenceDriftAbove),
+		"dialogue_ratio":      side(m.DialogueRatio, baseDia, DialogueDriftAbove),
+	}
+	checks := priorChecks(cur, c)
+	before := map[string]string{}
+	if n := len(checks); n > 0 {
+		if last, _ := checks[n-1].(map[string]any); last != nil {
+			if ch, _ := jsonio.Int(last["chapter"]); ch == c-DriftWindow {
+				if o, _ := last["outside"].(map[string]any); o != nil {
+					for k, v := range o {
+						before[k], _ = v.(string)
+					}
+				}
+			}
+		}
+	}
+	outside := map[string]any{}
+	for k, v := range nowSide {
+		if v != "" {
+			outside[k] = v
+		}
+	}
+	checks = append(checks, map[string]any{"chapter": c, "outside": outside})
+	if len(checks) > 2 {
+		checks = checks[len(checks)-2:]
+	}
 
 	var drifts []any
-	if sentOK && sentDev > SentenceDriftAbove {
+	if s := nowSide["avg_sentence_length"]; s != "" && s == before["avg_sentence_length"] {
 		drifts = append(drifts, sentenceDirective(m.AvgSentenceLength, baseSent))
 	}
-	if diaOK && diaDev > DialogueDriftAbove {
+	if s := nowSide["dialogue_ratio"]; s != "" && s == before["dialogue_ratio"] {
 		drifts = append(drifts, dialogueDirective(m.DialogueRatio, baseDia))
 	}
 	metrics := map[string]any{"avg_sentence_length": m.AvgSentenceLength, "dialogue_ratio": m.DialogueRatio,
@@ -117,7 +155,7 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 	switch {
 	case len(drifts) > 0:
 		next := map[string]any{"active": true, "detected_chapter": c, "window": []int{window[0], window[len(window)-1]},
-			"last_checked_chapter": c, "metrics": metrics, "baseline": baseline, "drifts": drifts,
+			"last_checked_chapter": c, "metrics": metrics, "baseline": baseline, "drifts": drifts, "checks": checks,
 			"created_at": now, "cleared_at": nil, "cleared_reason": nil}
 		rep.Status = "detected"
 		if active && detected > 0 && detected != c {
@@ -128,34 +166,81 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 			rep.Status = "still_active"
 		}
 		return rep, root.WriteJSON(layout.StyleDrift, next)
-	case active && (!sentOK || sentDev < RecoveredBelow) && (!diaOK || diaDev < RecoveredBelow):
+	case active:
 		cur["active"] = false
 		cur["cleared_reason"] = "metrics_recovered"
 		cur["cleared_at"] = now
 		cur["cleared_chapter"] = c
 		cur["metrics"] = metrics
+		cur["checks"] = checks
 		rep.Status = "recovered"
 		return rep, root.WriteJSON(layout.StyleDrift, cur)
-	case active:
-		rep.Status = "unchanged"
-	default:
+	case len(outside) > 0:
+		// Outside once: remembered for the next check, no directive yet.
+		next := cur
+		if next == nil {
+			next = map[string]any{"active": false, "drifts": []any{}}
+		}
+		next["last_checked_chapter"] = c
+		next["metrics"] = metrics
+		next["baseline"] = baseline
+		next["checks"] = checks
+		rep.Status = "pending"
+		return rep, root.WriteJSON(layout.StyleDrift, next)
+	case cur != nil && cur["checks"] != nil:
+		cur["last_checked_chapter"] = c
+		cur["metrics"] = metrics
+		cur["checks"] = checks
 		rep.Status = "none"
+		return rep, root.WriteJSON(layout.StyleDrift, cur)
 	}
+	rep.Status = "none"
 	return rep, nil
 }
 
-func sentenceDirective(cur, base float64) map[string]any {
-	d := fmt.Sprintf("句子偏长（近 5 章平均 %.1f 字/句，基线 %.1f）：多用短句，拆开长句，用动作和对话推进节奏。", cur, base)
-	if cur < base {
-		d = fmt.Sprintf("句子偏短（近 5 章平均 %.1f 字/句，基线 %.1f）：适当合并碎句，补足细节与过渡，避免电报式叙述。", cur, base)
+// side is "high" or "low" when cur is outside base ± limit (relative),
+// "" inside the band or when the profile has no value for it.
+func side(cur, base, limit float64) string {
+	dev, ok := deviation(cur, base)
+	if !ok || dev <= limit {
+		return ""
 	}
-	return map[string]any{"metric": "avg_sentence_length", "baseline": base, "current": cur, "directive": d}
+	if cur > base {
+		return "high"
+	}
+	return "low"
+}
+
+// priorChecks are the recorded checks before chapter c (a re-run for the
+// same chapter drops its own earlier record).
+func priorChecks(cur map[string]any, c int) []any {
+	list, _ := cur["checks"].([]any)
+	var out []any
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		if ch, ok := jsonio.Int(m["chapter"]); ok && ch < c {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// The directives name the profile's value and its band and ask only to
+// come back to it, by means that add nothing the profile does not ask for.
+func sentenceDirective(cur, base float64) map[string]any {
+	lo, hi := base*(1-SentenceDriftAbove), base*(1+SentenceDriftAbove)
+	d := fmt.Sprintf("平均句长 %.1f 字，长于文风档案的 %.1f 字（允许 %.1f–%.1f）：把句长拉回 %.0f 字左右——拆开长句，一句只做一件事。", cur, base, lo, hi, base)
+	if cur < base {
+		d = fmt.Sprintf("平均句长 %.1f 字，短于文风档案的 %.1f 字（允许 %.1f–%.1f）：把句长拉回 %.0f 字左右——把连续的碎句并成完整的动作。", cur, base, lo, hi, base)
+	}
+	return map[string]any{"metric": "avg_sentence_length", "baseline": base, "current": cur, "target": base, "directive": d}
 }
 
 func dialogueDirective(cur, base float64) map[string]any {
-	d := fmt.Sprintf("对话占比偏高（近 5 章 %.0f%%，基线 %.0f%%）：增加叙述、环境与心理描写，减少连续对白。", cur*100, base*100)
+	lo, hi := base*(1-DialogueDriftAbove), base*(1+DialogueDriftAbove)
+	d := fmt.Sprintf("对话占比 %.0f%%，高于文风档案的 %.0f%%（允许 %.0f%%–%.0f%%）：把对话拉回 %.0f%% 左右——删去来回确认、只重复信息的对白，交代改由动作带出。", cur*100, base*100, lo*100, hi*100, base*100)
 	if cur < base {
-		d = fmt.Sprintf("对话占比偏低（近 5 章 %.0f%%，基线 %.0f%%）：让人物用对话推动情节，减少大段叙述。", cur*100, base*100)
+		d = fmt.Sprintf("对话占比 %.0f%%，低于文风档案的 %.0f%%（允许 %.0f%%–%.0f%%）：把对话拉回 %.0f%% 左右——让人物当面交锋，把概述的交代改成对话场面。", cur*100, base*100, lo*100, hi*100, base*100)
 	}
-	return map[string]any{"metric": "dialogue_ratio", "baseline": base, "current": cur, "directive": d}
+	return map[string]any{"metric": "dialogue_ratio", "baseline": base, "current": cur, "target": base, "directive": d}
 }

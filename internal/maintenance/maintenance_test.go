@@ -108,37 +108,48 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 	files := chapterFiles(1, 5, long)
 	files["style-profile.json"] = `{"avg_sentence_length":20,"dialogue_ratio":0.3}`
 	r := testkit.Project(t, files)
+	// outside the band once: remembered, no directive yet (SPEC §24)
 	rep, err := CheckDrift(r, 5, "t5")
+	if err != nil || rep.Status != "pending" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if d := readJSON(t, r, "style-drift.json"); d["active"] != false {
+		t.Fatalf("%v", d)
+	}
+	for c := 6; c <= 10; c++ {
+		os.WriteFile(filepath.Join(r.Dir, fmt.Sprintf("chapters/chapter-%03d.md", c)), []byte(long), 0o644)
+	}
+	rep, err = CheckDrift(r, 10, "t10")
 	if err != nil || rep.Status != "detected" {
 		t.Fatalf("%+v %v", rep, err)
 	}
 	d := readJSON(t, r, "style-drift.json")
 	drifts := d["drifts"].([]any)
-	if d["active"] != true || len(drifts) != 2 || !strings.HasPrefix(drifts[0].(map[string]any)["directive"].(string), "句子偏长") {
+	if d["active"] != true || len(drifts) != 2 || !strings.HasPrefix(drifts[0].(map[string]any)["directive"].(string), "平均句长") {
 		t.Fatalf("%v", d)
 	}
 	// a re-run for the same chapter (resumed commit) changes nothing
 	before, _ := os.ReadFile(filepath.Join(r.Dir, "style-drift.json"))
-	if rep, _ := CheckDrift(r, 5, "t5"); rep.Status != "detected" {
+	if rep, _ := CheckDrift(r, 10, "t10"); rep.Status != "detected" {
 		t.Fatalf("re-run status %s", rep.Status)
 	}
 	after, _ := os.ReadFile(filepath.Join(r.Dir, "style-drift.json"))
 	if string(before) != string(after) {
 		t.Fatal("re-run changed style-drift.json")
 	}
-	// chapters 6..10 written in the profile's style recover it
+	// chapters 11..15 written in the profile's style recover it
 	normal := "林枫点头，转身推门。「师兄，我们该走了，天快黑了。」他说完便往外走去，背影很快消失。\n"
-	for c := 6; c <= 10; c++ {
-		os.WriteFile(filepath.Join(r.Dir, fmt.Sprintf("chapters/chapter-%03d.md", c)), []byte(normal), 0o644)
-	}
-	m, _, _, _ := WindowMetrics(r, 6, 10)
+	m, _, _, _ := func() (Metrics, []int, bool, error) {
+		tmp := testkit.Project(t, chapterFiles(1, 1, normal))
+		return WindowMetrics(tmp, 1, 1)
+	}()
 	r2 := testkit.Project(t, map[string]string{"style-profile.json": fmt.Sprintf(`{"avg_sentence_length":%v,"dialogue_ratio":%v}`, m.AvgSentenceLength, m.DialogueRatio)})
-	for c := 6; c <= 10; c++ {
+	for c := 11; c <= 15; c++ {
 		os.MkdirAll(filepath.Join(r2.Dir, "chapters"), 0o755)
 		os.WriteFile(filepath.Join(r2.Dir, fmt.Sprintf("chapters/chapter-%03d.md", c)), []byte(normal), 0o644)
 	}
 	os.WriteFile(filepath.Join(r2.Dir, "style-drift.json"), after, 0o644)
-	if rep, err := CheckDrift(r2, 10, "t10"); err != nil || rep.Status != "recovered" {
+	if rep, err := CheckDrift(r2, 15, "t15"); err != nil || rep.Status != "recovered" {
 		t.Fatalf("%+v %v", rep, err)
 	}
 	d = readJSON(t, r2, "style-drift.json")

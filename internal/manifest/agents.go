@@ -47,8 +47,9 @@ func (b *builder) entityMap() error {
 }
 
 // foreshadowing sets foreshadowing_tasks, trimmed for a packet (no
-// history, at most foreshadow.MaxOverdueTasks overdue items), and for the
-// writer foreshadow_reminders.
+// history, at most foreshadow.MaxOverdueTasks overdue items) plus the
+// items the chapter's plan names with their action, and for the writer
+// foreshadow_reminders.
 func (b *builder) foreshadowing(reminders bool) error {
 	global, err := foreshadow.LoadGlobalLight(b.root) // only selected items are parsed in full
 	if err != nil {
@@ -64,11 +65,34 @@ func (b *builder) foreshadowing(reminders bool) error {
 			"%d more overdue foreshadowing items are left out (only the %d longest overdue are kept); see novel-foreshadow query for all",
 			dropped, foreshadow.MaxOverdueTasks)
 	}
+	named, err := b.plannedForeshadowing()
+	if err != nil {
+		return err
+	}
+	items = foreshadow.WithPlan(items, named, global, plan)
 	b.in.Set("foreshadowing_tasks", items)
 	if reminders {
 		b.foreshadowReminders(global)
 	}
 	return nil
+}
+
+// plannedForeshadowing is every F-id the chapter's outline block
+// (Foreshadowing line) or contract names, with the action named there
+// (SPEC §24); the block's line wins over the contract for the same id.
+func (b *builder) plannedForeshadowing() ([]foreshadow.Named, error) {
+	if b.blk == nil {
+		return nil, nil // amend and backfill read a committed chapter, not its plan
+	}
+	text := b.blk.Keys["Foreshadowing"]
+	if b.contract != nil {
+		ct, err := b.root.ReadText(b.contract.Rel)
+		if err != nil {
+			return nil, err
+		}
+		text += "\n" + ct
+	}
+	return foreshadow.NamedInPlan(text), nil
 }
 
 // styleInline adds the blacklist (the full effective word list for the
@@ -108,13 +132,15 @@ func (b *builder) styleInline(profile bool) error {
 
 // platformInline gives the writer and the refiner the word-count profile
 // the lint holds their text to (SPEC §20), once the project chose a
-// platform; without one, short chapters are only warned about.
+// platform or the author named a length (settings words_per_chapter or
+// the brief's 每章字数, SPEC §24); without either, short chapters are only
+// warned about and the prompt's default applies.
 func (b *builder) platformInline() error {
 	p, err := platform.Load(b.root, b.set.Platform, b.set.WordsPerChapter)
 	if err != nil {
 		return err
 	}
-	if p.Chosen {
+	if p.Chosen || p.AuthorWords > 0 {
 		b.in.Set("platform_profile", p)
 	}
 	return nil
@@ -146,17 +172,23 @@ func (b *builder) writer() error {
 	if err := b.styleInline(false); err != nil {
 		return err
 	}
+	b.in.Set("quote_style", b.set.QuoteStyle)
 	if err := b.platformInline(); err != nil {
 		return err
 	}
-	if err := b.previousTail(); err != nil {
+	if err := b.previousChapter(); err != nil {
 		return err
 	}
 	if err := b.stateSlice("", false); err != nil {
 		return err
 	}
+	if err := b.styleSamples(); err != nil {
+		return err
+	}
+	// The writer's outline ends at its own chapter: a writer shown the
+	// next chapters spends them (SPEC §19, §24).
+	b.outlineWindows(WriterOutlineBack, false)
 	b.pathIf("project_brief", layout.Brief)
-	b.ps.Set("volume_outline", b.ol.File)
 	if b.contract != nil {
 		b.ps.Set("chapter_contract", b.contract.Rel)
 	}
@@ -164,7 +196,11 @@ func (b *builder) writer() error {
 	b.pathIf("style_profile", layout.StyleProfile)
 	b.storylinePaths()
 	b.pathsIf("recent_summaries", b.recentSummaries())
-	if err := b.characterPaths(false); err != nil {
+	slugs, err := b.characterPaths(false)
+	if err != nil {
+		return err
+	}
+	if err := b.profiles(slugs); err != nil {
 		return err
 	}
 	if revising {
@@ -190,7 +226,7 @@ func (b *builder) revisionContext() error {
 	fixes := []any{}
 	high := []any{}
 	var failed any = []any{}
-	if b.root.IsFile(gateRel) {
+	if b.has(gateRel) {
 		data, err := b.root.ReadFile(gateRel)
 		if err != nil {
 			return err
@@ -238,7 +274,7 @@ func (b *builder) summarizer() error {
 	}
 	draft := layout.StagingChapter(b.c)
 	text := ""
-	if b.root.IsFile(draft) {
+	if b.has(draft) {
 		var err error
 		text, err = products.ChapterText(b.root, draft)
 		if err != nil {
@@ -276,13 +312,17 @@ func (b *builder) refiner() error {
 	b.agent(mode)
 	chapter := layout.StagingChapter(b.c)
 	b.ps.Set("chapter_draft", chapter)
-	if !b.root.IsFile(chapter) {
+	if !b.has(chapter) {
 		b.warn("待润色的正文 %s 尚不存在", "the chapter to refine, %s, does not exist yet", chapter)
 	}
 	if err := b.styleInline(true); err != nil {
 		return err
 	}
+	b.in.Set("quote_style", b.set.QuoteStyle)
 	if err := b.platformInline(); err != nil {
+		return err
+	}
+	if err := b.styleSamples(); err != nil {
 		return err
 	}
 	if mode == stepid.ModePolish {
@@ -335,7 +375,7 @@ func (b *builder) judge() error {
 	if err != nil {
 		return err
 	}
-	if b.root.IsFile(chapter) {
+	if b.has(chapter) {
 		text, err := products.ChapterText(b.root, chapter)
 		if err != nil {
 			return err
@@ -350,7 +390,14 @@ func (b *builder) judge() error {
 		if err != nil {
 			return err
 		}
-		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text}, cfg))
+		if cfg.Terms, err = lint.LoadTerms(b.root); err != nil {
+			return err
+		}
+		prev, err := lint.PreviousChapter(b.root, b.c)
+		if err != nil {
+			return err
+		}
+		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text, Previous: prev}, cfg))
 	} else {
 		b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
 	}
@@ -367,15 +414,19 @@ func (b *builder) judge() error {
 		b.ps.Set("chapter_contract", b.contract.Rel)
 	}
 	b.pathIf("world_rules", layout.WorldRules)
-	if err := b.characterPaths(true); err != nil {
+	if _, err := b.characterPaths(true); err != nil {
 		return err
 	}
 	b.pathIf("storyline_spec", layout.StorylineSpec)
 	b.pathsIf("recent_summaries", b.recentSummaries())
 	b.pathIf("style_profile", layout.StyleProfile)
+	if err := b.styleSamples(); err != nil {
+		return err
+	}
 	if err := b.previousTail(); err != nil {
 		return err
 	}
+	b.outlineWindows(ReviewOutlineBack, true)
 	out := layout.StagingEval(b.c)
 	if secondary {
 		out = layout.StagingEvalSecondary(b.c)
@@ -385,7 +436,7 @@ func (b *builder) judge() error {
 }
 
 // logicReviewer checks the chapter's logic against outline, contract,
-// recent summaries and state.
+// recent summaries, state, world rules and the cast's contracts.
 func (b *builder) logicReviewer() error {
 	b.agent(stepid.ModeReview)
 	if b.set.LogicReviewPolicy != settings.PolicyBlocking {
@@ -394,11 +445,17 @@ func (b *builder) logicReviewer() error {
 	b.in.Set("chapter_outline_block", b.blk.Text)
 	b.in.Set("storyline_id", b.blk.StorylineID)
 	b.ps.Set("chapter_draft", layout.StagingChapter(b.c))
-	b.ps.Set("volume_outline", b.ol.File)
+	b.outlineWindows(ReviewOutlineBack, true)
 	if b.contract != nil {
 		b.ps.Set("chapter_contract", b.contract.Rel)
 	}
 	b.pathsIf("recent_summaries", b.recentSummaries())
+	// Its prompt checks abilities against the contracts and events against
+	// the hard rules (SPEC §24 "every input the prompts promise").
+	b.pathIf("world_rules", layout.WorldRules)
+	if _, err := b.characterPaths(false); err != nil {
+		return err
+	}
 	if err := b.previousTail(); err != nil {
 		return err
 	}

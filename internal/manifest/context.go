@@ -12,6 +12,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/setupstep"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -79,7 +80,7 @@ func DataKind(key string) string {
 var staticRank = map[string]int{
 	"style_profile": 1, "style_samples": 2, "world_rules": 3, "world_doc": 3, "storyline_spec": 4, "brief": 5, "research": 6,
 	"character_contract": 7, "character_profile": 8, "memory": 9, "state": 10, "summary": 11,
-	"previous_chapter": 12, "contract": 13, "outline": 14,
+	"previous_chapter": 12, "contract": 13, "outline": 14, typeUpcoming: 15,
 }
 
 const stepRank = 100
@@ -92,8 +93,10 @@ const (
 	keyOutlineBlock = "chapter_outline_block"
 )
 
-// OutlineWindow is how many chapters either side of C the windowed volume
-// outline keeps (SPEC §19).
+// OutlineWindow is how many chapters either side of C a volume_outline
+// path is windowed to when a packet names the file (packets of earlier
+// versions); current chapter packets carry their own window inline
+// (outline_window, upcoming_outline, SPEC §19).
 const OutlineWindow = 5
 
 // Assemble is the one context order every executor sends (SPEC §19): the
@@ -155,9 +158,30 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 		add("state", layout.CurrentState, indentJSON(v))
 	}
 	covered[keyStateSlice] = true
-	if v, ok := in.Get(keyTail); ok && chapter > 1 {
-		add("previous_chapter", layout.Chapter(chapter-1), inlineString(v))
-		covered[keyTail] = true
+	for _, k := range []string{keyTail, keyPrevious} {
+		if v, ok := in.Get(k); ok && chapter > 1 {
+			add("previous_chapter", layout.Chapter(chapter-1), inlineString(v))
+			covered[k] = true
+		}
+	}
+	if v, ok := in.Get(keySamples); ok {
+		add(typeStyleSample, setupstep.StyleSamples, inlineString(v)+"\n")
+		covered[keySamples] = true
+	}
+	if v, ok := in.Get(keyProfiles); ok {
+		for _, p := range profileList(v) {
+			add(typeProfile, p.Source, p.Text+"\n")
+		}
+		covered[keyProfiles] = true
+	}
+	if v, ok := in.Get(keyOutlineWin); ok && !covered[keyOutlineBlock] && volume > 0 {
+		add("outline", layout.Outline(volume), inlineString(v))
+		covered[keyOutlineWin] = true
+		covered[keyOutlineBlock] = true
+	}
+	if v, ok := in.Get(keyUpcoming); ok && volume > 0 {
+		add(typeUpcoming, layout.Outline(volume), inlineString(v))
+		covered[keyUpcoming] = true
 	}
 	if v, ok := in.Get(keyOutlineBlock); ok && !covered[keyOutlineBlock] && volume > 0 {
 		add("outline", layout.Outline(volume), inlineString(v)+"\n")

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -25,8 +26,9 @@ func (b *builder) embed(blocks []Block, header *OMap) {
 }
 
 // measure assembles the rendered form of an agent packet, records its
-// estimate and budget, flags it over budget (never cutting it), and embeds
-// it when asked.
+// estimate and budget, drops the voice inputs when over budget (profiles,
+// then samples) and flags what is still over (never cutting anything
+// else), and embeds it when asked.
 func (b *builder) measure() error {
 	if b.p.Agent.Kind != KindAgent && !b.opt.Embed {
 		return nil // a deterministic step sends nothing to a model
@@ -46,14 +48,39 @@ func (b *builder) measure() error {
 		}
 		return nil
 	}
-	wrapped := make([]string, len(blocks))
-	for i, bl := range blocks {
-		wrapped[i] = bl.Wrap()
-	}
 	h := Header{Step: b.p.Step, Agent: b.p.Agent.Name, Mode: b.p.Agent.Mode, Chapter: chapter, Round: b.p.RevisionRound}
-	est := EstimateText(Render(wrapped, h, header))
 	role := BudgetRole(b.p.Agent.Name, b.p.Agent.Mode)
-	b.p.Estimate, b.p.Budget = &est, b.set.Budget(role)
+	b.p.Budget = b.set.Budget(role)
+	est := estimate(blocks, h, header)
+	// Over budget, the voice inputs go first (profiles, then samples, SPEC
+	// §24); they come from inline values, so only their blocks are dropped.
+	profiles, samples := 0, false
+	for b.p.Budget > 0 && est.Tokens > b.p.Budget {
+		var typ string
+		switch shed(b.in) {
+		case keyProfiles:
+			typ, profiles = typeProfile, profiles+1
+		case keySamples:
+			typ, samples = typeStyleSample, true
+		}
+		if typ == "" {
+			break
+		}
+		blocks = dropLast(blocks, typ)
+		est = estimate(blocks, h, header)
+	}
+	if profiles > 0 || samples {
+		zh, en := fmt.Sprintf("去掉了 %d 份人物档案", profiles), fmt.Sprintf("dropped %d character profiles", profiles)
+		switch {
+		case samples && profiles > 0:
+			zh, en = zh+"和文风样本", en+" and the style samples"
+		case samples:
+			zh, en = "去掉了文风样本", "dropped the style samples"
+		}
+		b.p.Warnings = append(b.p.Warnings, fmt.Sprintf("指令包超出 %s 预算，%s（settings.json context.budget_tokens.%s） / the packet was over the %s budget: %s (settings.json context.budget_tokens.%s)",
+			role, zh, role, role, en, role))
+	}
+	b.p.Estimate = &est
 	if b.p.Budget > 0 && est.Tokens > b.p.Budget {
 		b.p.OverBudget = true
 		b.warn("指令包约 %d token，超出 %s 预算 %d（settings.json context.budget_tokens.%s）；内容未截断",
@@ -64,6 +91,24 @@ func (b *builder) measure() error {
 		b.embed(blocks, header)
 	}
 	return nil
+}
+
+func estimate(blocks []Block, h Header, header *OMap) Estimate {
+	wrapped := make([]string, len(blocks))
+	for i, bl := range blocks {
+		wrapped[i] = bl.Wrap()
+	}
+	return EstimateText(Render(wrapped, h, header))
+}
+
+// dropLast removes the last block of type typ.
+func dropLast(blocks []Block, typ string) []Block {
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if blocks[i].Type == typ {
+			return append(blocks[:i:i], blocks[i+1:]...)
+		}
+	}
+	return blocks
 }
 
 var closeTag = strings.NewReplacer("</DATA", "<\\/DATA")

@@ -28,6 +28,16 @@ func (m *OMap) Set(k string, v any) {
 	m.kvs = append(m.kvs, kv{k, v})
 }
 
+// Delete removes a key (a missing key is no change).
+func (m *OMap) Delete(k string) {
+	for i := range m.kvs {
+		if m.kvs[i].k == k {
+			m.kvs = append(m.kvs[:i], m.kvs[i+1:]...)
+			return
+		}
+	}
+}
+
 // Get returns a key's value.
 func (m *OMap) Get(k string) (any, bool) {
 	for _, p := range m.kvs {

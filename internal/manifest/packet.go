@@ -7,11 +7,13 @@ package manifest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/outline"
@@ -118,6 +120,9 @@ type builder struct {
 	charsDone bool
 	bl        *lint.Blacklist
 	blDone    bool
+	// err is the first refusal of an optional input (has): a file that
+	// resolves outside the project.
+	err error
 }
 
 func (b *builder) warn(zh, en string, args ...any) {
@@ -131,6 +136,12 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 		return nil, err
 	}
 	opt.Role = role
+	// No packet from a project whose committed chapters are incomplete
+	// (SPEC §22.1): chapter C's draft never goes without C−1's text and
+	// summary.
+	if err := integrity.Require(root, cp.LastCompleted); err != nil {
+		return nil, err
+	}
 	b := &builder{root: root, cp: cp, set: set, st: st, opt: opt, in: &OMap{}, ps: &OMap{}}
 	b.p = &Packet{Version: Version, Step: st.String(), Manifest: Manifest{Inline: b.in, Paths: b.ps},
 		ExpectedOutputs: []Output{}, Warnings: []string{}, Next: []string{}}
@@ -145,6 +156,9 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 		err = b.volumePlan()
 	default:
 		err = b.chapter()
+	}
+	if err == nil {
+		err = b.err
 	}
 	if err != nil {
 		return nil, err
@@ -247,9 +261,21 @@ func (b *builder) output(path string, required bool, via string) {
 	b.p.ExpectedOutputs = append(b.p.ExpectedOutputs, Output{Path: path, Required: required, Via: via})
 }
 
+// has reports whether the optional file rel is there, through the one
+// checked look-up (project.Root.Optional): a file that resolves outside
+// the project is remembered as the packet's E_PATH (Build returns it)
+// instead of being left out.
+func (b *builder) has(rel string) bool {
+	ok, err := b.root.Optional(rel)
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	return ok
+}
+
 // pathIf adds an optional path key when the file exists.
 func (b *builder) pathIf(key, rel string) bool {
-	if b.root.IsFile(rel) {
+	if b.has(rel) {
 		b.ps.Set(key, rel)
 		return true
 	}
@@ -259,7 +285,7 @@ func (b *builder) pathIf(key, rel string) bool {
 func (b *builder) pathsIf(key string, rels []string) {
 	var have []string
 	for _, r := range rels {
-		if b.root.IsFile(r) {
+		if b.has(r) {
 			have = append(have, r)
 		}
 	}
@@ -323,7 +349,7 @@ func (b *builder) selectCharacters() ([]string, error) {
 	if len(names) == 0 && len(chars) > 0 {
 		for c := b.c - 1; c >= max(1, b.c-RecentSummaryWindow); c-- {
 			rel := layout.Summary(c)
-			if !b.root.IsFile(rel) {
+			if !b.has(rel) {
 				continue
 			}
 			text, err := b.root.ReadText(rel)
@@ -335,13 +361,24 @@ func (b *builder) selectCharacters() ([]string, error) {
 	}
 	slugs, warns := SelectCharacters(chars, names, sums)
 	b.p.Warnings = append(b.p.Warnings, warns...)
+	// The POV character is always in the cast (SPEC §24): a line returning
+	// after a long rest would otherwise lose its own narrator's contract.
+	pov, err := b.povSlug()
+	if err != nil {
+		return nil, err
+	}
+	if pov != "" && !slices.Contains(slugs, pov) {
+		slugs = append([]string{pov}, slugs...)
+	}
 	return slugs, nil
 }
 
-func (b *builder) characterPaths(profiles bool) error {
+// characterPaths sets the cast's contracts (and for the judge its
+// profiles) and returns the cast in order.
+func (b *builder) characterPaths(profiles bool) ([]string, error) {
 	slugs, err := b.selectCharacters()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var contracts, profs []string
 	for _, s := range slugs {
@@ -354,15 +391,21 @@ func (b *builder) characterPaths(profiles bool) error {
 	if profiles {
 		b.pathsIf("character_profiles", profs)
 	}
-	return nil
+	return slugs, nil
 }
 
 // storylinePaths adds the current line's memory and the adjacent lines'
 // memories: the transition hint's next line plus the other lines of any
-// convergence event covering C, minus dormant lines and the current one.
+// convergence event covering C, minus dormant lines and the current one
+// (none when the current line has no memory yet).
 func (b *builder) storylinePaths() {
 	sid := b.blk.StorylineID
-	b.pathIf("storyline_memory", layout.Memory(sid))
+	if !b.pathIf("storyline_memory", layout.Memory(sid)) {
+		// A line's first chapter has no memory of its own; another line's
+		// memory would be read in its place (SPEC §24), so none is given.
+		b.warn("故事线 %s 还没有记忆（本线第一章）：不附其他故事线的记忆", "storyline %s has no memory yet (its first chapter): no other line's memory is attached", sid)
+		return
+	}
 	seen := map[string]bool{sid: true}
 	var ids []string
 	add := func(id string) {

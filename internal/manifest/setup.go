@@ -23,7 +23,7 @@ func (b *builder) setup() error {
 	stage := b.st.Stage
 	b.p.Agent = Agent{Name: b.st.Agent(), Kind: KindAgent, Mode: stepid.ModeSetup}
 	b.p.Next = []string{"novel-step validate " + b.st.String(), "novel-commit setup --step " + stage}
-	if !b.root.IsFile(layout.Brief) {
+	if !b.has(layout.Brief) {
 		return errs.Newf(errs.MissingFile, "缺少 %s：设定步骤从项目简介出发", "%s is missing: the setup steps start from the project brief", layout.Brief).
 			With("file", layout.Brief).Hint("用 novel init 创建项目，或写一份 brief.md", "create the project with novel init, or write a brief.md")
 	}

@@ -64,7 +64,7 @@ func (b *builder) volumeContracts() error {
 	var batch []int
 	for _, c := range o.Chapters {
 		staged := "staging/" + layout.Contract(v, c)
-		if b.root.IsFile(staged) || b.root.IsFile(staged[:len(staged)-len(".json")]+".md") {
+		if b.has(staged) || b.has(staged[:len(staged)-len(".json")]+".md") {
 			if len(batch) > 0 {
 				break
 			}
@@ -160,7 +160,7 @@ func (b *builder) volumeReview() error {
 // at chapter 1, with a warning; next never proposes a review it refuses.
 func (b *builder) reviewRange(v int) (int, int, error) {
 	last := b.cp.LastCompleted
-	if b.root.IsFile(layout.Outline(v)) {
+	if b.has(layout.Outline(v)) {
 		o, err := outline.LoadFor(b.root, v, b.cp)
 		if err != nil {
 			return 0, 0, err
@@ -174,7 +174,7 @@ func (b *builder) reviewRange(v int) (int, int, error) {
 		return max(first, 1), last, nil
 	}
 	first := 1
-	if v > 1 && b.root.IsFile(layout.Outline(v-1)) {
+	if v > 1 && b.has(layout.Outline(v-1)) {
 		if o, err := outline.Load(b.root, v-1); err == nil && len(o.Chapters) > 0 {
 			first = min(o.Chapters[len(o.Chapters)-1]+1, last)
 		}

@@ -446,6 +446,23 @@ func (o *Outline) Window(from, to int) string {
 	if h := strings.TrimSpace(strings.Join(o.lines[:first], "\n")); h != "" {
 		parts = append(parts, h)
 	}
+	parts = append(parts, o.blocks(from, to)...)
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
+// Blocks is the blocks of chapters from..to in file order without the
+// volume header ("" when the range holds none): what the judge checks a
+// chapter against for premature reveals (SPEC §24).
+func (o *Outline) Blocks(from, to int) string {
+	parts := o.blocks(from, to)
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
+func (o *Outline) blocks(from, to int) []string {
+	var parts []string
 	for _, h := range o.headings {
 		if h.chapter < from || h.chapter > to {
 			continue
@@ -456,5 +473,5 @@ func (o *Outline) Window(from, to int) string {
 		}
 		parts = append(parts, strings.TrimSpace(strings.Join(o.lines[h.line:end], "\n")))
 	}
-	return strings.Join(parts, "\n\n") + "\n"
+	return parts
 }

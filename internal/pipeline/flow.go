@@ -408,9 +408,11 @@ func (e *Env) lintWarnings(c int) []lint.Check {
 }
 
 // LintWarnings are the warning-severity lints of chapter c's staging text
-// as it is about to be committed: the lint lines of Feedback.
+// as it is about to be committed (with the previous chapter and the
+// registered terms, which only the warnings need): the lint lines of
+// Feedback.
 func LintWarnings(root *project.Root, s settings.Settings, c int) []lint.Check {
-	rep, err := products.LintChapter(root, s, c, stepid.Refine)
+	rep, err := products.LintChapterWarnings(root, s, c)
 	if err != nil || rep == nil {
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
+	"strconv"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -32,6 +34,9 @@ type Profile struct {
 	WordsMin    int    `json:"words_min"`
 	WordsTarget [2]int `json:"words_target"`
 	WordsMax    int    `json:"words_max"`
+	// AuthorWords is the author's own length (settings words_per_chapter,
+	// else the brief's 每章字数) the target is centred on; 0 when none.
+	AuthorWords int `json:"words_per_chapter,omitempty"`
 }
 
 // builtin is the one table of platform limits (SPEC §20).
@@ -85,7 +90,15 @@ func Load(root *project.Root, name string, wordsPerChapter int) (Profile, error)
 		return p, errs.Newf(errs.Config, "未知平台 %q", "unknown platform %q", name).With("key", "platform").With("value", name)
 	}
 	p.Chosen = chosen
+	if wordsPerChapter <= 0 && root != nil {
+		n, err := BriefWords(root)
+		if err != nil {
+			return p, err
+		}
+		wordsPerChapter = n
+	}
 	if wordsPerChapter > 0 {
+		p.AuthorWords = wordsPerChapter
 		w := float64(wordsPerChapter)
 		p.WordsTarget = [2]int{int(math.Round(w * (1 - TargetSpread))), int(math.Round(w * (1 + TargetSpread)))}
 	}
@@ -123,6 +136,40 @@ func Load(root *project.Root, name string, wordsPerChapter int) (Profile, error)
 		return p, cfgErr("words_min", "不能大于 words_max", "must not exceed words_max", p.WordsMin)
 	}
 	return p, nil
+}
+
+// Bounds of a chapter length the brief may set (settings.json has the
+// same ones for words_per_chapter).
+const (
+	minBriefWords = 500
+	maxBriefWords = 20000
+)
+
+var briefWordsRE = regexp.MustCompile(`每章字数[^0-9\n]{0,12}([0-9]{3,5})`)
+
+// BriefWords is the 每章字数 the brief states (the line novel init writes,
+// "- **每章字数**：2500"): the first number after it on its line, 0 when the
+// brief has no such line or its number is outside 500..20000 (a brief is
+// prose; a number it does not state plainly is not the author's target).
+func BriefWords(root *project.Root) (int, error) {
+	if !root.IsFile(layout.Brief) {
+		return 0, nil
+	}
+	// Raw bytes: a brief in another encoding is refused where it is sent
+	// to a model, not here, where only one ASCII number is looked for.
+	data, err := root.ReadFile(layout.Brief)
+	if err != nil {
+		return 0, err
+	}
+	m := briefWordsRE.FindSubmatch(data)
+	if m == nil {
+		return 0, nil
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	if n < minBriefWords || n > maxBriefWords {
+		return 0, nil
+	}
+	return n, nil
 }
 
 func positive(v json.RawMessage) (int, bool) {

@@ -42,3 +42,22 @@ func TestLoadOrder(t *testing.T) {
 		t.Fatalf("%+v %v", p, err)
 	}
 }
+
+// The length target is the author's (SPEC §24): settings words_per_chapter,
+// else the brief's 每章字数, else the platform's own range.
+func TestLoadBriefWordsPerChapter(t *testing.T) {
+	r := testkit.Project(t, map[string]string{"brief.md": "# 简介\n\n- **平台**：起点\n- **每章字数**：2500 字左右\n"})
+	p, err := Load(r, Qidian, 0)
+	if err != nil || p.WordsTarget != [2]int{2125, 2875} || p.AuthorWords != 2500 {
+		t.Fatalf("brief: %+v %v", p, err)
+	}
+	if p, _ = Load(r, Qidian, 3000); p.WordsTarget != [2]int{2550, 3450} || p.AuthorWords != 3000 {
+		t.Fatalf("settings win over the brief: %+v", p)
+	}
+	for _, brief := range []string{"# 简介\n\n单章 2500 字左右\n", "- **每章字数**：（未定）\n", "- **每章字数**：50\n"} {
+		r = testkit.Project(t, map[string]string{"brief.md": brief})
+		if p, _ = Load(r, Qidian, 0); p.WordsTarget != [2]int{3000, 4000} || p.AuthorWords != 0 {
+			t.Fatalf("%q: %+v", brief, p)
+		}
+	}
+}

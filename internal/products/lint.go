@@ -20,8 +20,9 @@ func lintStage(stage string) string {
 }
 
 // LintChapter lints the staging chapter as the product of stage (draft,
-// refine or polish). The blacklist is not read: only error checks decide
-// validation, and none of them uses it.
+// refine or polish). Neither the blacklist, the registered terms nor the
+// previous chapter is read: only error checks decide validation, and none
+// of them uses these (a bad file there must not make a draft "missing").
 func LintChapter(root *project.Root, s settings.Settings, c int, stage string) (*lint.Report, error) {
 	rel := layout.StagingChapter(c)
 	text, err := nonEmptyText(root, rel)
@@ -39,6 +40,29 @@ func LintText(root *project.Root, s settings.Settings, c int, stage, text string
 		return nil, err
 	}
 	return lint.Run(lint.Input{Chapter: c, File: layout.StagingChapter(c), Stage: lintStage(stage), Text: text}, cfg), nil
+}
+
+// LintChapterWarnings lints the staging chapter for the warnings shown
+// after a commit: with the registered terms and the previous chapter,
+// which the repetition check needs (the blacklist stays out, as before).
+func LintChapterWarnings(root *project.Root, s settings.Settings, c int) (*lint.Report, error) {
+	rel := layout.StagingChapter(c)
+	text, err := nonEmptyText(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := lint.NewConfig(root, s, nil)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Terms, err = lint.LoadTerms(root); err != nil {
+		return nil, err
+	}
+	prev, err := lint.PreviousChapter(root, c)
+	if err != nil {
+		return nil, err
+	}
+	return lint.Run(lint.Input{Chapter: c, File: rel, Stage: lint.StageRefine, Text: text, Previous: prev}, cfg), nil
 }
 
 // CheckChapterLinted validates staging/chapters/chapter-NNN.md (present,

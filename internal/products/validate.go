@@ -115,8 +115,8 @@ func checkJudge(root *project.Root, cp *checkpoint.Checkpoint, c int, role strin
 				id := stepid.Chapter(c, stepid.Judge).String()
 				packet := "novel instructions " + id + " --role secondary --write-manifest"
 				e.With("key_chapter", true).With("next_command", packet).
-					Hint("运行 "+packet+" 取得第二评审的指令包，把评审 JSON 写到 "+layout.StagingEvalSecondary(c)+"，再运行 novel validate "+id,
-						"run "+packet+" for the second judge's packet, write its eval JSON to "+layout.StagingEvalSecondary(c)+", then run novel validate "+id)
+					Hint("运行 "+packet+" 取得第二评审的指令包，评审后用 novel-agent apply 指令包 答案文件 交上评审（它写到 "+layout.StagingEvalSecondary(c)+"），再运行 novel validate "+id,
+						"run "+packet+" for the second judge's packet, hand its eval to novel-agent apply PACKET ANSWER (it writes "+layout.StagingEvalSecondary(c)+"), then run novel validate "+id)
 			}
 			return err
 		}

@@ -256,3 +256,72 @@ func CheckSlug(s, what, file string) error {
 		file, what, s).With("file", file).With("field", what).With("value", s).
 		Hint("改为形如 main-arc 的 slug", "use a slug such as main-arc")
 }
+
+// Managed reports whether abs, an absolute path a user named as an output
+// (-o, --out), is or lies under one of the files and folders the suite
+// manages (layout.Managed) once "..", a symlink at abs and symlinked
+// folders on the way are resolved; rel is that project-relative path.
+// The file need not exist yet.
+func (r *Root) Managed(abs string) (rel string, managed bool) {
+	// Not cleaned first: "x/link/.." is resolved as the system will, with
+	// the link followed before "..".
+	p := abs
+	for range 40 { // a chain of symlinks at the file itself
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		dest, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(dest) {
+			dest = parentOf(p) + string(filepath.Separator) + dest
+		}
+		p = dest
+	}
+	// The folder holding it, its symlinks and ".." resolved (when it exists).
+	dir, base := parentOf(p), p[len(parentOf(p)):]
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	p = filepath.Join(dir, base)
+	for _, top := range []string{r.Real, r.Dir} {
+		rp, err := filepath.Rel(top, p)
+		if err != nil || rp == "." || rp == ".." || strings.HasPrefix(rp, ".."+string(filepath.Separator)) {
+			continue
+		}
+		rp = filepath.ToSlash(rp)
+		first, _, _ := strings.Cut(rp, "/")
+		for _, m := range layout.Managed {
+			if first == m {
+				return rp, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Optional is the one checked look-up of an optional project file (a
+// memory, the brief, a profile, a summary offered to a packet): present
+// when rel is a regular file, false when it is not there, and E_PATH when
+// rel or a folder on its way is a symlink resolving outside the project —
+// such a file is refused, never silently left out (SPEC §22.1).
+func (r *Root) Optional(rel string) (bool, error) {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return false, err
+	}
+	st, err := os.Stat(abs)
+	return err == nil && st.Mode().IsRegular(), nil
+}
+
+// parentOf is the part of path p before its last separator, not cleaned
+// (so a ".." in it is still resolved against the real folders).
+func parentOf(p string) string {
+	i := strings.LastIndexByte(p, filepath.Separator)
+	if i <= 0 {
+		return string(filepath.Separator)
+	}
+	return p[:i]
+}

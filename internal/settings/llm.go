@@ -305,3 +305,23 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// DefaultCommandTimeoutS is the command executor's timeout when
+// NOVEL_AGENT_TIMEOUT is not set: a CLI agent may think for a long time.
+const DefaultCommandTimeoutS = 1800
+
+// CommandTimeoutS is the command executor's timeout in seconds
+// (NOVEL_AGENT_TIMEOUT, default DefaultCommandTimeoutS); an invalid value
+// is E_CONFIG naming the variable.
+func CommandTimeoutS(getenv func(string) string) (int, error) {
+	const name = "NOVEL_AGENT_TIMEOUT"
+	v := getenv(name)
+	if v == "" {
+		return DefaultCommandTimeoutS, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, cfgErr(name, "env "+name, "必须是 ≥ 1 的整数（秒）", "must be an integer ≥ 1 (seconds)", v)
+	}
+	return n, nil
+}

@@ -308,8 +308,13 @@ func validateCharacters(root *project.Root, files []string) error {
 		if _, ok := c["abilities"].([]any); !ok {
 			return schemaErr(f, "abilities", "abilities 必须是数组", "abilities must be an array")
 		}
-		if _, ok := c["relationships"].(map[string]any); !ok {
-			return schemaErr(f, "relationships", "relationships 必须是对象（显示名 → 关系）", "relationships must be an object (display name → relation)")
+		// The suite writes an object; the plugin writes a list of edges
+		// ({target, type, …}), possibly empty. Both are read as they are.
+		switch c["relationships"].(type) {
+		case map[string]any, []any:
+		default:
+			return schemaErr(f, "relationships", "relationships 必须是对象（显示名 → 关系）或数组（插件的关系列表）",
+				"relationships must be an object (display name → relation) or an array (the plugin's list of relations)")
 		}
 	}
 	for _, f := range files {

@@ -12,6 +12,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/gate"
+	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
@@ -138,9 +139,18 @@ func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
 	}
 	// The checkpoint must not lag the committed tree (SPEC §22): a step
 	// proposed from it would redo, and overwrite, committed chapters (an
-	// import is backfilled before anything else).
-	if err := committedAhead(root, cp); err != nil {
+	// import is backfilled before anything else). Nor may it claim
+	// chapters whose files are gone (SPEC §22.1): the next draft would be
+	// written without them. One listing of chapters/ serves both.
+	gap, high, err := integrity.Scan(root, cp.LastCompleted)
+	if err != nil {
 		return nil, err
+	}
+	if err := committedAhead(root, cp, high); err != nil {
+		return nil, err
+	}
+	if gap != nil {
+		return nil, gap.Err()
 	}
 	if n, err := setupNext(root, cp); n != nil || err != nil {
 		return n, err
@@ -369,11 +379,10 @@ func importedNext(root *project.Root, c int) bool {
 }
 
 // committedAhead refuses a checkpoint whose last_completed_chapter is
-// below the highest chapter in chapters/ (a hand-edited checkpoint).
-func committedAhead(root *project.Root, cp *checkpoint.Checkpoint) error {
-	_, high, err := checkpoint.CommittedChapters(root)
-	if err != nil || high <= cp.LastCompleted {
-		return err
+// below high, the highest chapter in chapters/ (a hand-edited checkpoint).
+func committedAhead(root *project.Root, cp *checkpoint.Checkpoint, high int) error {
+	if high <= cp.LastCompleted {
+		return nil
 	}
 	rel, h, last := layout.Chapter(high), strconv.Itoa(high), strconv.Itoa(cp.LastCompleted)
 	if importedNext(root, cp.NextChapter()) {

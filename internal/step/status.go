@@ -43,6 +43,9 @@ type StatusView struct {
 	Counts           Counts                `json:"counts"`
 	// DamagedFiles: a state or foreshadowing file that does not parse.
 	DamagedFiles []DamagedFile `json:"damaged_files,omitempty"`
+	// Integrity is the E_INTEGRITY refusal of a project whose committed
+	// chapters are incomplete (null when they are not).
+	Integrity *Blocked `json:"integrity"`
 
 	lang string
 }
@@ -61,6 +64,7 @@ func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) 
 	} else {
 		v.Next = n
 	}
+	v.Integrity = integrityView(root, cp, s.Language)
 	if pend, err := revision.Pending(root); err == nil {
 		for _, p := range pend {
 			v.PendingRevisions = append(v.PendingRevisions, PendingView{Chapter: p.ChapterNumber, File: p.File,
@@ -109,12 +113,13 @@ func (v *StatusView) Text() string {
 	switch {
 	case v.Next != nil:
 		fmt.Fprintf(&b, pick(en, "下一步：%s（%s）\n", "next: %s (%s)\n"), v.Next.Step, v.Next.Reason)
-	case v.Blocked != nil:
+	case v.Blocked != nil && !v.blockedByIntegrity():
 		fmt.Fprintf(&b, pick(en, "受阻：%s %s\n", "blocked: %s %s\n"), v.Blocked.Code, v.Blocked.Message)
 		if v.Blocked.Hint != "" {
 			fmt.Fprintf(&b, pick(en, "  → %s\n", "  → %s\n"), v.Blocked.Hint)
 		}
 	}
+	v.integrityText(&b, en)
 	if v.Lock != nil && v.Lock.Exists {
 		holder := ""
 		if v.Lock.Holder != nil {

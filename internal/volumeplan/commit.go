@@ -7,6 +7,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
@@ -62,6 +63,9 @@ type DryRun struct {
 func Prepare(root *project.Root, v int, now string) (*Journal, error) {
 	cp, err := checkpoint.Load(root)
 	if err != nil {
+		return nil, err
+	}
+	if err := integrity.Require(root, cp.LastCompleted); err != nil {
 		return nil, err
 	}
 	p, err := Validate(root, cp, v)

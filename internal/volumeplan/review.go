@@ -8,6 +8,7 @@ import (
 	"github.com/novelsuite/novel/internal/boundary"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
@@ -60,6 +61,9 @@ type ReviewDryRun struct {
 func PrepareReview(root *project.Root, v int, now string) (*ReviewJournal, error) {
 	cp, err := checkpoint.Load(root)
 	if err != nil {
+		return nil, err
+	}
+	if err := integrity.Require(root, cp.LastCompleted); err != nil {
 		return nil, err
 	}
 	vv := layout.PadVol(v)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/novelsuite/novel/internal/agent"
 	"github.com/novelsuite/novel/internal/cli"
@@ -189,7 +190,11 @@ func (r *runCmd) backend(ctx *cli.Context) (agent.Backend, error) {
 	if cmd == "" {
 		return nil, cli.UsageError("command 后端需要 --cmd \"命令\" 或环境变量 NOVEL_AGENT_CMD", "the command backend needs --cmd \"COMMAND\" or NOVEL_AGENT_CMD")
 	}
-	return &agent.Command{Cmd: cmd, Root: root, Env: os.Environ()}, nil
+	timeoutS, err := settings.CommandTimeoutS(ctx.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &agent.Command{Cmd: cmd, Root: root, Env: os.Environ(), Timeout: time.Duration(timeoutS) * time.Second}, nil
 }
 
 // Main runs novel-agent.

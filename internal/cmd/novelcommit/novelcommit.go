@@ -98,14 +98,6 @@ func commitChapter(ctx *cli.Context, c int, dry bool, prepare func(commit.Env, i
 	}.run(ctx, root, s, dry)
 }
 
-// score prints at least one decimal (4 → 4.0, 3.85 → 3.85).
-func score(f float64) string {
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
-}
 
 type rebuildCmd struct {
 	Check bool `help:"Only compare the replay with state/current-state.json; exit 1 (E_STATE) naming the first differing path."`

@@ -40,6 +40,11 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	if c.Out == "" && ctx.Globals.JQ != "" {
 		return cli.UsageError("--jq 只适用于 --out 之后打印的 JSON 结果", "--jq applies to the JSON result printed with --out")
 	}
+	if c.Out != "" {
+		if err := ctx.CheckOutput(c.Out); err != nil {
+			return err
+		}
+	}
 	root, s, _, err := ctx.Open()
 	if err != nil {
 		return err

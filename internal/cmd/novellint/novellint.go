@@ -54,7 +54,11 @@ func (g *grammar) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	r := lint.Run(lint.Input{Chapter: g.Chapter, File: rel, Stage: stage, Text: text}, cfg)
+	prev, err := lint.PreviousChapter(root, g.Chapter)
+	if err != nil {
+		return err
+	}
+	r := lint.Run(lint.Input{Chapter: g.Chapter, File: rel, Stage: stage, Text: text, Previous: prev}, cfg)
 	ctx.Result(r, func() string { return textForm(r) })
 	return nil
 }

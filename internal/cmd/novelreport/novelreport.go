@@ -38,6 +38,11 @@ func (c *grammar) Run(ctx *cli.Context) error {
 		return cli.UsageError("--jq 只适用于 JSON：请同时使用 --format json 或 --out FILE",
 			"--jq applies to JSON only: use --format json or --out FILE")
 	}
+	if c.Out != "" {
+		if err := ctx.CheckOutput(c.Out); err != nil {
+			return err
+		}
+	}
 	r, err := report.Collect(root, s)
 	if err != nil {
 		return err

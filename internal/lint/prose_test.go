@@ -1,0 +1,101 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/novelsuite/novel/internal/settings"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
+)
+
+func runWith(text, prev string, terms ...string) *Report {
+	c := cfg()
+	c.Terms = terms
+	return Run(Input{Chapter: 2, File: "x.md", Stage: StageRefine, Text: text, Previous: prev}, c)
+}
+
+func check(r *Report, id string) Check {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	return Check{}
+}
+
+// repetition (SPEC §20, §24): a phrase of ≥ 4 characters five times in the
+// chapter (names and registered terms excluded), or a sentence frame of
+// ≥ 8 characters the previous chapter also used.
+func TestRepetitionPhrase(t *testing.T) {
+	five := "# 第2章 灯\n\n" + strings.Repeat("他又摸了摸怀里的残玉。风很大。\n\n", 5)
+	c := check(runWith(five, ""), Repetition)
+	if c.Severity != Warning || c.Count != 1 || !strings.Contains(c.Detail, "「他又摸了摸怀里的残玉」5 次") || len(c.Evidence) != 1 || c.Evidence[0].Line != 3 {
+		t.Fatalf("five times: %+v", c)
+	}
+	four := "# 第2章 灯\n\n" + strings.Repeat("他又摸了摸怀里的残玉。风很大。\n\n", 4)
+	if c := check(runWith(four, ""), Repetition); c.Count != 0 {
+		t.Fatalf("four times fired: %+v", c)
+	}
+	// a name or registered term is not a phrase, nor is a run of numerals
+	names := "# 第2章 灯\n\n" + strings.Repeat("秦守一看着。一二三四。\n\n", 6)
+	if c := check(runWith(names, "", "秦守一"), Repetition); c.Count != 0 {
+		t.Fatalf("names fired: %+v", c)
+	}
+	if c := check(runWith(names, ""), Repetition); c.Count != 1 || !strings.Contains(c.Detail, "「秦守一看着」6 次") {
+		t.Fatalf("without the term: %+v", c)
+	}
+}
+
+func TestRepetitionFrame(t *testing.T) {
+	prev := "# 第1章 灯\n\n陆照闭上眼，数到七，手不抖了。\n"
+	cur := "# 第2章 灯\n\n风停了。\n\n她吸了口气，数到三，手不抖了。\n"
+	c := check(runWith(cur, prev), Repetition)
+	if c.Count != 1 || !strings.Contains(c.Detail, "「数到N，手不抖了」") || len(c.Evidence) != 1 || c.Evidence[0].Line != 5 {
+		t.Fatalf("frame: %+v", c)
+	}
+	if c := check(runWith(cur, ""), Repetition); c.Count != 0 {
+		t.Fatalf("no previous chapter: %+v", c)
+	}
+	if c := check(runWith("# 第2章 灯\n\n她吸了口气，手还在抖。\n", prev), Repetition); c.Count != 0 {
+		t.Fatalf("a short shared clause fired: %+v", c)
+	}
+}
+
+// summary_lines: a narrator's verdict closing the chapter or a scene.
+func TestSummaryLines(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"# 第2章 钟\n\n钟响了。\n\n这一刻，他终于明白了守灯的意义。\n", 1},
+		{"# 第2章 钟\n\n钟响了。原来守灯就是守人。\n\n＊＊＊\n\n第二天雪停了。\n", 1},
+		{"# 第2章 钟\n\n他推门出去，一切都变了。\n\n\n\n第二天雪停了，钟还在走。\n", 1},
+		// dialogue is the character's, not the narrator's verdict
+		{"# 第2章 钟\n\n「原来你就是送信的。」她说。\n", 0},
+		// a verdict inside a scene is not a closing line
+		{"# 第2章 钟\n\n这一刻，钟响了。\n\n他推门出去。\n", 0},
+		{"# 第2章 钟\n\n他推门出去，雪还在下。\n", 0},
+	} {
+		r := runWith(c.text, "")
+		if got := check(r, SummaryLines); got.Count != c.want || got.Severity != Warning {
+			t.Errorf("%q: %+v, want count %d", c.text, got, c.want)
+		}
+	}
+}
+
+// The registered terms: display names, the state's item/location/faction
+// names and the style profile's preferred expressions, longest first.
+func TestLoadTerms(t *testing.T) {
+	r := testkit.Project(t, map[string]string{
+		"characters/active/lu-zhao.json": `{"display_name":"陆照"}`,
+		"state/current-state.json":       `{"state_version":1,"items":{"can-yu":{"name" : "半块残玉"}},"factions":{"jlt":{"name":"戒律堂","note":"名\"字"}},"locations":{"x":{"name":"镇"}}}`,
+		"style-profile.json":             `{"preferred_expressions":["添油剪芯"]}`,
+	})
+	c, err := LoadConfig(r, settings.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Terms, ","); got != "半块残玉,添油剪芯,戒律堂,陆照" {
+		t.Fatalf("terms %q", got)
+	}
+}
