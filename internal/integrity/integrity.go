@@ -9,9 +9,11 @@
 package integrity
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -229,6 +231,9 @@ func scanChangelog(root *project.Root, last int, foreshadow bool) (*changelog, e
 	if err != nil {
 		return nil, err
 	}
+	if !foreshadow {
+		return cl, cl.stream(abs, last)
+	}
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cl, nil
@@ -256,17 +261,58 @@ func scanChangelog(root *project.Root, last int, foreshadow bool) (*changelog, e
 				fsAt = off + indexForeshadow(data[off:]) // a dropped op only: look further
 			}
 		}
-		if c < 1 {
-			continue // not a commit line: rebuild --check judges the file
-		}
-		if c <= last {
-			cl.chapters[c] = true
-		}
-		if cl.lowest == 0 || c < cl.lowest {
-			cl.lowest = c
-		}
+		cl.mark(c, last)
 	}
 	return cl, nil
+}
+
+// mark records a line of chapter c.
+func (cl *changelog) mark(c, last int) {
+	if c < 1 {
+		return // not a commit line: rebuild --check judges the file
+	}
+	if c <= last {
+		cl.chapters[c] = true
+	}
+	if cl.lowest == 0 || c < cl.lowest {
+		cl.lowest = c
+	}
+}
+
+// stream reads the changelog's line chapters through a 64 KiB buffer:
+// next, every packet and every commit run this check, and a dense
+// project's changelog is MBs (reading it whole allocated and faulted in
+// the whole file on each call).
+func (cl *changelog) stream(abs string, last int) error {
+	f, err := os.Open(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return errs.ReadFailed(layout.Changelog, err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var long []byte // a line longer than the buffer, gathered
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		line := chunk
+		if len(long) > 0 {
+			line = append(long, chunk...)
+			long = long[:0]
+		}
+		cl.mark(lineChapter(bytes.TrimSpace(line)), last)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return errs.ReadFailed(layout.Changelog, err)
+		}
+	}
 }
 
 const suitePrefix = `{"chapter":`
