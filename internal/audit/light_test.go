@@ -1,6 +1,8 @@
 package audit_test
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -39,5 +41,46 @@ func TestContinuityLightItemsSameReport(t *testing.T) {
 		if want.Stats.ByType[audit.DormantForeshadowing] == 0 {
 			t.Fatalf("profile %q: no dormant item to compare", profile)
 		}
+	}
+}
+
+// Lines before the window are skipped on their leading chapter when they
+// hold no status op; the window is the one the full split gives (the same
+// changelog with a space before each line takes the full path).
+func TestChangelogSkipSameWindow(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "p")
+	o := largeproject.Options{Chapters: 240, Volumes: 2, Characters: 60, Foreshadow: 300, StateBytes: 200 << 10, Profile: largeproject.Dense}
+	if err := largeproject.Generate(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	// A status op long before the window: a character dies at chapter 3.
+	cl := filepath.Join(dir, "state", "changelog.jsonl")
+	data, err := os.ReadFile(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	lines[2] = bytes.Replace(lines[2], []byte(`"ops":[`), []byte(`"ops":[{"op":"set","path":"characters.char-001.status","value":"dead"},`), 1)
+	report := func() string {
+		root, _ := project.New(dir)
+		r, err := audit.Continuity(root, 0, audit.DefaultWindow, "2026-01-01T00:00:00Z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := jsonio.Marshal(r)
+		return string(b)
+	}
+	os.WriteFile(cl, bytes.Join(lines, nil), 0o644)
+	fast := report()
+	var spaced []byte
+	for _, l := range lines {
+		if len(bytes.TrimSpace(l)) > 0 {
+			spaced = append(spaced, ' ')
+		}
+		spaced = append(spaced, l...)
+	}
+	os.WriteFile(cl, spaced, 0o644)
+	if full := report(); fast != full {
+		t.Fatalf("windows differ:\n%s\n%s", fast, full)
 	}
 }

@@ -173,6 +173,14 @@ func (w *Window) changelogLine(line []byte, n int) error {
 	if _, err := jsonio.Validate(line, layout.Changelog); err != nil {
 		return bad
 	}
+	// A suite line before the window without a status op gives nothing
+	// (its storyline and location/owner ops matter only around the
+	// window): its chapter, first in the line as novel-commit writes it,
+	// is enough to skip it without splitting the line (a dense project's
+	// changelog is MBs, mostly such lines).
+	if c, ok := leadingChapter(line); ok && c < w.From-1 && !bytes.Contains(line, relevantPaths[0]) {
+		return nil
+	}
 	var chapter int
 	var storyline string
 	var ops json.RawMessage
@@ -220,6 +228,23 @@ func (w *Window) changelogLine(line []byte, n int) error {
 		}
 	}
 	return nil
+}
+
+// leadingChapter reads N from a line that starts {"chapter":N, (the
+// layout of novel-commit's changelog lines).
+func leadingChapter(line []byte) (int, bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"chapter":`))
+	if !ok {
+		return 0, false
+	}
+	n, i := 0, 0
+	for ; i < len(rest) && i < 9 && rest[i] >= '0' && rest[i] <= '9'; i++ {
+		n = n*10 + int(rest[i]-'0')
+	}
+	if i == 0 || i >= len(rest) || rest[i] != ',' || (rest[0] == '0' && i > 1) {
+		return 0, false
+	}
+	return n, true
 }
 
 // readState takes the known locations, items and dead characters from
