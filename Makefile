@@ -10,7 +10,7 @@ BIN   := $(CURDIR)/bin
 PREFIX ?= $(HOME)/.local
 override PREFIX := $(value PREFIX)
 
-.PHONY: all build install test vet staticcheck fmt-check clean demo bench fuzz fuzz-seeds test-long
+.PHONY: all build install test test-full vet staticcheck fmt-check clean demo bench fuzz fuzz-seeds test-long
 all: build
 
 ## build: compile every binary into ./bin
@@ -58,9 +58,11 @@ bench: build
 	$(GO) build -o $(call sq,$(BIN)/bench) ./tools/bench
 	$(call sq,$(BIN)/bench) -bin $(call sq,$(BIN)) -dir $(call sq,$(CURDIR)/.bench) -pipeline $(call sq,$(CURDIR)/pipeline.mk) $(BENCH_FLAGS)
 
-## test: formatting, vet, staticcheck, unit tests and every testscript suite
+## test: formatting, vet, staticcheck, unit tests and every testscript suite, with -short: the
+##       long campaigns, epubcheck (Java), most provider personalities and the demo pipelines
+##       that only repeat what a shorter script proves wait for make test-long (< 90 s here)
 test: fmt-check vet staticcheck
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -short ./...
 
 vet:
 	$(GO) vet ./...
@@ -96,8 +98,15 @@ fuzz:
 fuzz-seeds:
 	$(GO) run ./tools/fuzzseeds
 
-## test-long: the long reliability variants (≥ 50 SIGKILL trials of the pipeline, kills inside lock
-##            acquisition, group SIGKILLs of a slow pipeline, more concurrent runs and lock loops,
-##            the bad-input matrix); see docs/RELIABILITY.md
+## test-full: every test without -short (every testscript, epubcheck, every provider personality,
+##            the whole bad-input matrix) but not the long campaigns; CI runs it after make test
+test-full:
+	$(GO) test -count=1 -timeout 60m ./...
+
+## test-long: everything without -short (every testscript, epubcheck, every provider personality)
+##            and the long reliability variants (≥ 50 SIGKILL trials of the pipeline, kills inside
+##            lock acquisition and during repairs, imports, exports and volume commits, group SIGKILLs
+##            of a slow pipeline, more concurrent runs and lock loops, the whole bad-input matrix);
+##            see docs/RELIABILITY.md
 test-long: build
-	NOVEL_LONG_TESTS=1 $(GO) test -count=1 -timeout 90m -v -run 'TestKillPipeline|TestKillInsideLockAcquire|TestGroupKillPipeline|TestConcurrent|TestBadInputMatrix' ./reliability
+	NOVEL_LONG_TESTS=1 $(GO) test -count=1 -timeout 90m ./...

@@ -73,8 +73,11 @@ func readAgentLog(t *testing.T, path string) []interval {
 // and no changelog line is duplicated.
 func TestConcurrentPipelines(t *testing.T) {
 	runs := 4
-	if long {
+	switch {
+	case long:
 		runs = 12
+	case testing.Short():
+		runs = 2 // make test; the race needs only two
 	}
 	p := copyOf(t, demo)
 	dir := t.TempDir()

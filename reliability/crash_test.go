@@ -24,8 +24,11 @@ const chaptersN = 5
 // (NOVEL_KILL_TRIALS and NOVEL_KILL_SEED override).
 func TestKillPipeline(t *testing.T) {
 	trials := 5
-	if long {
+	switch {
+	case long:
 		trials = 50
+	case testing.Short():
+		trials = 1 // make test; make test-long runs 50
 	}
 	if s := os.Getenv("NOVEL_KILL_TRIALS"); s != "" {
 		trials, _ = strconv.Atoi(s)

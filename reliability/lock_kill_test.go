@@ -164,6 +164,8 @@ func TestGroupKillPipeline(t *testing.T) {
 	trials, chapters := 2, 1
 	if long {
 		trials, chapters = 12, 3
+	} else if testing.Short() {
+		t.Skip("-short (make test): make test-long runs the group kills")
 	}
 	seed := killSeed()
 	rng := rand.New(rand.NewPCG(seed, seed+2))

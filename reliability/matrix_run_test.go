@@ -38,6 +38,9 @@ func TestBadInputMatrix(t *testing.T) {
 			var wg sync.WaitGroup
 			defer wg.Wait()
 			for _, k := range corruptions {
+				if testing.Short() && !shortCorruptions[k.name] {
+					continue // make test-long runs every corruption
+				}
 				wg.Add(1)
 				sem <- struct{}{}
 				go func() {
@@ -55,6 +58,13 @@ func TestBadInputMatrix(t *testing.T) {
 		t.Logf("bad-input matrix: %d runs", runs)
 	})
 }
+
+// shortCorruptions are the ones make test (-short) runs on every file: one
+// of each way a read fails — absence, syntax, encoding, shape, containment
+// and size. The rest (empty, BOM, wrong top type, a directory, 10 MiB valid
+// and garbage) run in make test-long.
+var shortCorruptions = map[string]bool{"missing": true, "not-json": true, "not-utf8": true,
+	"wrong-field-types": true, "symlink-outside": true, "over-32MiB": true}
 
 // checkInvariants holds for every run whatever the case.
 func checkInvariants(t *testing.T, label string, r row, c cmd, got Result, before, after map[string]string) {

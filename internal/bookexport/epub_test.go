@@ -123,6 +123,9 @@ func TestLanguage(t *testing.T) {
 // TestEPUBCheck validates the file with epubcheck (Debian's package, run by
 // java) when it is installed; .ci/run installs it where the package can be had.
 func TestEPUBCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short (make test): the Java validator runs in make test-long")
+	}
 	jar := "/usr/share/java/epubcheck.jar"
 	java, err := exec.LookPath("java")
 	if _, statErr := os.Stat(jar); statErr != nil || err != nil {

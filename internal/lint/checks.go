@@ -296,15 +296,18 @@ func (d *doc) aiPatterns() Check {
 // original lines for the evidence.
 func (d *doc) inNarration(lines []textmeasure.Line, needles []string) []hit {
 	depth := 0
-	narr := make([]textmeasure.Line, len(lines))
-	byN := make(map[int]textmeasure.Line, len(lines))
-	for i, l := range lines {
-		narr[i] = textmeasure.Line{N: l.N, Text: textmeasure.Narration(l.Text, &depth)}
-		byN[l.N] = l
+	var narr, orig []textmeasure.Line // orig[i] is the line narr[i] was made from
+	for _, l := range lines {
+		if strings.TrimSpace(l.Text) == "" {
+			continue // no quote to carry, no needle to find (a chapter may hold millions)
+		}
+		narr = append(narr, textmeasure.Line{N: l.N, Text: textmeasure.Narration(l.Text, &depth)})
+		orig = append(orig, l)
 	}
 	hs := findAll(narr, needles)
 	for i := range hs {
-		hs[i].line = byN[hs[i].line.N]
+		n := hs[i].line.N
+		hs[i].line = orig[sort.Search(len(orig), func(j int) bool { return orig[j].N >= n })]
 	}
 	return hs
 }

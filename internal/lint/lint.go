@@ -341,6 +341,9 @@ func findAll(lines []textmeasure.Line, needles []string) []hit {
 				from += i + len(n)
 			}
 		}
+		if len(hs) == 0 {
+			continue
+		}
 		sortHits(hs)
 		// Overlapping needles ("好的，以下是" and "以下是第") find one thing.
 		end := -1

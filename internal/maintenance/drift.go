@@ -119,18 +119,7 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 		"dialogue_ratio":      side(m.DialogueRatio, baseDia, DialogueDriftAbove),
 	}
 	checks := priorChecks(cur, c)
-	before := map[string]string{}
-	if n := len(checks); n > 0 {
-		if last, _ := checks[n-1].(map[string]any); last != nil {
-			if ch, _ := jsonio.Int(last["chapter"]); ch == c-DriftWindow {
-				if o, _ := last["outside"].(map[string]any); o != nil {
-					for k, v := range o {
-						before[k], _ = v.(string)
-					}
-				}
-			}
-		}
-	}
+	before := previousSides(checks, c)
 	outside := map[string]any{}
 	for k, v := range nowSide {
 		if v != "" {
@@ -196,6 +185,23 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 	}
 	rep.Status = "none"
 	return rep, nil
+}
+
+// previousSides is where each measure stood at the check just before
+// chapter c's (the last of checks, when it was DriftWindow chapters ago):
+// measure → "high" | "low"; empty when there was no such check.
+func previousSides(checks []any, c int) map[string]string {
+	before := map[string]string{}
+	if n := len(checks); n > 0 {
+		last, _ := checks[n-1].(map[string]any)
+		if ch, _ := jsonio.Int(last["chapter"]); last != nil && ch == c-DriftWindow {
+			o, _ := last["outside"].(map[string]any)
+			for k, v := range o {
+				before[k], _ = v.(string)
+			}
+		}
+	}
+	return before
 }
 
 // side is "high" or "low" when cur is outside base ± limit (relative),

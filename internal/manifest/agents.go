@@ -367,6 +367,7 @@ func (b *builder) judge() error {
 	}
 	b.in.Set("key_chapter", key)
 	b.in.Set("dual_judge", key)
+	b.p.KeyChapter = &key
 	// The rubric the judge prompt describes; the executor stamps it into
 	// the eval so the gate knows it may recompute the overall (SPEC §18).
 	b.in.Set("rubric_version", eval.RubricVersion)
@@ -481,6 +482,7 @@ func (b *builder) gate() error {
 	b.p.Command = []string{"novel-gate", "decide", "--chapter", n, "--apply"}
 	b.p.Next = []string{"novel-step next"}
 	b.in.Set("key_chapter", key)
+	b.p.KeyChapter = &key
 	b.in.Set("logic_review_policy", b.set.LogicReviewPolicy)
 	b.pathIf("eval", layout.StagingEval(b.c))
 	if key {

@@ -57,12 +57,15 @@ type Manifest struct {
 
 // Packet is the instruction packet (SPEC §6).
 type Packet struct {
-	Version             int       `json:"version"`
-	Step                string    `json:"step"`
-	Chapter             *int      `json:"chapter"`
-	Volume              int       `json:"volume"`
-	RevisionRound       int       `json:"revision_round"`
-	Agent               Agent     `json:"agent"`
+	Version       int    `json:"version"`
+	Step          string `json:"step"`
+	Chapter       *int   `json:"chapter"`
+	Volume        int    `json:"volume"`
+	RevisionRound int    `json:"revision_round"`
+	Agent         Agent  `json:"agent"`
+	// KeyChapter is set on judge and gate steps (SPEC §27): an agent
+	// following the packet must see at the top that a second judge is due.
+	KeyChapter          *bool     `json:"key_chapter,omitempty"`
 	Command             []string  `json:"command,omitempty"`
 	Manifest            Manifest  `json:"manifest"`
 	Estimate            *Estimate `json:"estimate,omitempty"`

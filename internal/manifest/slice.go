@@ -7,10 +7,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
 )
 
@@ -69,11 +71,11 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		return err
 	}
 	top, err := stateMembers(data)
-	if err != nil {
-		return err
+	if err == nil {
+		err = checkStateShape(top)
 	}
-	if err := checkStateShape(top); err != nil {
-		return err
+	if err != nil {
+		return rebuildHint(b.root, err)
 	}
 	cast, err := b.castSlugs(draft)
 	if err != nil {
@@ -175,6 +177,20 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	}
 	b.in.Set(keyStateSlice, out)
 	return nil
+}
+
+// rebuildHint points a state file that does not parse (or has the wrong
+// shape) at novel-commit rebuild when the changelog can restore it exactly
+// (SPEC §22.1: "fix the JSON" is no advice for a file the suite wrote and
+// can write again); otherwise the error stays as it is.
+func rebuildHint(root *project.Root, err error) error {
+	e := errs.As(err)
+	if e == nil || (e.Code != errs.InvalidJSON && e.Code != errs.Schema) || commit.RestoreRefusal(root, layout.CurrentState) != nil {
+		return err
+	}
+	return e.With("rebuild", "possible").
+		Hint("changelog 可以完整恢复这个状态文件：运行 novel-commit rebuild（原文件保存在 state/backups/），然后重试",
+			"the changelog can restore this state file exactly: run novel-commit rebuild (the old file is kept under state/backups/), then retry")
 }
 
 // stateMembers returns the state's top-level members. A canonical state

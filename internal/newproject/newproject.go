@@ -60,14 +60,6 @@ func (o *Options) Validate() error {
 	if o.WordsPerChapter < 0 || (o.WordsPerChapter > 0 && (o.WordsPerChapter < settings.MinWordsPerChapter || o.WordsPerChapter > settings.MaxWordsPerChapter)) {
 		return errs.Newf(errs.Usage, "--words-per-chapter 必须是 %d..%d", "--words-per-chapter must be %d..%d", settings.MinWordsPerChapter, settings.MaxWordsPerChapter)
 	}
-	// A length under the platform's floor would make every chapter written
-	// to it a length error (SPEC §24).
-	if p, _ := platform.Builtin(o.Platform); o.WordsPerChapter > 0 && o.WordsPerChapter < p.WordsMin {
-		return errs.Newf(errs.Usage, "--words-per-chapter %d 低于平台 %s 的每章下限 %d", "--words-per-chapter %d is below platform %s's minimum of %d words",
-			o.WordsPerChapter, o.Platform, p.WordsMin).
-			Hint("把 --words-per-chapter 设为不低于下限的值，或换一个平台；确需更短的章节时，init 之后在 platform-profile.json 里调低 words_min",
-				"use a length at or above the minimum, or another platform; for shorter chapters lower words_min in platform-profile.json after init")
-	}
 	return nil
 }
 

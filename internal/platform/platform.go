@@ -101,6 +101,11 @@ func Load(root *project.Root, name string, wordsPerChapter int) (Profile, error)
 		p.AuthorWords = wordsPerChapter
 		w := float64(wordsPerChapter)
 		p.WordsTarget = [2]int{int(math.Round(w * (1 - TargetSpread))), int(math.Round(w * (1 + TargetSpread)))}
+		// The target never reaches below the platform's floor (or above its
+		// ceiling): 2500 on qidian (floor 2500) aims at 2500–2875, not a
+		// 2125–2875 whose lower part the length check then refuses.
+		p.WordsTarget[0] = min(max(p.WordsTarget[0], p.WordsMin), p.WordsMax)
+		p.WordsTarget[1] = max(min(p.WordsTarget[1], p.WordsMax), p.WordsTarget[0])
 	}
 	if root == nil || !root.Exists(layout.PlatformProfile) {
 		return p, nil

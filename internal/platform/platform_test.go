@@ -32,9 +32,19 @@ func TestLoadOrder(t *testing.T) {
 	if err != nil || p.Chosen || p.Name != General {
 		t.Fatalf("%+v %v", p, err)
 	}
-	// ±15 % rounds half away from zero: 2345 → 1993.25 / 2696.75.
-	if p, _ = Load(r, Qidian, 2345); p.WordsTarget != [2]int{1993, 2697} || !p.Chosen {
+	// ±15 % rounds half away from zero: 2365 → 2010.25 / 2719.75.
+	if p, _ = Load(r, General, 2365); p.WordsTarget != [2]int{2010, 2720} || !p.Chosen {
 		t.Fatalf("%+v", p)
+	}
+	// The target stays within the platform's floor and ceiling: qidian's
+	// floor is 2500, so 2500 aims at 2500–2875 (a 2125 lower end was refused
+	// by the length check the writer was told to aim for), and 5800 at
+	// 4930–6000.
+	if p, _ = Load(r, Qidian, 2500); p.WordsTarget != [2]int{2500, 2875} {
+		t.Fatalf("qidian 2500: %+v", p)
+	}
+	if p, _ = Load(r, Qidian, 5800); p.WordsTarget != [2]int{4930, 6000} {
+		t.Fatalf("qidian 5800: %+v", p)
 	}
 	// the file's own fields win over words_per_chapter
 	r = testkit.Project(t, map[string]string{"platform-profile.json": `{"words_target":[100,200],"words_max":null}`})
@@ -48,7 +58,7 @@ func TestLoadOrder(t *testing.T) {
 func TestLoadBriefWordsPerChapter(t *testing.T) {
 	r := testkit.Project(t, map[string]string{"brief.md": "# 简介\n\n- **平台**：起点\n- **每章字数**：2500 字左右\n"})
 	p, err := Load(r, Qidian, 0)
-	if err != nil || p.WordsTarget != [2]int{2125, 2875} || p.AuthorWords != 2500 {
+	if err != nil || p.WordsTarget != [2]int{2500, 2875} || p.AuthorWords != 2500 {
 		t.Fatalf("brief: %+v %v", p, err)
 	}
 	if p, _ = Load(r, Qidian, 3000); p.WordsTarget != [2]int{2550, 3450} || p.AuthorWords != 3000 {

@@ -26,6 +26,7 @@ func Split(text string) (lines []Line, heading int) {
 	heading = -1
 	seen := false
 	n := 0
+	lines = make([]Line, 0, strings.Count(text, "\n")+1)
 	for l := range strings.SplitSeq(text, "\n") {
 		n++
 		l = strings.TrimSuffix(l, "\r")

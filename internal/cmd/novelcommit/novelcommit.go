@@ -98,7 +98,6 @@ func commitChapter(ctx *cli.Context, c int, dry bool, prepare func(commit.Env, i
 	}.run(ctx, root, s, dry)
 }
 
-
 type rebuildCmd struct {
 	Check bool `help:"Only compare the replay with state/current-state.json; exit 1 (E_STATE) naming the first differing path."`
 }
