@@ -86,9 +86,36 @@ func (d *doc) presentTerms() []string {
 		b.WriteByte('\n')
 	}
 	text := b.String()
+	// A term can be in the text only if its first two characters are a
+	// pair the text has: that rejects almost every term without a search
+	// (a search for a CJK term stops at every character sharing its first
+	// byte).
+	// (Valid UTF-8 only: there a term's bytes can match only at a
+	// character boundary; otherwise every term is searched.)
+	valid := utf8.ValidString(text)
+	pairs := map[[2]rune]bool{}
+	prev := rune(-1)
+	for _, r := range text {
+		if prev >= 0 {
+			pairs[[2]rune{prev, r}] = true
+		}
+		prev = r
+	}
 	var out []string
 	for _, t := range d.cfg.Terms {
-		if t != "" && (strings.Contains(text, t) || strings.Contains(t, " ")) {
+		if t == "" {
+			continue
+		}
+		if strings.Contains(t, " ") {
+			out = append(out, t)
+			continue
+		}
+		if r0, n := utf8.DecodeRuneInString(t); valid && utf8.ValidString(t) && n < len(t) {
+			if r1, _ := utf8.DecodeRuneInString(t[n:]); !pairs[[2]rune{r0, r1}] {
+				continue
+			}
+		}
+		if strings.Contains(text, t) {
 			out = append(out, t)
 		}
 	}
