@@ -29,7 +29,7 @@ func Continuity(root *project.Root, to, window int, now string) (*Report, error)
 			WithExit(errs.ExitUsage).With("to", to).With("last_completed_chapter", cp.LastCompleted).
 			Hint("先提交章节，或选择已提交范围内的章节", "commit chapters first, or choose a committed chapter")
 	}
-	w, err := Load(root, max(1, to-window+1), to)
+	w, err := loadLight(root, max(1, to-window+1), to)
 	if err != nil {
 		return nil, err
 	}

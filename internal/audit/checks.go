@@ -257,7 +257,13 @@ func (w *Window) checkTimeline() []Issue {
 func (w *Window) checkDormant() []Issue {
 	var out []Issue
 	for i := range w.Foreshadow {
-		it := &w.Foreshadow[i]
+		// A light item's dormancy (no history) can only be longer than
+		// the full item's: confirm on the full item.
+		if _, dormant := foreshadow.Dormant(&w.Foreshadow[i], w.To); !dormant {
+			continue
+		}
+		full := w.Foreshadow[i].Full()
+		it := &full
 		since, dormant := foreshadow.Dormant(it, w.To)
 		if !dormant {
 			continue

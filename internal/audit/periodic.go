@@ -22,7 +22,7 @@ func Periodic(root *project.Root, c, vol int, volEnd bool, now string, items []f
 	}
 	// One window serves both: the state, changelog and foreshadowing are
 	// read once (the state is trusted: the commit has just written it).
-	w, err := load(root, max(1, c-DefaultWindow+1), c, true, items)
+	w, err := load(root, max(1, c-DefaultWindow+1), c, true, items, false)
 	if audit {
 		if err == nil {
 			r := w.Run(now)

@@ -68,12 +68,22 @@ func isDead(v any) bool {
 }
 
 // Load reads the window of chapters from..to (both committed).
-func Load(root *project.Root, from, to int) (*Window, error) { return load(root, from, to, false, nil) }
+func Load(root *project.Root, from, to int) (*Window, error) {
+	return load(root, from, to, false, nil, false)
+}
+
+// loadLight is Load with the foreshadowing items light (LoadGlobalLight):
+// for the continuity audit alone, whose only item check (dormancy) needs
+// the selection fields and parses in full just the items that look
+// dormant on them — a third of a long book's items at most.
+func loadLight(root *project.Root, from, to int) (*Window, error) {
+	return load(root, from, to, false, nil, true)
+}
 
 // load reads the window; trusted skips the syntax check of the state file,
 // for the commit's maintenance step, which has just checked and written it
 // (and passes the foreshadowing items when it has parsed them).
-func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Item) (*Window, error) {
+func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Item, light bool) (*Window, error) {
 	w := &Window{From: from, To: to, Sentences: map[int][]string{}, Storyline: map[int]string{},
 		StatusOps: map[string][]statusOp{}, BaselineDead: map[string]bool{}, Touched: map[int][]string{}}
 	chars, _, err := cast.Load(root)
@@ -105,7 +115,11 @@ func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Ite
 		return nil, err
 	}
 	if w.Foreshadow = items; items == nil {
-		if w.Foreshadow, err = foreshadow.LoadGlobal(root); err != nil {
+		load := foreshadow.LoadGlobal
+		if light {
+			load = foreshadow.LoadGlobalLight
+		}
+		if w.Foreshadow, err = load(root); err != nil {
 			return nil, err
 		}
 	}
@@ -159,6 +173,14 @@ func (w *Window) changelogLine(line []byte, n int) error {
 	if _, err := jsonio.Validate(line, layout.Changelog); err != nil {
 		return bad
 	}
+	// A suite line before the window without a status op gives nothing
+	// (its storyline and location/owner ops matter only around the
+	// window): its chapter, first in the line as novel-commit writes it,
+	// is enough to skip it without splitting the line (a dense project's
+	// changelog is MBs, mostly such lines).
+	if c, ok := leadingChapter(line); ok && c < w.From-1 && !bytes.Contains(line, relevantPaths[0]) {
+		return nil
+	}
 	var chapter int
 	var storyline string
 	var ops json.RawMessage
@@ -206,6 +228,23 @@ func (w *Window) changelogLine(line []byte, n int) error {
 		}
 	}
 	return nil
+}
+
+// leadingChapter reads N from a line that starts {"chapter":N, (the
+// layout of novel-commit's changelog lines).
+func leadingChapter(line []byte) (int, bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"chapter":`))
+	if !ok {
+		return 0, false
+	}
+	n, i := 0, 0
+	for ; i < len(rest) && i < 9 && rest[i] >= '0' && rest[i] <= '9'; i++ {
+		n = n*10 + int(rest[i]-'0')
+	}
+	if i == 0 || i >= len(rest) || rest[i] != ',' || (rest[0] == '0' && i > 1) {
+		return 0, false
+	}
+	return n, true
 }
 
 // readState takes the known locations, items and dead characters from

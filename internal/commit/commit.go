@@ -254,17 +254,27 @@ func prepareForeshadow(root *project.Root, j *Journal, fsRaw []json.RawMessage) 
 			if oldGlobal, globalInfo, err = readInfo(root, layout.GlobalForeshadow); err != nil {
 				return nil, err
 			}
-			if len(fsRaw) > 0 && c%5 != 0 {
-				// The brief needs every item; otherwise only the named
-				// ones are parsed when the file is in its written layout.
+			if len(fsRaw) > 0 {
+				// Only the named items are parsed when the file is in its
+				// written layout; the untouched ones are copied as bytes.
 				if newGlobal, err = splicedMerge(root, oldGlobal, vol, fsRaw, c, storyline); err != nil {
 					return nil, err
 				}
 			}
-			if newGlobal == nil {
+			switch {
+			case newGlobal == nil:
 				if gf, err = foreshadow.Parse(oldGlobal, layout.GlobalForeshadow); err != nil {
 					return nil, err
 				}
+			case c%5 == 0:
+				// The brief needs every item as merged: parsing the
+				// spliced file gives them (it is what Merge + Encode
+				// would write) without encoding a thousand items again.
+				pf, err := foreshadow.Parse(newGlobal, layout.GlobalForeshadow)
+				if err != nil {
+					return nil, err
+				}
+				merged = pf.Items
 			}
 		} else if gf, err = foreshadow.LoadGlobalFile(root); err != nil {
 			return nil, err

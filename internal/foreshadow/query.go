@@ -208,6 +208,15 @@ func merged(id string, g, p map[string]*Item) Item {
 }
 
 // clone copies an item deeply enough that edits never reach the source.
+// Full is the item with every field: a light item (LoadGlobalLight)
+// parsed in full, any other as it is (shared, not copied).
+func (it *Item) Full() Item {
+	if it.light() {
+		return it.clone()
+	}
+	return *it
+}
+
 func (it *Item) clone() Item {
 	if it.light() {
 		full, ok := parseItem(it.src)

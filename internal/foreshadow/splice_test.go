@@ -3,6 +3,7 @@ package foreshadow
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -41,7 +42,37 @@ func checkSpliced(t *testing.T, data []byte, plan []Item, ops []Op, c int) bool 
 	if !bytes.Equal(gd, wd) {
 		t.Fatalf("dropped differ: %s vs %s", gd, wd)
 	}
+	// A 5th-chapter commit parses the spliced file for its brief instead
+	// of keeping Merge's items: they must read the same.
+	f, err := Parse(data, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, _ := Merge(f.Items, plan, ops, c, "main-arc")
+	pf, err := Parse(got, "g")
+	if err != nil {
+		t.Fatalf("spliced output does not parse: %v", err)
+	}
+	if a, b := typedView(merged), typedView(pf.Items); a != b {
+		t.Fatalf("items of the spliced file differ from Merge's:\n%s\n%s", b, a)
+	}
 	return true
+}
+
+// typedView renders what readers of items use: the typed fields, the
+// history and the range.
+func typedView(items []Item) string {
+	var b bytes.Buffer
+	for i := range items {
+		it := &items[i]
+		lo, hi, ok := it.Range()
+		fmt.Fprintf(&b, "%q %q %q %q %d %q %d %d-%d-%v [", it.ID, it.Description, it.Scope, it.Status, it.PlantedChapter, it.PlantedStoryline, it.LastUpdatedChapter, lo, hi, ok)
+		for _, h := range it.History {
+			fmt.Fprintf(&b, "%d %q %q;", h.Chapter, h.Action, h.Detail)
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
 }
 
 func rawOps(t *testing.T, s string) []Op {

@@ -9,9 +9,11 @@
 package integrity
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -54,31 +56,38 @@ func Check(root *project.Root, last int) (*Gap, error) {
 	if last < 1 {
 		return nil, nil
 	}
-	g, _, err := Scan(root, last)
+	g, _, _, err := Scan(root, last)
 	return g, err
 }
 
 // Scan is Check that also returns the highest committed chapter in
-// chapters/ (checkpoint.CommittedNumber) from the same listing, so next's
-// committed-ahead rule does not list the folder a second time.
-func Scan(root *project.Root, last int) (*Gap, int, error) {
+// chapters/ (checkpoint.CommittedNumber) and the names there that end in
+// revision.json (revision.CheckOf) from the same listing, so next's
+// committed-ahead rule and revision gate do not list the folder again.
+func Scan(root *project.Root, last int) (*Gap, int, []string, error) {
 	// The two listings run beside the changelog scan: next has a 10 ms
 	// budget on a 2,000-chapter project (SPEC §14).
 	type listing struct {
-		have    []bool
-		highest int
-		err     error
+		have      []bool
+		highest   int
+		revisions []string
+		err       error
 	}
 	chCh, sumCh := make(chan listing, 1), make(chan listing, 1)
 	go func() {
-		h, high, err := present(root, layout.ChaptersDir, layout.Chapter(1))
-		chCh <- listing{h, high, err}
+		var revs []string
+		h, high, err := present(root, layout.ChaptersDir, layout.Chapter(1), func(name string) {
+			if strings.HasSuffix(name, "revision.json") {
+				revs = append(revs, name)
+			}
+		})
+		chCh <- listing{h, high, revs, err}
 	}()
 	lines := &changelog{}
 	var clErr error
 	if last >= 1 {
 		go func() {
-			h, _, err := present(root, layout.SummariesDir, layout.Summary(1))
+			h, _, err := present(root, layout.SummariesDir, layout.Summary(1), nil)
 			sumCh <- listing{have: h, err: err}
 		}()
 		// Foreshadow ops matter only when global.json is gone: the search
@@ -90,11 +99,11 @@ func Scan(root *project.Root, last int) (*Gap, int, error) {
 	chs, sums := <-chCh, <-sumCh
 	for _, err := range []error{chs.err, sums.err, clErr} {
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 	}
 	if last < 1 {
-		return nil, chs.highest, nil
+		return nil, chs.highest, chs.revisions, nil
 	}
 	chapters, summaries := chs.have, sums.have
 	g := &Gap{Last: last}
@@ -115,7 +124,7 @@ func Scan(root *project.Root, last int) (*Gap, int, error) {
 	}
 	from, err := lines.from(root)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	for c := max(from, 1); from > 0 && c <= last; c++ {
 		if !lines.chapters[c] {
@@ -128,9 +137,9 @@ func Scan(root *project.Root, last int) (*Gap, int, error) {
 		gap(lines.foreshadow)
 	}
 	if len(g.Missing) == 0 && len(g.ChangelogChapters) == 0 {
-		return nil, chs.highest, nil
+		return nil, chs.highest, chs.revisions, nil
 	}
-	return g, chs.highest, nil
+	return g, chs.highest, chs.revisions, nil
 }
 
 // present lists dir once (entry names and types, no stat) and marks the
@@ -139,7 +148,7 @@ func Scan(root *project.Root, last int) (*Gap, int, error) {
 // suffix. A symlink counts as there: reading it is where a link leaving
 // the project is refused. highest is the highest committed chapter by
 // checkpoint.CommittedNumber (meaningful for chapters/).
-func present(root *project.Root, dir, example string) (have []bool, highest int, err error) {
+func present(root *project.Root, dir, example string, each func(name string)) (have []bool, highest int, err error) {
 	suffix := strings.TrimPrefix(example, dir+"/chapter-"+layout.Pad(1))
 	abs, err := root.Abs(dir)
 	if err != nil {
@@ -158,6 +167,9 @@ func present(root *project.Root, dir, example string) (have []bool, highest int,
 		return nil, 0, errs.ReadFailed(dir, err)
 	}
 	for _, e := range ents {
+		if each != nil {
+			each(e.Name())
+		}
 		if n, ok := checkpoint.CommittedNumber(e); ok {
 			highest = max(highest, n)
 		}
@@ -229,6 +241,9 @@ func scanChangelog(root *project.Root, last int, foreshadow bool) (*changelog, e
 	if err != nil {
 		return nil, err
 	}
+	if !foreshadow {
+		return cl, cl.stream(abs, last)
+	}
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cl, nil
@@ -256,17 +271,58 @@ func scanChangelog(root *project.Root, last int, foreshadow bool) (*changelog, e
 				fsAt = off + indexForeshadow(data[off:]) // a dropped op only: look further
 			}
 		}
-		if c < 1 {
-			continue // not a commit line: rebuild --check judges the file
-		}
-		if c <= last {
-			cl.chapters[c] = true
-		}
-		if cl.lowest == 0 || c < cl.lowest {
-			cl.lowest = c
-		}
+		cl.mark(c, last)
 	}
 	return cl, nil
+}
+
+// mark records a line of chapter c.
+func (cl *changelog) mark(c, last int) {
+	if c < 1 {
+		return // not a commit line: rebuild --check judges the file
+	}
+	if c <= last {
+		cl.chapters[c] = true
+	}
+	if cl.lowest == 0 || c < cl.lowest {
+		cl.lowest = c
+	}
+}
+
+// stream reads the changelog's line chapters through a 64 KiB buffer:
+// next, every packet and every commit run this check, and a dense
+// project's changelog is MBs (reading it whole allocated and faulted in
+// the whole file on each call).
+func (cl *changelog) stream(abs string, last int) error {
+	f, err := os.Open(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return errs.ReadFailed(layout.Changelog, err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var long []byte // a line longer than the buffer, gathered
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		line := chunk
+		if len(long) > 0 {
+			line = append(long, chunk...)
+			long = long[:0]
+		}
+		cl.mark(lineChapter(bytes.TrimSpace(line)), last)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return errs.ReadFailed(layout.Changelog, err)
+		}
+	}
 }
 
 const suitePrefix = `{"chapter":`

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,5 +140,34 @@ func TestForeshadowAfterADroppedOne(t *testing.T) {
 	g, err := Check(root, 3)
 	if err != nil || g == nil || !reflect.DeepEqual(g.Missing, []string{layout.GlobalForeshadow}) || g.First != 3 {
 		t.Fatalf("gap %+v, err %v", g, err)
+	}
+}
+
+// The streamed read (global.json present) and the whole-file read give
+// the same chapters and lowest line: lines longer than the 64 KiB buffer,
+// blank and foreign lines, CRLF, no final newline, chapters past last.
+func TestChangelogStreamSameAsWhole(t *testing.T) {
+	long := `{"chapter":3,"ops":[` + strings.Repeat(`{"op":"set","path":"characters.a.note","value":"x"},`, 3000) + `{}]}`
+	body := "{\"chapter\":2,\"ops\":[]}\r\n\n" + long + "\n" + `{"ops":[],"chapter":5}` + "\nnot json\n" +
+		strings.Repeat(`{"chapter":4,"ops":[]}`+"\n", 2000) + `{"chapter":9,"ops":[]}`
+	dir := t.TempDir()
+	write(t, dir, layout.Changelog, body)
+	root, err := project.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed, err := scanChangelog(root, 6, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := scanChangelog(root, 6, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(streamed.chapters, whole.chapters) || streamed.lowest != whole.lowest || streamed.lowest != 2 {
+		t.Fatalf("streamed %v/%d, whole %v/%d", streamed.chapters, streamed.lowest, whole.chapters, whole.lowest)
+	}
+	if want := []bool{false, false, true, true, true, true, false}; !slices.Equal(streamed.chapters, want) {
+		t.Fatalf("chapters %v, want %v", streamed.chapters, want)
 	}
 }

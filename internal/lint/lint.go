@@ -103,11 +103,20 @@ func LoadTerms(root *project.Root) ([]string, error) {
 	if root == nil {
 		return nil, nil
 	}
-	var terms []string
 	chars, _, err := cast.Load(root)
 	if err != nil {
 		return nil, err
 	}
+	return LoadTermsOf(root, chars)
+}
+
+// LoadTermsOf is LoadTerms with the characters already loaded (a packet
+// has read the hundreds of character files once already).
+func LoadTermsOf(root *project.Root, chars []cast.Character) ([]string, error) {
+	if root == nil {
+		return nil, nil
+	}
+	var terms []string
 	for _, c := range chars {
 		terms = append(terms, c.DisplayName)
 	}

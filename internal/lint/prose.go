@@ -29,8 +29,9 @@ func (d *doc) repetition() Check {
 	var hits []hit
 	var found []string
 	masked := make([]string, len(d.body))
+	terms := d.presentTerms()
 	for i, l := range d.body {
-		masked[i] = d.maskTerms(l.Text)
+		masked[i] = maskTerms(l.Text, terms)
 	}
 	all := strings.Join(masked, "\n")
 	for _, p := range repeatedPhrases(masked) {
@@ -63,13 +64,62 @@ func (d *doc) repetition() Check {
 
 // maskTerms blanks the names and registered terms in a line (same byte
 // length, so offsets still point into the original line).
-func (d *doc) maskTerms(s string) string {
-	for _, t := range d.cfg.Terms {
+func maskTerms(s string, terms []string) string {
+	for _, t := range terms {
 		if t != "" {
 			s = strings.ReplaceAll(s, t, strings.Repeat(" ", len(t)))
 		}
 	}
 	return s
+}
+
+// presentTerms are the registered terms that occur somewhere in the
+// chapter, in their order: a long project registers about a thousand,
+// a chapter uses a few, and searching every line for every term was
+// most of a lint. Masking only blanks, so a term absent from the text
+// cannot appear in a line after others are masked — unless it contains
+// a blank itself, and those are kept.
+func (d *doc) presentTerms() []string {
+	var b strings.Builder
+	for _, l := range d.body {
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	text := b.String()
+	// A term can be in the text only if its first two characters are a
+	// pair the text has: that rejects almost every term without a search
+	// (a search for a CJK term stops at every character sharing its first
+	// byte).
+	// (Valid UTF-8 only: there a term's bytes can match only at a
+	// character boundary; otherwise every term is searched.)
+	valid := utf8.ValidString(text)
+	pairs := map[[2]rune]bool{}
+	prev := rune(-1)
+	for _, r := range text {
+		if prev >= 0 {
+			pairs[[2]rune{prev, r}] = true
+		}
+		prev = r
+	}
+	var out []string
+	for _, t := range d.cfg.Terms {
+		if t == "" {
+			continue
+		}
+		if strings.Contains(t, " ") {
+			out = append(out, t)
+			continue
+		}
+		if r0, n := utf8.DecodeRuneInString(t); valid && utf8.ValidString(t) && n < len(t) {
+			if r1, _ := utf8.DecodeRuneInString(t[n:]); !pairs[[2]rune{r0, r1}] {
+				continue
+			}
+		}
+		if strings.Contains(text, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // hanRuns are the maximal runs of Han characters of a text.

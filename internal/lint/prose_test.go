@@ -6,6 +6,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/testsupport/testkit"
+	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
 func runWith(text, prev string, terms ...string) *Report {
@@ -97,5 +98,25 @@ func TestLoadTerms(t *testing.T) {
 	}
 	if got := strings.Join(c.Terms, ","); got != "半块残玉,添油剪芯,戒律堂,陆照" {
 		t.Fatalf("terms %q", got)
+	}
+}
+
+// Only the terms present in the chapter are searched line by line; the
+// masked lines are the ones every term gives (absent terms, a term with
+// a blank that masking another could complete, a shorter term inside a
+// longer one, terms that only occur across a line break).
+func TestPresentTermsMaskLikeAll(t *testing.T) {
+	text := "# 第1章 标题\n\n陆照走进长明殿，陆照看着长明。\n长明殿外，Lu Zhao 与 苏晚晴 同行。\n苏晚\n晴天。\n"
+	terms := []string{"长明殿", "长明", "陆照", "Lu Zhao", "a b", "苏晚晴", "晚\n晴", "韩墨", "周伯", "不在此章"}
+	d := &doc{cfg: Config{Terms: terms}}
+	d.body = textmeasure.Body(text)
+	present := d.presentTerms()
+	for _, l := range d.body {
+		if got, want := maskTerms(l.Text, present), maskTerms(l.Text, terms); got != want {
+			t.Fatalf("line %q: masked %q with the present terms, %q with all", l.Text, got, want)
+		}
+	}
+	if strings.Join(present, "|") != "长明殿|长明|陆照|Lu Zhao|a b|苏晚晴|晚\n晴" {
+		t.Fatalf("present terms %q", present)
 	}
 }

@@ -422,7 +422,11 @@ func (b *builder) judge() error {
 		if err != nil {
 			return err
 		}
-		if cfg.Terms, err = lint.LoadTerms(b.root); err != nil {
+		chars, err := b.characters()
+		if err != nil {
+			return err
+		}
+		if cfg.Terms, err = lint.LoadTermsOf(b.root, chars); err != nil {
 			return err
 		}
 		prev, err := lint.PreviousChapter(b.root, b.c)

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"os"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
@@ -14,12 +15,17 @@ import (
 // on the SPEC §14 project (2,000 chapters, 300 characters, 2,000
 // foreshadowing items) and reports their token estimates; the
 // whole-process target is ≤ 30 ms, the estimates ≤ 24,000 (draft) and
-// ≤ 16,000 (summarize).
+// ≤ 16,000 (summarize). NOVEL_MANIFEST_BENCH_PROJECT names another
+// project to build them in instead (e.g. make bench's dense one under
+// .bench/…-dense/work, whose in-flight chapter is 2001).
 func BenchmarkPacketLargeProject(b *testing.B) {
-	dir := b.TempDir()
 	o := largeproject.Options{}
-	if err := largeproject.Generate(dir, o); err != nil {
-		b.Fatal(err)
+	dir := os.Getenv("NOVEL_MANIFEST_BENCH_PROJECT")
+	if dir == "" {
+		dir = b.TempDir()
+		if err := largeproject.Generate(dir, o); err != nil {
+			b.Fatal(err)
+		}
 	}
 	root, err := project.New(dir)
 	if err != nil {

@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -93,40 +94,73 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	var castJSON bytes.Buffer
 	splitGroup(top["characters"], func(k string, v json.RawMessage) {
 		if cast[k] {
-			chars.Set(k, v)
+			chars.Set(k, shortenTexts(v))
 			castJSON.Write(v)
 		}
 	})
 	out.Set("characters", chars)
+	// Forward references only (SPEC §19): what the cast's own fields or
+	// the outline block name. An entity that merely mentions a cast
+	// member (a location's residents, an item's past holders, a faction's
+	// enemies) is not pulled in — in a dense project that is most of them.
 	named := func(k string, v json.RawMessage) bool {
 		if bytes.Contains(castJSON.Bytes(), []byte(`"`+k+`"`)) || strings.Contains(b.blk.Text, k) {
 			return true
 		}
-		for s := range cast {
-			if bytes.Contains(v, []byte(`"`+s+`"`)) {
-				return true
-			}
-		}
-		var n struct {
-			Name        string `json:"name"`
-			DisplayName string `json:"display_name"`
-		}
-		if json.Unmarshal(v, &n) == nil {
-			for _, name := range []string{n.Name, n.DisplayName} {
-				if name != "" && strings.Contains(b.blk.Text, name) {
-					return true
+		// Only the two name members are read (a dense state has
+		// hundreds of kB of entities here; decoding each was most of the
+		// packet's time).
+		found := false
+		jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
+			if k := string(key); !found && (k == "name" || k == "display_name") {
+				if name, ok := jsonio.String(val); ok && name != "" && strings.Contains(b.blk.Text, name) {
+					found = true
 				}
+			}
+		})
+		return found
+	}
+	castList := make([][]byte, 0, len(cast))
+	for s := range cast {
+		castList = append(castList, []byte(`"`+s+`"`))
+	}
+	mentions := func(v []byte) bool {
+		for _, q := range castList {
+			if bytes.Contains(v, q) {
+				return true
 			}
 		}
 		return false
 	}
 	for _, g := range stateops.Groups[1:4] { // items, locations, factions
-		sel := &OMap{}
+		// Candidates in state order; the owned items' cap decides last.
+		type cand struct {
+			k     string
+			v     json.RawMessage
+			owned bool
+		}
+		var cands []cand
+		var owned []ownedItem
 		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
-			if named(k, v) {
-				sel.Set(k, v)
+			switch {
+			case named(k, v):
+				cands = append(cands, cand{k, v, false})
+			case g == "items" && mentions(v):
+				if it, ok := itemLink(k, v, cast); ok {
+					owned = append(owned, it)
+					cands = append(cands, cand{k, v, true})
+				}
+			case g == "factions" && mentions(v) && factionHas(v, cast):
+				cands = append(cands, cand{k, v, false})
 			}
 		})
+		capped := capOwned(owned)
+		sel := &OMap{}
+		for _, c := range cands {
+			if !c.owned || capped[c.k] {
+				sel.Set(c.k, shortenTexts(c.v))
+			}
+		}
 		out.Set(g, sel)
 	}
 	if v, ok := top["world_state"]; ok {
@@ -348,4 +382,152 @@ func checkStateShape(top map[string]json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// MaxSliceText bounds a text field in the state slice (SPEC §19); a
+// longer one is cut and followed by sliceTextMore.
+const (
+	MaxSliceText  = 300
+	sliceTextMore = "…（全文见 state/current-state.json）"
+	// maxOwnedPerMember bounds the items a cast member owns or holds that
+	// the slice carries (SPEC §19), most recently changed first.
+	maxOwnedPerMember = 10
+)
+
+// ownedItem is an item whose owner or holder is a cast member.
+type ownedItem struct {
+	key     string
+	members []string
+	changed int // the newest chapter the item records
+}
+
+// itemLink reads an item's owner/holder and how recently it changed (its
+// last_updated_chapter or the newest chapter of its holder_history or
+// history); ok is false when neither names a cast member.
+func itemLink(k string, v json.RawMessage, cast map[string]bool) (ownedItem, bool) {
+	o := ownedItem{key: k}
+	var updated, hist []json.RawMessage
+	jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
+		switch string(key) {
+		case "owner", "holder":
+			if s, ok := jsonio.String(val); ok && cast[s] && !slices.Contains(o.members, s) {
+				o.members = append(o.members, s)
+			}
+		case "last_updated_chapter":
+			updated = append(updated, val)
+		case "holder_history", "history":
+			hist = append(hist, val)
+		}
+	})
+	if len(o.members) == 0 {
+		return ownedItem{}, false
+	}
+	// Only the few owned items get their histories decoded.
+	for _, u := range updated {
+		var n any
+		if json.Unmarshal(u, &n) == nil {
+			o.changed = max(o.changed, chapterOf(n))
+		}
+	}
+	for _, h := range hist {
+		var list []any
+		if json.Unmarshal(h, &list) != nil {
+			continue
+		}
+		for _, e := range list {
+			if m, ok := e.(map[string]any); ok {
+				o.changed = max(o.changed, chapterOf(m["chapter"]))
+			}
+		}
+	}
+	return o, true
+}
+
+func chapterOf(v any) int {
+	if f, ok := v.(float64); ok && f > 0 && f < 1e9 {
+		return int(f)
+	}
+	return 0
+}
+
+// capOwned keeps, per cast member, the maxOwnedPerMember most recently
+// changed items (ties by key).
+func capOwned(owned []ownedItem) map[string]bool {
+	slices.SortFunc(owned, func(a, b ownedItem) int {
+		if a.changed != b.changed {
+			return b.changed - a.changed
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	keep, per := map[string]bool{}, map[string]int{}
+	for _, it := range owned {
+		for _, m := range it.members {
+			if per[m] < maxOwnedPerMember {
+				per[m]++
+				keep[it.key] = true
+			}
+		}
+	}
+	return keep
+}
+
+// factionHas reports whether a cast member belongs to the faction: it is
+// one of its members or its leader.
+func factionHas(v json.RawMessage, cast map[string]bool) bool {
+	has := false
+	jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
+		switch string(key) {
+		case "leader":
+			if s, ok := jsonio.String(val); ok && cast[s] {
+				has = true
+			}
+		case "members":
+			list, _ := jsonio.SplitArray(val)
+			for _, m := range list {
+				if s, ok := jsonio.String(m); ok && cast[s] {
+					has = true
+				}
+			}
+		}
+	})
+	return has
+}
+
+// shortenTexts cuts every string value of v longer than MaxSliceText
+// characters to its first MaxSliceText followed by sliceTextMore (keys
+// are never cut). v is returned as is when nothing is that long; a value
+// that is not valid JSON is left for the slice's encoding to report.
+func shortenTexts(v json.RawMessage) json.RawMessage {
+	var out []byte
+	last := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] != '"' {
+			continue
+		}
+		n := stringEnd(v[i:])
+		if n < 0 {
+			return v
+		}
+		j := i + n
+		if n-2 > MaxSliceText && !isKey(v[j:]) {
+			if s, ok := jsonio.String(v[i:j]); ok && utf8.RuneCountInString(s) > MaxSliceText {
+				var q bytes.Buffer
+				if encodeCompact(&q, string([]rune(s)[:MaxSliceText])+sliceTextMore) == nil {
+					out = append(append(out, v[last:i]...), q.Bytes()...)
+					last = j
+				}
+			}
+		}
+		i = j - 1
+	}
+	if out == nil {
+		return v
+	}
+	return append(out, v[last:]...)
+}
+
+// isKey reports whether the bytes after a string start with a colon.
+func isKey(rest []byte) bool {
+	t := bytes.TrimLeft(rest, " \t\r\n")
+	return len(t) > 0 && t[0] == ':'
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -233,6 +234,13 @@ func All(root *project.Root) ([]Status, error) {
 	if err != nil {
 		return nil, errs.Newf(errs.IO, "无法列出 %s：%v", "cannot list %s: %v", layout.ChaptersDir, err).With("file", layout.ChaptersDir)
 	}
+	return AllOf(root, names)
+}
+
+// AllOf is All over names, a listing of chapters/ the caller already has
+// (next lists the folder once for its integrity check): only the names
+// ending in revision.json matter.
+func AllOf(root *project.Root, names []string) ([]Status, error) {
 	type hit struct {
 		c      int
 		hyphen bool
@@ -241,6 +249,10 @@ func All(root *project.Root) ([]Status, error) {
 	var hits []hit
 	hyphen := map[int]bool{}
 	for _, n := range names {
+		// Thousands of chapter files: skip the regexps for them.
+		if !strings.HasSuffix(n, "revision.json") {
+			continue
+		}
 		c, hy, ok := match(n)
 		if !ok {
 			continue
@@ -271,13 +283,17 @@ func Pending(root *project.Root) ([]Status, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pendingOf(all), nil
+}
+
+func pendingOf(all []Status) []Status {
 	var out []Status
 	for _, s := range all {
 		if s.Status == StatusPending {
 			out = append(out, s)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Check is the hard gate for generating chapter target: nil when allowed,
@@ -288,6 +304,20 @@ func Check(root *project.Root, target int) error {
 	if err != nil {
 		return err
 	}
+	return check(root, target, pend)
+}
+
+// CheckOf is Check over a listing of chapters/ the caller already has
+// (AllOf).
+func CheckOf(root *project.Root, target int, names []string) error {
+	all, err := AllOf(root, names)
+	if err != nil {
+		return err
+	}
+	return check(root, target, pendingOf(all))
+}
+
+func check(root *project.Root, target int, pend []Status) error {
 	if len(pend) == 0 || target <= pend[0].ChapterNumber {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -67,10 +68,13 @@ func StateVersion(root *project.Root) (int, error) {
 
 const tailSize = 64 << 10
 
-// tailStateVersion reads the head (to confirm the canonical layout) and
-// the last 64 KiB of f. In a canonically indented object every line that
-// starts with exactly two spaces and a quote is a top-level key, and
-// top-level keys are unique, so a match there is the real state_version.
+// tailStateVersion reads the head (to confirm the canonical layout), then
+// f backwards in 64 KiB chunks until the state_version line is found: in a
+// canonically indented object every line that starts with exactly two
+// spaces and a quote is a top-level key, and top-level keys are unique,
+// so the last match is the real state_version. state_version sorts after
+// the big groups, so this is usually one chunk, and never more than one
+// read of the file whatever sits after it (a large world_state).
 func tailStateVersion(f *os.File) (int, bool) {
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.Size() > jsonio.MaxFileSize {
@@ -82,21 +86,30 @@ func tailStateVersion(f *os.File) (int, bool) {
 	if !bytes.HasPrefix(head, []byte("{\n  \"")) {
 		return 0, false
 	}
-	off := max(st.Size()-tailSize, 0)
-	tail := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(tail, off); err != nil {
-		return 0, false
+	end := st.Size()
+	buf := make([]byte, min(end, tailSize+int64(len(stateVersionKey))+16))
+	first := true
+	for end > 0 {
+		off := max(end-tailSize, 0)
+		// Keep the start of the previous chunk after this one, so a key
+		// line (and its number) split by the boundary is still whole.
+		keep := min(int64(len(stateVersionKey))+16, st.Size()-end)
+		chunk := buf[:end-off+keep]
+		if _, err := f.ReadAt(chunk, off); err != nil && !(errors.Is(err, io.EOF) && off+int64(len(chunk)) == st.Size()) {
+			return 0, false
+		}
+		// A truncated file (the usual corruption) does not end the
+		// object; leave it to the full decode to report.
+		if first && !bytes.HasSuffix(bytes.TrimRight(chunk, " \t\r\n"), []byte("}")) {
+			return 0, false
+		}
+		first = false
+		if i := bytes.LastIndex(chunk, stateVersionKey); i >= 0 {
+			return parseVersionAt(chunk, i+len(stateVersionKey))
+		}
+		end = off
 	}
-	// A truncated file (the usual corruption) does not end the object;
-	// leave it to the full decode to report.
-	if !bytes.HasSuffix(bytes.TrimRight(tail, " \t\r\n"), []byte("}")) {
-		return 0, false
-	}
-	i := bytes.LastIndex(tail, stateVersionKey)
-	if i < 0 {
-		return 0, false
-	}
-	return parseVersionAt(tail, i+len(stateVersionKey))
+	return 0, false
 }
 
 var stateVersionKey = []byte("\n  \"state_version\": ")

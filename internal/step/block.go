@@ -10,8 +10,8 @@ import (
 // pending revision of an earlier chapter, a pending revision of the
 // target itself, or a gate file of the target saying review/rewrite.
 // Bad revision files fail closed with E_SCHEMA.
-func pendingBlock(root *project.Root, target int, g *gateView) error {
-	if err := revision.Check(root, target); err != nil {
+func pendingBlock(root *project.Root, target int, g *gateView, revisions []string) error {
+	if err := revision.CheckOf(root, target, revisions); err != nil {
 		return err
 	}
 	st, err := revision.Load(root, target)

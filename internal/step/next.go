@@ -123,11 +123,15 @@ func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 // chapter: an interrupted rollback or commit, a checkpoint behind the
 // committed tree, the setup steps, the volume review and the states that
 // do not allow writing. A nil Next and nil error mean a chapter step.
-func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
+//
+// revisions are the revision file names of chapters/ from the integrity
+// check's listing, for the revision gate (nil when no chapter step
+// follows).
+func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (n *Next, revisions []string, err error) {
 	// An interrupted rollback has no step id: it must be finished by
 	// running it again before anything else (its journal knows the rest).
 	if root.IsFile(layout.RollbackJournal) {
-		return nil, errs.New(errs.State, "有一次未完成的回滚（"+layout.RollbackJournal+"）",
+		return nil, nil, errs.New(errs.State, "有一次未完成的回滚（"+layout.RollbackJournal+"）",
 			"a rollback was interrupted ("+layout.RollbackJournal+")").
 			With("file", layout.RollbackJournal).
 			Hint("重新运行同一条 novel-commit rollback --to N 完成它（N 见该日志的 to 字段）",
@@ -136,46 +140,47 @@ func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
 	// Rule 0: an interrupted commit is finished first, whatever the state.
 	if c, ok := journalChapter(root, cp); ok {
 		n := &Next{Step: stepid.Chapter(c, stepid.Commit).String(), Reason: ReasonResumeCommit, Chapter: c, Inflight: inflightView(cp)}
-		return n, nil
+		return n, nil, nil
 	}
 	// The checkpoint must not lag the committed tree (SPEC §22): a step
 	// proposed from it would redo, and overwrite, committed chapters (an
 	// import is backfilled before anything else). Nor may it claim
 	// chapters whose files are gone (SPEC §22.1): the next draft would be
 	// written without them. One listing of chapters/ serves both.
-	gap, high, err := integrity.Scan(root, cp.LastCompleted)
+	gap, high, revisions, err := integrity.Scan(root, cp.LastCompleted)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := committedAhead(root, cp, high); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if gap != nil {
-		return nil, gap.Err()
+		return nil, nil, gap.Err()
 	}
 	if n, err := setupNext(root, cp); n != nil || err != nil {
-		return n, err
+		return n, nil, err
 	}
 	// Rule 1: every state but ERROR_RETRY has a next step (SPEC §3), so
 	// an agent loop never has to guess it.
 	switch {
 	case cp.State == checkpoint.VolReview:
-		return volumeReview(root, cp), nil
+		return volumeReview(root, cp), nil, nil
 	case cp.State == checkpoint.VolPlanning,
 		// A volume 1 plan already in place in QUICK_START is another
 		// tool's project (novel migrate), not one to plan.
 		cp.State == checkpoint.QuickStart && !root.Exists(layout.Outline(1)):
 		v := max(cp.CurrentVolume, 1)
-		return &Next{Step: "volume:" + layout.PadVol(v) + ":plan", Reason: ReasonPlanVolume, Chapter: cp.NextChapter(), Inflight: inflightView(cp)}, nil
+		return &Next{Step: "volume:" + layout.PadVol(v) + ":plan", Reason: ReasonPlanVolume, Chapter: cp.NextChapter(), Inflight: inflightView(cp)}, nil, nil
 	}
 	if !cp.Writable() {
-		return nil, StateError(cp, "next")
+		return nil, nil, StateError(cp, "next")
 	}
-	return nil, nil
+	return nil, revisions, nil
 }
 
 func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*Next, error) {
-	if n, err := projectNext(root, cp); n != nil || err != nil {
+	n, revisions, err := projectNext(root, cp)
+	if n != nil || err != nil {
 		return n, err
 	}
 	idle := cp.Idle()
@@ -188,7 +193,7 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	if err != nil {
 		return nil, err
 	}
-	if err := pendingBlock(root, target, g); err != nil {
+	if err := pendingBlock(root, target, g, revisions); err != nil {
 		return nil, err
 	}
 	// Rule 3.
@@ -196,7 +201,7 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 		return nil, err
 	}
 	p := newProbe(root, cp, s, target)
-	n := &Next{Chapter: target, Inflight: inflightView(cp)}
+	n = &Next{Chapter: target, Inflight: inflightView(cp)}
 	stage := cp.Stage
 	if idle {
 		// Rule 4: a draft written before its advance is not redone.

@@ -47,6 +47,8 @@ type config struct {
 	jsonOut       string
 	skipRatio     bool
 	pipelineRuns  int
+	demo          string // examples/demo (project and replay recordings)
+	vsTSDir       string // a TypeScript CLI install (--vs-ts)
 }
 
 // sample is one timed process.
@@ -70,13 +72,16 @@ type Result struct {
 
 // Report is what -json writes.
 type Report struct {
-	Date        string     `json:"date"`
-	Machine     string     `json:"machine"`
-	Chapters    int        `json:"chapters"`
-	Results     []Result   `json:"results"`
-	Estimates   []Estimate `json:"packet_estimates,omitempty"`
-	CommitRatio *float64   `json:"commit_ratio,omitempty"`
-	RatioBase   int        `json:"commit_ratio_base_chapters,omitempty"`
+	Date        string        `json:"date"`
+	Machine     string        `json:"machine"`
+	Profile     string        `json:"profile"`
+	Chapters    int           `json:"chapters"`
+	Results     []Result      `json:"results"`
+	Estimates   []Estimate    `json:"packet_estimates,omitempty"`
+	CommitRatio *float64      `json:"commit_ratio,omitempty"`
+	Prefix      []PrefixShare `json:"prefix_shares,omitempty"`
+	VsTS        []TSRatio     `json:"vs_ts,omitempty"`
+	RatioBase   int           `json:"commit_ratio_base_chapters,omitempty"`
 }
 
 const memLimitMiB = 64
@@ -110,11 +115,24 @@ func (c *config) estimates(work string) ([]Estimate, error) {
 	var out []Estimate
 	// SPEC §19's targets: draft and summarize at chapter 2000, the draft
 	// of the 300-chapter project (its summarize packet is shown for scale).
-	for _, p := range []struct {
+	projects := []struct {
 		dir              string
 		o                largeproject.Options
 		chapters, sumTgt int
-	}{{work, c.opts, c.opts.Chapters, 16000}, {dir, small, small.Chapters, 0}} {
+	}{{work, c.opts, c.opts.Chapters, 16000}, {dir, small, small.Chapters, 0}}
+	// SPEC §14 names chapter 2000: the periodic-commit project (one
+	// chapter shorter) has it in flight, with its contract's cast; it is
+	// there when that row was generated.
+	tenth := c.opts
+	tenth.Chapters = (c.opts.Chapters+1)/10*10 - 1
+	if pristine := filepath.Join(c.dir, key(tenth), "pristine"); tenth.Chapters != c.opts.Chapters && exists(filepath.Join(pristine, ".checkpoint.json")) {
+		projects = append(projects, struct {
+			dir              string
+			o                largeproject.Options
+			chapters, sumTgt int
+		}{pristine, tenth, tenth.Chapters, 16000})
+	}
+	for _, p := range projects {
 		for _, s := range []struct {
 			stage  string
 			target int
@@ -140,6 +158,8 @@ func main() {
 	var only string
 	flag.StringVar(&c.bin, "bin", "bin", "directory holding the built binaries")
 	flag.StringVar(&c.pipeline, "pipeline", "pipeline.mk", "the pipeline make file")
+	flag.StringVar(&c.vsTSDir, "vs-ts", "", "a TypeScript CLI install directory: time next, validate, advance, instructions and commit with both and report the ratios (skipped when node or the CLI is absent)")
+	flag.StringVar(&c.demo, "demo", "examples/demo", "the demo (project/ and replay/) for the prefix share; empty skips it")
 	flag.StringVar(&c.dir, "dir", ".bench", "scratch directory (generated projects are cached here)")
 	flag.IntVar(&c.runs, "runs", 15, "timed runs per command")
 	flag.IntVar(&c.warmup, "warmup", 3, "untimed warm-up runs per command")
@@ -152,6 +172,8 @@ func main() {
 	flag.BoolVar(&c.skipRatio, "no-ratio", false, "skip the commit growth ratio")
 	flag.StringVar(&only, "only", "", "run only commands whose name matches this regexp")
 	flag.StringVar(&c.jsonOut, "json", "", "also write the results as JSON to this file")
+	profiles := flag.String("profiles", "standard,dense", "generator profiles to run, comma-separated (SPEC §14: standard and dense)")
+	genProfile := flag.String("profile", "", "internal: with -generate, the generator profile")
 	flag.DurationVar(&settle, "settle", settle, "pause after syncing each fresh copy for a writing command (untimed)")
 	seed := flag.Uint64("seed", 1, "generator seed")
 	genDir := flag.String("generate", "", "internal: generate one project into this directory and exit")
@@ -159,7 +181,7 @@ func main() {
 	genReplay := flag.String("generate-replay", "", "internal: with -generate, also write replay recordings here")
 	flag.Parse()
 	if *genDir != "" {
-		c.opts.Seed, c.opts.Idle = *seed, *genIdle
+		c.opts.Seed, c.opts.Idle, c.opts.Profile = *seed, *genIdle, *genProfile
 		if err := largeproject.Generate(*genDir, c.opts); err != nil {
 			fail(err)
 		}
@@ -191,8 +213,42 @@ func main() {
 	if c.dir, err = filepath.Abs(c.dir); err != nil {
 		fail(err)
 	}
-	if err := run(&c); err != nil {
-		fail(err)
+	if c.demo != "" {
+		if c.demo, err = filepath.Abs(c.demo); err != nil {
+			fail(err)
+		}
+	}
+	var reps []Report
+	var missed error
+	for _, p := range strings.Split(*profiles, ",") {
+		pc := c
+		switch p = strings.TrimSpace(p); p {
+		case "standard":
+			pc.opts.Profile = ""
+		case largeproject.Dense:
+			pc.opts.Profile = p
+		default:
+			fail(fmt.Errorf("unknown profile %q (standard, dense)", p))
+		}
+		rep, err := run(&pc)
+		if rep != nil {
+			reps = append(reps, *rep)
+		}
+		if err != nil {
+			if rep == nil {
+				fail(err)
+			}
+			missed = err
+		}
+	}
+	if c.jsonOut != "" {
+		data, _ := json.MarshalIndent(reps, "", "  ")
+		if err := os.WriteFile(c.jsonOut, append(data, '\n'), 0o644); err != nil {
+			fail(err)
+		}
+	}
+	if missed != nil {
+		fail(missed)
 	}
 }
 
@@ -212,18 +268,20 @@ type bench struct {
 	env     []string
 }
 
-func run(c *config) error {
+// run benches one profile; the report is nil when nothing could be
+// measured, and the error says which targets were missed.
+func run(c *config) (*Report, error) {
 	big := c.opts
 	work, idle, replay, err := c.projects(big)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	inflight := strconv.Itoa(big.Inflight())
 	step := "chapter:" + pad(big.Inflight())
 
 	lintFile := filepath.Join(c.dir, "lint-chapter.md")
 	if err := os.WriteFile(lintFile, lintChapter(big.Inflight(), 5000), 0o644); err != nil {
-		return err
+		return nil, err
 	}
 
 	benches := []bench{
@@ -245,7 +303,7 @@ func run(c *config) error {
 				"AGENT=novel-agent --backend replay --fixtures " + replay}},
 	}
 	if pb, ok, err := c.periodicCommit(big); err != nil {
-		return err
+		return nil, err
 	} else if ok {
 		// After the plain commit, before the pipeline.
 		benches = slices.Insert(benches, len(benches)-1, pb)
@@ -262,17 +320,27 @@ func run(c *config) error {
 		}
 		r, err := c.measure(b, work, runs)
 		if err != nil {
-			return fmt.Errorf("%s: %w", b.name, err)
+			return nil, fmt.Errorf("%s: %w", b.name, err)
 		}
 		results = append(results, r)
 		if b.name == "novel-commit --chapter "+inflight {
 			commitMedian = r.MedianMS
 		}
 	}
-	rep := Report{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Chapters: big.Chapters, Results: results}
+	rep := Report{Date: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Profile: profileName(big), Chapters: big.Chapters, Results: results}
 	if c.only == nil || c.only.MatchString("packet estimate") {
 		if rep.Estimates, err = c.estimates(work); err != nil {
-			return err
+			return nil, err
+		}
+	}
+	if c.only == nil || c.only.MatchString("prefix share") {
+		if rep.Prefix, err = c.prefixShares(big, idle, replay); err != nil {
+			return nil, err
+		}
+	}
+	if c.vsTSDir != "" {
+		if rep.VsTS, err = c.vsTS(big, work, idle, replay); err != nil {
+			return nil, err
 		}
 	}
 	if !c.skipRatio && commitMedian > 0 && c.ratioChapters > 0 && c.ratioChapters != big.Chapters {
@@ -282,39 +350,43 @@ func run(c *config) error {
 		// history (chapters, summaries, changelog) grows.
 		small.Volumes = max(1, c.opts.Volumes*c.ratioChapters/big.Chapters)
 		if _, _, _, err := c.projects(small); err != nil {
-			return err
+			return nil, err
 		}
 		b := c.commitBench(fmt.Sprintf("novel-commit --chapter %d (%d chapters)", small.Inflight(), small.Chapters), small,
 			filepath.Join(c.dir, key(small), "gated"))
 		r, err := c.measure(b, "", c.runs)
 		if err != nil {
-			return fmt.Errorf("%s: %w", b.name, err)
+			return nil, fmt.Errorf("%s: %w", b.name, err)
 		}
 		rep.Results = append(rep.Results, r)
 		ratio := commitMedian / r.MedianMS
 		rep.CommitRatio, rep.RatioBase = &ratio, small.Chapters
 	}
 	printTable(os.Stdout, rep)
-	if c.jsonOut != "" {
-		data, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(c.jsonOut, append(data, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
 	for _, r := range rep.Results {
 		if !r.OK {
-			return errors.New("some targets were missed (see MISS above)")
+			return &rep, errors.New("some targets were missed (see MISS above)")
 		}
 	}
 	for _, e := range rep.Estimates {
 		if !e.OK {
-			return errors.New("some packet estimates are over their targets (see MISS above)")
+			return &rep, errors.New("some packet estimates are over their targets (see MISS above)")
+		}
+	}
+	for _, p := range rep.Prefix {
+		if !p.OK {
+			return &rep, errors.New("a draft request shares less than half of it with the previous chapter's (see MISS above)")
+		}
+	}
+	for _, r := range rep.VsTS {
+		if !r.OK {
+			return &rep, errTS
 		}
 	}
 	if rep.CommitRatio != nil && *rep.CommitRatio > 1.5 {
-		return errors.New("commit cost grows more than 1.5× from the small to the large project")
+		return &rep, errors.New("commit cost grows more than 1.5× from the small to the large project")
 	}
-	return nil
+	return &rep, nil
 }
 
 func (c *config) commitBench(name string, o largeproject.Options, gated string) bench {
@@ -343,10 +415,23 @@ func (c *config) periodicCommit(big largeproject.Options) (bench, bool, error) {
 	return b, true, nil
 }
 
+func profileName(o largeproject.Options) string {
+	if o.Profile == "" {
+		return "standard"
+	}
+	return o.Profile
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
 func pad(n int) string { return fmt.Sprintf("%03d", n) }
 
 func key(o largeproject.Options) string {
-	return fmt.Sprintf("g%d-s%d-c%d-v%d-ch%d-f%d", genVersion, o.Seed, o.Chapters, o.Volumes, o.Characters, o.Foreshadow)
+	k := fmt.Sprintf("g%d-s%d-c%d-v%d-ch%d-f%d", genVersion, o.Seed, o.Chapters, o.Volumes, o.Characters, o.Foreshadow)
+	if o.Profile != "" {
+		k += "-" + o.Profile
+	}
+	return k
 }
 
 // projects generates (once) the base project of o, a work copy with the
@@ -403,7 +488,7 @@ func generate(o largeproject.Options, dir string, extra ...string) error {
 		return err
 	}
 	args := append([]string{"-generate", dir, "-seed", strconv.FormatUint(o.Seed, 10), "-chapters", strconv.Itoa(o.Chapters), "-volumes", strconv.Itoa(o.Volumes),
-		"-characters", strconv.Itoa(o.Characters), "-foreshadow", strconv.Itoa(o.Foreshadow)}, extra...)
+		"-characters", strconv.Itoa(o.Characters), "-foreshadow", strconv.Itoa(o.Foreshadow), "-profile", o.Profile}, extra...)
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	return cmd.Run()
@@ -414,9 +499,21 @@ func (c *config) env() []string {
 	return env
 }
 
+// tool runs one of the suite's binaries (or make, from PATH).
 func (c *config) tool(dir string, argv ...string) (string, error) {
-	cmd := exec.Command(filepath.Join(c.bin, argv[0]), argv[1:]...)
-	cmd.Dir, cmd.Env = dir, c.env()
+	return c.toolEnv(dir, nil, argv...)
+}
+
+// toolEnv is tool with extra environment variables.
+func (c *config) toolEnv(dir string, extra []string, argv ...string) (string, error) {
+	path := filepath.Join(c.bin, argv[0])
+	if argv[0] == "make" {
+		if p, err := exec.LookPath("make"); err == nil {
+			path = p
+		}
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Dir, cmd.Env = dir, append(c.env(), extra...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -589,7 +686,7 @@ func machine() string {
 }
 
 func printTable(w io.Writer, rep Report) {
-	fmt.Fprintf(w, "\n%s · %s · %d chapters\n\n", rep.Date, rep.Machine, rep.Chapters)
+	fmt.Fprintf(w, "\n%s · %s · profile %s · %d chapters\n\n", rep.Date, rep.Machine, rep.Profile, rep.Chapters)
 	fmt.Fprintf(w, "| %-58s | %9s | %9s | %9s | %8s | %7s | %-4s |\n", "command", "median ms", "p90 ms", "cpu ms", "RSS MiB", "target", "")
 	fmt.Fprintf(w, "|%s|%s|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 60), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 10), strings.Repeat("-", 9), strings.Repeat("-", 6))
 	for _, r := range rep.Results {
@@ -621,6 +718,19 @@ func printTable(w io.Writer, rep Report) {
 				verdict = "MISS"
 			}
 			fmt.Fprintf(w, "| %-58s | %9d | %9s | %-4s |\n", e.Name, e.Tokens, target, verdict)
+		}
+	}
+	printTS(w, rep.VsTS)
+	if len(rep.Prefix) > 0 {
+		fmt.Fprintf(w, "\n| %-58s | %9s | %9s | %7s | %-4s |\n", "draft request prefix share (same storyline, SPEC §14)", "prefix", "chars", "share", "")
+		fmt.Fprintf(w, "|%s|%s|%s|%s|%s|\n", strings.Repeat("-", 60), strings.Repeat("-", 11), strings.Repeat("-", 11), strings.Repeat("-", 9), strings.Repeat("-", 6))
+		for _, p := range rep.Prefix {
+			verdict := "ok"
+			if !p.OK {
+				verdict = "MISS"
+			}
+			fmt.Fprintf(w, "| %-58s | %9d | %9d | %6.1f%% | %-4s |\n", fmt.Sprintf("%s: chapter %d after %d", p.Project, p.Second, p.First),
+				p.PrefixChars, p.Chars, 100*p.Share, verdict)
 		}
 	}
 	fmt.Fprintf(w, "peak RSS limit %d MiB per call; cpu = user+system time (less sensitive to a busy machine than wall time)\n", memLimitMiB)

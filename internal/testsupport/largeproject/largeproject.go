@@ -32,6 +32,13 @@ type Options struct {
 	StateBytes  int // approximate size of the state file (default 5 MiB)
 	ChapterSize int // characters per chapter body (default 1200)
 	Seed        uint64
+	// Profile is "" (the standard project) or "dense" (SPEC §14: the same
+	// sizes with denser links — items owned by characters with holder
+	// histories, factions of 20–60 members, locations with residents, long
+	// background texts, a third of the foreshadowing dormant for > 100
+	// chapters, an accepted revision file every 100 chapters, changelog
+	// lines of 10–30 ops).
+	Profile string
 	// Idle leaves no chapter in flight (checkpoint committed, empty
 	// staging), the starting point of a pipeline run of chapter N+1.
 	Idle bool
@@ -58,6 +65,11 @@ func (o *Options) defaults() {
 	}
 }
 
+// Dense is the name of the dense profile (Options.Profile).
+const Dense = "dense"
+
+func (o Options) dense() bool { return o.Profile == Dense }
+
 // Storylines used by the generated project; the last is dormant.
 var Storylines = []string{"main-arc", "sect-intrigue", "border-war", "old-debts"}
 
@@ -82,7 +94,13 @@ func Generate(dir string, o Options) error {
 		return fmt.Errorf("largeproject: %d chapters cannot fill %d volumes", o.Chapters, o.Volumes)
 	}
 	g.names = g.characterNames()
+	if o.Profile != "" && !o.dense() {
+		return fmt.Errorf("largeproject: unknown profile %q (want %q or empty)", o.Profile, Dense)
+	}
 	steps := []func() error{g.basics, g.characters, g.volumes, g.committed, g.foreshadowing, g.state}
+	if o.dense() {
+		steps = append(steps, g.revisions)
+	}
 	if !o.Idle {
 		steps = append(steps, g.inflight)
 	}
@@ -129,7 +147,10 @@ func (g *gen) volumeRange(v int) (int, int) {
 	return start, end
 }
 
-func (g *gen) storylineOf(c int) string { return Storylines[(c/3)%3] }
+func (g *gen) storylineOf(c int) string { return StorylineOf(c) }
+
+// StorylineOf is the storyline the generator puts chapter c on.
+func StorylineOf(c int) string { return Storylines[(c/3)%3] }
 
 // followedOnLine reports whether a later committed chapter is on c's
 // storyline.
@@ -337,11 +358,48 @@ func (g *gen) item(i, planted int) map[string]any {
 		"history": []any{map[string]any{"chapter": planted, "action": "planted", "detail": "埋下"}}}
 }
 
+// denseItem: a third of the items (i%3 == 0) is open and untouched for
+// more than 100 chapters, a third advanced recently (a history of several
+// steps, the last within the final 15 chapters), a third resolved.
+func (g *gen) denseItem(i, n int) map[string]any {
+	last := max(1, g.o.Chapters-101)
+	planted := 1 + (i*last)/(n+1)
+	it := g.item(i, planted)
+	hist := []any{map[string]any{"chapter": planted, "action": "planted", "detail": "埋下：" + strings.Repeat("线索交错，", 8)}}
+	switch i % 3 {
+	case 0:
+		it["status"] = "planted"
+		if i%2 == 0 {
+			it["status"] = "advanced"
+			hist = append(hist, map[string]any{"chapter": planted, "action": "advanced", "detail": "同章推进"})
+		}
+	case 1:
+		it["status"] = "advanced"
+		for k := 1; k <= 4; k++ {
+			ch := planted + k*(g.o.Chapters-planted)/5
+			hist = append(hist, map[string]any{"chapter": ch, "action": "advanced", "detail": fmt.Sprintf("第%d次推进：铜镜映出旧事。", k)})
+		}
+		recent := g.o.Chapters - i%15
+		hist = append(hist, map[string]any{"chapter": recent, "action": "advanced", "detail": "铜镜再次发烫"})
+		it["last_updated_chapter"] = recent
+	case 2:
+		it["status"] = "resolved"
+		hist = append(hist, map[string]any{"chapter": min(g.o.Chapters, planted+3), "action": "resolved", "detail": "真相大白"})
+		it["last_updated_chapter"] = min(g.o.Chapters, planted+3)
+	}
+	it["history"] = hist
+	return it
+}
+
 func (g *gen) foreshadowing() error {
 	planPer := g.o.Foreshadow / 4 / g.o.Volumes
 	globalN := g.o.Foreshadow - planPer*g.o.Volumes
 	var global []any
 	for i := 1; i <= globalN; i++ {
+		if g.o.dense() {
+			global = append(global, g.denseItem(i, globalN))
+			continue
+		}
 		global = append(global, g.item(i, 1+(i*g.o.Chapters)/(globalN+1)))
 	}
 	// The fact layer as the suite writes it: a project with 2,000
@@ -383,6 +441,9 @@ func (g *gen) foreshadowing() error {
 // chapter, and the current state obtained by applying it, so
 // `novel-commit rebuild --check` holds.
 func (g *gen) state() error {
+	if g.o.dense() {
+		return g.denseState()
+	}
 	chars := map[string]any{}
 	per := g.o.StateBytes / g.o.Characters
 	for i := range g.names {
@@ -397,19 +458,27 @@ func (g *gen) state() error {
 	state := map[string]any{"schema_version": json.Number("1"), "state_version": json.Number("0"), "last_updated_chapter": json.Number("0"),
 		"characters": chars, "items": map[string]any{}, "locations": map[string]any{}, "factions": map[string]any{},
 		"world_state": map[string]any{}, "active_foreshadowing": []any{}}
+	return g.history(state, func(c int) []any {
+		who := slug(g.rng.IntN(len(g.names)))
+		return []any{
+			map[string]any{"op": "inc", "path": "characters." + who + ".level", "value": json.Number("1")},
+			map[string]any{"op": "set", "path": "characters." + who + ".location", "value": fmt.Sprintf("地点%d", c%50)},
+			map[string]any{"op": "add", "path": fmt.Sprintf("items.item-%03d.holders", c%200), "value": who},
+		}
+	})
+}
+
+// history writes state as the baseline, then one changelog line per
+// committed chapter with the ops opsOf makes, and the current state
+// obtained by applying them, so `novel-commit rebuild --check` holds.
+func (g *gen) history(state map[string]any, opsOf func(c int) []any) error {
 	if err := g.writeJSON(layout.Baseline, state); err != nil {
 		return err
 	}
 	var changelog strings.Builder
 	for c := 1; c <= g.o.Chapters; c++ {
-		who := slug(g.rng.IntN(len(g.names)))
-		raws := []any{
-			map[string]any{"op": "inc", "path": "characters." + who + ".level", "value": json.Number("1")},
-			map[string]any{"op": "set", "path": "characters." + who + ".location", "value": fmt.Sprintf("地点%d", c%50)},
-			map[string]any{"op": "add", "path": fmt.Sprintf("items.item-%03d.holders", c%200), "value": who},
-		}
 		var ops []stateops.Op
-		for _, r := range raws {
+		for _, r := range opsOf(c) {
 			op, reason := stateops.Validate(r)
 			if reason != "" {
 				return fmt.Errorf("largeproject: generated op %v invalid: %s", r, reason)
@@ -528,7 +597,7 @@ func WriteReplay(dir string, o Options) error {
 
 // Version changes whenever the generator's output does, so cached
 // projects from an older generator are not reused.
-const Version = 4
+const Version = 5
 
 // Cached returns a directory holding the project for o (not idle),
 // generating it on first use under the system temp directory and reusing
@@ -536,7 +605,7 @@ const Version = 4
 // directory must be treated as read-only.
 func Cached(o Options) (string, error) {
 	o.defaults()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("novel-largeproject-v%d-s%d-c%d-v%d-ch%d-f%d", Version, o.Seed, o.Chapters, o.Volumes, o.Characters, o.Foreshadow))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("novel-largeproject-v%d-s%d-c%d-v%d-ch%d-f%d%s", Version, o.Seed, o.Chapters, o.Volumes, o.Characters, o.Foreshadow, o.Profile))
 	if _, err := os.Stat(filepath.Join(dir, layout.Checkpoint)); err == nil {
 		return dir, nil
 	}

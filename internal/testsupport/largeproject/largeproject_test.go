@@ -118,3 +118,54 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// The dense profile (SPEC §14) is consistent too, and has what makes it
+// dense: items owned by characters with holder histories, factions of
+// members, locations of residents, changelog lines of 10–30 ops, accepted
+// revision files every 100 chapters, a third of the items dormant.
+func TestDenseProfile(t *testing.T) {
+	o := small
+	o.Chapters, o.Characters, o.Profile = 200, 60, largeproject.Dense
+	root := generate(t, o)
+	res, err := commit.Check(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Matches || res.LinesReplayed != o.Chapters {
+		t.Fatalf("rebuild check: %+v", res)
+	}
+	if n := next(t, root); n.Step != "chapter:201:gate" {
+		t.Fatalf("next = %s (%s), want chapter:201:gate", n.Step, n.Reason)
+	}
+	state, _ := root.ReadFile(layout.CurrentState)
+	for _, want := range []string{`"holder_history": [`, `"members": [`, `"residents": [`, `"owner": "char-`, `"background": "`} {
+		if !bytes.Contains(state, []byte(want)) {
+			t.Errorf("dense state has no %s", want)
+		}
+	}
+	changelog, _ := root.ReadFile(layout.Changelog)
+	for i, line := range bytes.Split(bytes.TrimSpace(changelog), []byte("\n")) {
+		if n := bytes.Count(line, []byte(`"op":`)); n < 10 || n > 30 {
+			t.Fatalf("changelog line %d has %d ops, want 10–30", i+1, n)
+		}
+	}
+	for _, c := range []int{100, 200} {
+		data, err := root.ReadFile(layout.Revision(c))
+		if err != nil || !bytes.Contains(data, []byte(`"status": "accepted"`)) {
+			t.Errorf("chapter %d: no accepted revision file (%v)", c, err)
+		}
+	}
+	items, err := foreshadow.LoadGlobal(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dormant := 0
+	for i := range items {
+		if since, ok := foreshadow.Dormant(&items[i], o.Inflight()); ok && since > 100 {
+			dormant++
+		}
+	}
+	if dormant*3 < len(items)*9/10 {
+		t.Errorf("%d of %d items dormant for > 100 chapters, want about a third", dormant, len(items))
+	}
+}

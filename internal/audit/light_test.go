@@ -1,0 +1,86 @@
+package audit_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/novelsuite/novel/internal/audit"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/testsupport/largeproject"
+)
+
+// The continuity audit reads the foreshadowing light and parses in full
+// only the items that look dormant: its report must be the one a window
+// of fully parsed items gives, on both generator profiles (the dense one
+// has a third of its items dormant for > 100 chapters, with histories).
+func TestContinuityLightItemsSameReport(t *testing.T) {
+	for _, profile := range []string{"", largeproject.Dense} {
+		dir := filepath.Join(t.TempDir(), "p")
+		o := largeproject.Options{Chapters: 240, Volumes: 2, Characters: 40, Foreshadow: 300, StateBytes: 200 << 10, Profile: profile}
+		if err := largeproject.Generate(dir, o); err != nil {
+			t.Fatal(err)
+		}
+		root, _ := project.New(dir)
+		got, err := audit.Continuity(root, 0, audit.DefaultWindow, "2026-01-01T00:00:00Z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := audit.Load(root, o.Chapters-audit.DefaultWindow+1, o.Chapters)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := w.Run("2026-01-01T00:00:00Z")
+		g, _ := jsonio.Marshal(got)
+		x, _ := jsonio.Marshal(want)
+		if string(g) != string(x) {
+			t.Fatalf("profile %q: light and full reports differ", profile)
+		}
+		if want.Stats.ByType[audit.DormantForeshadowing] == 0 {
+			t.Fatalf("profile %q: no dormant item to compare", profile)
+		}
+	}
+}
+
+// Lines before the window are skipped on their leading chapter when they
+// hold no status op; the window is the one the full split gives (the same
+// changelog with a space before each line takes the full path).
+func TestChangelogSkipSameWindow(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "p")
+	o := largeproject.Options{Chapters: 240, Volumes: 2, Characters: 60, Foreshadow: 300, StateBytes: 200 << 10, Profile: largeproject.Dense}
+	if err := largeproject.Generate(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	// A status op long before the window: a character dies at chapter 3.
+	cl := filepath.Join(dir, "state", "changelog.jsonl")
+	data, err := os.ReadFile(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	lines[2] = bytes.Replace(lines[2], []byte(`"ops":[`), []byte(`"ops":[{"op":"set","path":"characters.char-001.status","value":"dead"},`), 1)
+	report := func() string {
+		root, _ := project.New(dir)
+		r, err := audit.Continuity(root, 0, audit.DefaultWindow, "2026-01-01T00:00:00Z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := jsonio.Marshal(r)
+		return string(b)
+	}
+	os.WriteFile(cl, bytes.Join(lines, nil), 0o644)
+	fast := report()
+	var spaced []byte
+	for _, l := range lines {
+		if len(bytes.TrimSpace(l)) > 0 {
+			spaced = append(spaced, ' ')
+		}
+		spaced = append(spaced, l...)
+	}
+	os.WriteFile(cl, spaced, 0o644)
+	if full := report(); fast != full {
+		t.Fatalf("windows differ:\n%s\n%s", fast, full)
+	}
+}
