@@ -131,9 +131,19 @@ func TestNextFinishesInterruptedRevise(t *testing.T) {
 	setJSONField(t, p, "staging/evaluations/chapter-001-eval.json", "overall", "4.4", "3.2")
 	setJSONField(t, p, "staging/evaluations/chapter-001-eval.secondary.json", "overall", "4.2", "3.2")
 	// The demo evals follow the suite's rubric, whose overall the gate
-	// recomputes from the scores; without the version it takes the edit.
-	setJSONField(t, p, "staging/evaluations/chapter-001-eval.json", "rubric_version", `"2026-11.1"`, `"edited"`)
-	setJSONField(t, p, "staging/evaluations/chapter-001-eval.secondary.json", "rubric_version", `"2026-11.1"`, `"edited"`)
+	// recomputes from the scores (SPEC §24: strict whenever the eval carries
+	// rubric_version or its judge packet exists); as hand-made evals,
+	// without either, it takes the edit.
+	for _, f := range []string{"staging/evaluations/chapter-001-eval.json", "staging/evaluations/chapter-001-eval.secondary.json"} {
+		data, err := os.ReadFile(filepath.Join(p, f))
+		if err != nil || !strings.Contains(string(data), "  \"rubric_version\": \"2026-11.1\",\n") {
+			t.Fatalf("%s: %v", f, err)
+		}
+		writeAt(t, p, f, []byte(strings.Replace(string(data), "  \"rubric_version\": \"2026-11.1\",\n", "", 1)))
+	}
+	for _, f := range []string{"chapter-001-judge.packet.json", "chapter-001-judge.secondary.packet.json"} {
+		os.Remove(filepath.Join(p, "staging/manifests", f))
+	}
 	r := runIn(t, p, nil, "novel-gate", "decide", "--chapter", "1")
 	var res map[string]any
 	if r.Exit != 0 || json.Unmarshal([]byte(r.Stdout), &res) != nil || res["decision"] != "revise" {

@@ -262,21 +262,8 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 	if err := s.applyContext(raw, src); err != nil {
 		return err
 	}
-	if v, ok := raw["revision"]; ok && v != nil {
-		m, isObj := v.(map[string]any)
-		if !isObj {
-			return cfgErr("revision", src, "必须是对象 {fix_mode}", "must be an object {fix_mode}", v)
-		}
-		for k, fv := range m {
-			if k != "fix_mode" {
-				return cfgErr("revision."+k, src, "是未知的键（可用：fix_mode）", "is not a known key (fix_mode)", fv)
-			}
-			str, _ := fv.(string)
-			if str != FixModeOn && str != FixModeOff {
-				return cfgErr("revision.fix_mode", src, "必须是 on 或 off", "must be on or off", fv)
-			}
-			s.FixMode = str
-		}
+	if err := s.applyRevision(raw, src); err != nil {
+		return err
 	}
 	if v, ok := raw["gate_thresholds"]; ok && v != nil {
 		m, isObj := v.(map[string]any)
@@ -306,6 +293,30 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 	}
 	if v, ok := raw["judge"]; ok && v != nil {
 		return s.applyJudge(v, src)
+	}
+	return nil
+}
+
+// applyRevision reads revision.fix_mode (on|off): whether a revise round
+// may be a targeted fix round (SPEC §24).
+func (s *Settings) applyRevision(raw map[string]any, src string) error {
+	v, ok := raw["revision"]
+	if !ok || v == nil {
+		return nil
+	}
+	m, isObj := v.(map[string]any)
+	if !isObj {
+		return cfgErr("revision", src, "必须是对象 {fix_mode}", "must be an object {fix_mode}", v)
+	}
+	for k, fv := range m {
+		if k != "fix_mode" {
+			return cfgErr("revision."+k, src, "是未知的键（可用：fix_mode）", "is not a known key (fix_mode)", fv)
+		}
+		str, _ := fv.(string)
+		if str != FixModeOn && str != FixModeOff {
+			return cfgErr("revision.fix_mode", src, "必须是 on 或 off", "must be on or off", fv)
+		}
+		s.FixMode = str
 	}
 	return nil
 }

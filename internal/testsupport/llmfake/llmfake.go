@@ -234,35 +234,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if resp == nil {
-		content, ok := s.replay(w, &req)
-		if !ok {
+		var ok bool
+		if resp, ok = s.replayed(w, &req); !ok {
 			return
-		}
-		resp = &Response{Content: content, Reasoning: s.script.Reasoning, CacheHit: s.script.CacheHit}
-		if m := partRE.FindStringSubmatch(lastMessage(&req)); m != nil {
-			resp.Content = part(content, m)
-		} else if a := agentRE.FindStringSubmatch(req.Messages[1].Content); a != nil && slices.Contains(s.script.CutOnce, a[1]) {
-			s.mu.Lock()
-			if !s.cut[a[1]] {
-				if s.cut == nil {
-					s.cut = map[string]bool{}
-				}
-				s.cut[a[1]] = true
-				rs := []rune(content)
-				resp.Content, resp.Finish = string(rs[:len(rs)*3/5]), "length"
-			}
-			s.mu.Unlock()
-		} else if s.script.JudgeDrops != "" && a != nil && a[1] == stepid.QualityJudge {
-			s.mu.Lock()
-			key := requestKey(req.Messages[1].Content)
-			if !s.drop[key] {
-				if s.drop == nil {
-					s.drop = map[string]bool{}
-				}
-				s.drop[key] = true
-				resp.Content = dropDimension(content, s.script.JudgeDrops)
-			}
-			s.mu.Unlock()
 		}
 	}
 	if resp.DelayMS > 0 {
@@ -312,6 +286,44 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, provider, req.Model, resp)
 		s.logUsage(n, usage(provider, resp))
 	}
+}
+
+// replayed answers from the replay recordings: a part of the answer when
+// the request asks for one (a split re-ask), the answer cut once at 60 %
+// for an agent in cut_once, an eval with a dimension dropped once per
+// request for judge_drops. ok is false when replay already answered w.
+func (s *Server) replayed(w http.ResponseWriter, req *request) (*Response, bool) {
+	content, ok := s.replay(w, req)
+	if !ok {
+		return nil, false
+	}
+	resp := &Response{Content: content, Reasoning: s.script.Reasoning, CacheHit: s.script.CacheHit}
+	if m := partRE.FindStringSubmatch(lastMessage(req)); m != nil {
+		resp.Content = part(content, m)
+	} else if a := agentRE.FindStringSubmatch(req.Messages[1].Content); a != nil && slices.Contains(s.script.CutOnce, a[1]) {
+		s.mu.Lock()
+		if !s.cut[a[1]] {
+			if s.cut == nil {
+				s.cut = map[string]bool{}
+			}
+			s.cut[a[1]] = true
+			rs := []rune(content)
+			resp.Content, resp.Finish = string(rs[:len(rs)*3/5]), "length"
+		}
+		s.mu.Unlock()
+	} else if s.script.JudgeDrops != "" && a != nil && a[1] == stepid.QualityJudge {
+		s.mu.Lock()
+		key := requestKey(req.Messages[1].Content)
+		if !s.drop[key] {
+			if s.drop == nil {
+				s.drop = map[string]bool{}
+			}
+			s.drop[key] = true
+			resp.Content = dropDimension(content, s.script.JudgeDrops)
+		}
+		s.mu.Unlock()
+	}
+	return resp, true
 }
 
 // logUsage adds {"n","usage"} to the request log for an answered request:
