@@ -17,6 +17,7 @@ import (
 // (SPEC §22.1). build, demo and clean must work there, and nothing outside
 // the checkout may be removed, created or rewritten.
 func TestMakefileOddCheckout(t *testing.T) {
+	t.Parallel()
 	// Part of make test (-short) too: issue #25 asks make test to run the
 	// Makefile's targets from such a folder.
 	for _, tool := range []string{"make", "bash", "go"} {

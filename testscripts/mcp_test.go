@@ -23,6 +23,7 @@ import (
 // `make start` + `make continue N=2` with the same recordings (SPEC §27).
 // Run logs and staging are each route's own bookkeeping and are left out.
 func TestMCPRouteMatchesPipeline(t *testing.T) {
+	t.Parallel()
 	repo, _ := filepath.Abs("..")
 	replay := filepath.Join(repo, "examples", "demo", "replay")
 	base := t.TempDir()
@@ -175,6 +176,7 @@ func committedTree(t *testing.T, dir string) map[string]string {
 // the suite's own error envelope — an answer that fails validation (with
 // its re-ask), and a writing call while another holder's lease runs.
 func TestMCPErrorsAreEnvelopes(t *testing.T) {
+	t.Parallel()
 	repo, _ := filepath.Abs("..")
 	dir := filepath.Join(t.TempDir(), "p")
 	if err := testkit.CopyTree(filepath.Join(repo, "examples", "demo", "project"), dir, false); err != nil {
