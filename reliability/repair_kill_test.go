@@ -92,6 +92,12 @@ func TestKillRepairs(t *testing.T) {
 		}, base: func(t *testing.T) string {
 			p := copyOf(t, demo)
 			writeFile(t, filepath.Join(p, ".checkpoint.json"), []byte(`{"schema_version":2,"last_completed_chapter":6,"current_volume":2,"orchestrator_state":"VOL_PLANNING","pipeline_stage":"committed","inflight_chapter":null,"revision_count":0}`+"\n"))
+			// The checkpoint claims six chapters: their files must be there
+			// (E_INTEGRITY, SPEC §22.1).
+			for c := 1; c <= 6; c++ {
+				writeFile(t, filepath.Join(p, "chapters", fmt.Sprintf("chapter-%03d.md", c)), []byte(fmt.Sprintf("# 第%d章\n\n夜色渐深。\n", c)))
+				writeFile(t, filepath.Join(p, "summaries", fmt.Sprintf("chapter-%03d-summary.md", c)), []byte(fmt.Sprintf("# 第%d章摘要\n\n夜色渐深。\n", c)))
+			}
 			r := runIn(t, p, nil, "novel-manifest", "packet", "volume:02:plan", "--write-manifest", "--jq", ".written_manifest_path")
 			mustOK(t, r, "volume packet")
 			mustOK(t, runIn(t, p, nil, "novel-agent", "--backend", "replay", "--fixtures", replay, string(bytes.TrimSpace([]byte(r.Stdout)))), "volume plan")
