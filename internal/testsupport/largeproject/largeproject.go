@@ -597,7 +597,7 @@ func WriteReplay(dir string, o Options) error {
 
 // Version changes whenever the generator's output does, so cached
 // projects from an older generator are not reused.
-const Version = 5
+const Version = 6
 
 // Cached returns a directory holding the project for o (not idle),
 // generating it on first use under the system temp directory and reusing
