@@ -21,12 +21,13 @@ import (
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Run         runCmd      `cmd:"" default:"withargs" help:"Run an executor on an instruction packet (the default command): novel-agent [--backend replay] --fixtures DIR PACKET."`
-	Pipeline    pipelineCmd `cmd:"" help:"Per-step mechanics used by pipeline.mk."`
-	Prompt      promptCmd   `cmd:"" help:"Print the messages a live backend would send for PACKET (role prompt with its output format, then the context): for running an agent by hand."`
-	Prompts     promptsCmd  `cmd:"" help:"The built-in role prompts: --dump DIR writes them (copy one to the project's prompts/{role}.md to replace it)."`
-	Apply       applyCmd    `cmd:"" help:"Write a packet's outputs from an answer in the role prompt's own format (FILE or stdin), with the same hygiene, validation and lints as a live backend; on failure details.reask is the message to act on."`
-	Doctor      doctorCmd   `cmd:"" help:"Check the project, the tools and the model configuration (one tiny request per model; --offline skips the network): a report with a fix for every failing check; exit 0 when usable, 1 otherwise (SPEC §26)."`
+	Run         runCmd       `cmd:"" default:"withargs" help:"Run an executor on an instruction packet (the default command): novel-agent [--backend replay] --fixtures DIR PACKET."`
+	Pipeline    pipelineCmd  `cmd:"" help:"Per-step mechanics used by pipeline.mk."`
+	Prompt      promptCmd    `cmd:"" help:"Print the messages a live backend would send for PACKET (role prompt with its output format, then the context): for running an agent by hand."`
+	Prompts     promptsCmd   `cmd:"" help:"The built-in role prompts: --dump DIR writes them (copy one to the project's prompts/{role}.md to replace it)."`
+	Apply       applyCmd     `cmd:"" help:"Write a packet's outputs from an answer in the role prompt's own format (FILE or stdin), with the same hygiene, validation and lints as a live backend; on failure details.reask is the message to act on."`
+	Calibrate   calibrateCmd `cmd:"" help:"Run the configured judge on a calibration set (built in: 8 clean/flawed chapter pairs of the demo novel) and say whether it is usable, weak or unusable as this project's judge (SPEC §24)."`
+	Doctor      doctorCmd    `cmd:"" help:"Check the project, the tools and the model configuration (one tiny request per model; --offline skips the network): a report with a fix for every failing check; exit 0 when usable, 1 otherwise (SPEC §26)."`
 }
 
 type promptsCmd struct {
@@ -159,9 +160,24 @@ func (r *runCmd) dryRun(ctx *cli.Context) error {
 }
 
 func (r *runCmd) backend(ctx *cli.Context) (agent.Backend, error) {
-	switch r.Backend {
+	if r.Backend == "replay" {
+		return newBackend(ctx, r.Backend, r.Fixtures, r.Cmd, nil, nil)
+	}
+	root, err := ctx.Root()
+	if err != nil {
+		return nil, err
+	}
+	return newBackend(ctx, r.Backend, r.Fixtures, r.Cmd, root, root)
+}
+
+// newBackend makes the executor named by kind. A live one takes its model
+// configuration from author (settings.json llm, NOVEL_LLM_*) and reads
+// the packet's files and prompt overrides in work: the same project for a
+// run, a scratch copy for calibrate.
+func newBackend(ctx *cli.Context, kind, fixtures, cmd string, author, work *project.Root) (agent.Backend, error) {
+	switch kind {
 	case "replay":
-		dir := r.Fixtures
+		dir := fixtures
 		if dir == "" {
 			dir = ctx.Getenv("NOVEL_REPLAY_DIR")
 		}
@@ -170,20 +186,15 @@ func (r *runCmd) backend(ctx *cli.Context) (agent.Backend, error) {
 				"the replay backend needs --fixtures DIR or NOVEL_REPLAY_DIR")
 		}
 		return agent.Replay{Dir: dir}, nil
-	}
-	root, err := ctx.Root()
-	if err != nil {
-		return nil, err
-	}
-	if r.Backend == "openai" {
-		o, err := agent.NewOpenAI(root, ctx.Getenv)
+	case "openai":
+		o, err := agent.NewOpenAI(author, ctx.Getenv)
 		if err != nil {
 			return nil, err
 		}
+		o.Root = work
 		o.Warn = func(zh, en string) { fmt.Fprintln(ctx.Err, "warning: "+zh+" / "+en) }
 		return o, nil
 	}
-	cmd := r.Cmd
 	if cmd == "" {
 		cmd = ctx.Getenv("NOVEL_AGENT_CMD")
 	}
@@ -194,7 +205,7 @@ func (r *runCmd) backend(ctx *cli.Context) (agent.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &agent.Command{Cmd: cmd, Root: root, Env: os.Environ(), Timeout: time.Duration(timeoutS) * time.Second}, nil
+	return &agent.Command{Cmd: cmd, Root: work, Env: os.Environ(), Timeout: time.Duration(timeoutS) * time.Second}, nil
 }
 
 // Main runs novel-agent.
