@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
@@ -41,10 +42,13 @@ func StripThink(s string) string {
 // headingRE finds a chapter heading line: "# 第4章 标题", "## 第 四 章".
 var headingRE = textmeasure.ChapterHeading
 
-// chatterPrefixes open the sign-offs chat models add after a chapter
-// ("如需调整请告诉我", "希望你喜欢", "以上是第4章", "（本章完）" …).
-var chatterPrefixes = []string{"如需", "如果需要", "如果您", "如果你需要", "如果你想", "如果你觉得", "希望这", "希望你", "希望您", "希望对", "希望本",
-	"希望以上", "以上是", "以上就是", "以上为", "以上内容", "需要我", "要不要我", "我可以继续", "我可以帮", "请告诉我", "注：", "注:", "（注", "(注", "说明：",
+// notePrefixes open the bookkeeping lines chat models add after a chapter
+// ("（本章完）", "字数：3012", "注：…"); chat addressed to the user
+// ("以上是第4章，希望你喜欢", "如需调整请告诉我") is lint.IsChatLine. Prefixes
+// that narration also uses (希望这…, 如果需要…, 我可以…) are not here: a
+// chapter may end on such a line.
+var notePrefixes = []string{"以上是第", "以上是本章", "以上就是第", "以上就是本章", "以上为第", "以上为本章", "以上内容",
+	"需要我", "要不要我", "我可以继续", "我可以帮你", "我可以为你", "请告诉我", "注：", "注:", "（注", "(注", "说明：",
 	"字数：", "字数:", "字数统计", "（字数", "(字数", "本章字数", "全文约", "（全文", "（本章完", "（完）", "(完)", "---", "***", "* * *",
 	"Let me know", "I hope", "Note:"}
 
@@ -53,7 +57,10 @@ var chatterPrefixes = []string{"如需", "如果需要", "如果您", "如果你
 var chatterOpeners = []string{"好的", "好，", "当然", "以下", "下面", "接着", "继续", "OK", "Sure", "Here"}
 
 func isChatter(par string) bool {
-	for _, p := range chatterPrefixes {
+	if lint.IsChatLine(par) {
+		return true
+	}
+	for _, p := range notePrefixes {
 		if strings.HasPrefix(par, p) {
 			return true
 		}

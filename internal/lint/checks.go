@@ -148,6 +148,16 @@ func (d *doc) chatLines() []hit {
 	return hs
 }
 
+// IsChatLine reports whether a paragraph of a model's answer opens with an
+// assistant's chat phrase addressed to its user (the model_artifacts
+// definition): hygiene drops such paragraphs after a chapter, and only
+// those — a closing line of narration that merely starts the same way
+// (「希望这场雪早点停。」) is story.
+func IsChatLine(par string) bool {
+	par = strings.TrimLeft(par, chatLead)
+	return chatLineRE.MatchString(par)
+}
+
 func sortByLine(hs []hit) {
 	sort.SliceStable(hs, func(i, j int) bool {
 		if hs[i].line.N != hs[j].line.N {

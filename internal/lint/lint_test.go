@@ -179,6 +179,10 @@ func TestChatPhrasesOnlyAtALineStart(t *testing.T) {
 		"**好的，以下是第3章：**",
 		"（字数：3012）",
 		"字数统计：3012",
+		"希望你喜欢这一章！",
+		"如需调整请告诉我。",
+		"如需修改，随时告诉我。",
+		"如果你想让陆照更果断一些，我可以再改一版。",
 	}
 	for _, line := range chat {
 		if n := count(t, chapter(line, 100), ModelArtifacts); n != 1 {
@@ -197,6 +201,8 @@ func TestChatPhrasesOnlyAtALineStart(t *testing.T) {
 		"他说作为AI助手的日子早就过去了。",
 		"她希望对你有帮助的人不是他。",
 		"如需调整阵型，便去找执事。",
+		"希望你平安回来，她想。",
+		"如果你想走，现在就走。",
 	}
 	for _, line := range narration {
 		if n := count(t, chapter(line, 100), ModelArtifacts); n != 0 {
