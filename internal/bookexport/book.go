@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -35,6 +36,10 @@ type Book struct {
 	From, To int
 	Whole    bool
 	Chapters []Chapter
+	// Modified is the package's dcterms:modified: the suite's time
+	// (NOVEL_NOW when set), so two exports at the same time are the same
+	// bytes.
+	Modified time.Time
 	// Warnings name what export changed to make the book valid (control
 	// characters removed), in the project's message language.
 	Warnings []string

@@ -8,8 +8,10 @@ import (
 	"html"
 	"io"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	epub "github.com/go-shiori/go-epub"
 
@@ -61,7 +63,11 @@ func (b *Book) EPUB() ([]byte, error) {
 	if _, err := e.WriteTo(&buf); err != nil {
 		return nil, epubErr(err)
 	}
-	return localise(buf.Bytes(), b.Lang)
+	modified := b.Modified
+	if modified.IsZero() {
+		modified = time.Now()
+	}
+	return localise(buf.Bytes(), b.Lang, modified)
 }
 
 func (b *Book) titlePage() string {
@@ -101,7 +107,7 @@ const (
 // and the navigation heading in the book's language, keeping the entry
 // order and methods (mimetype first and stored). A marker go-epub no
 // longer writes is an error, never a silently English book.
-func localise(data []byte, lang string) ([]byte, error) {
+func localise(data []byte, lang string, modified time.Time) ([]byte, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, epubErr(err)
@@ -120,6 +126,11 @@ func localise(data []byte, lang string) ([]byte, error) {
 		}
 		if strings.HasSuffix(f.Name, ".xhtml") {
 			if body, err = setLang(f.Name, body, lang); err != nil {
+				return nil, err
+			}
+		}
+		if strings.HasSuffix(f.Name, ".opf") {
+			if body, err = setModified(f.Name, body, modified); err != nil {
 				return nil, err
 			}
 		}
@@ -155,6 +166,17 @@ func setLang(name string, body []byte, lang string) ([]byte, error) {
 		s = strings.Replace(s, navHeading, "<h1>"+tocTitles[lang]+"</h1>", 1)
 	}
 	return []byte(s), nil
+}
+
+// modifiedRE is go-epub's dcterms:modified meta, stamped with the wall
+// clock when the archive is written (it has no setter).
+var modifiedRE = regexp.MustCompile(`(<meta property="dcterms:modified">)[^<]*(</meta>)`)
+
+func setModified(name string, body []byte, t time.Time) ([]byte, error) {
+	if !modifiedRE.Match(body) {
+		return nil, epubErr(fmt.Errorf("%s: no dcterms:modified to set", name))
+	}
+	return modifiedRE.ReplaceAll(body, []byte("${1}"+t.UTC().Format("2006-01-02T15:04:05Z")+"${2}")), nil
 }
 
 func epubErr(err error) error {

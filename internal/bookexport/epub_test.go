@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func testBook() *Book {
@@ -142,5 +143,28 @@ func TestEPUBCheck(t *testing.T) {
 	out, err := exec.Command(java, "-jar", jar, p).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "No errors or warnings detected") {
 		t.Fatalf("epubcheck: %v\n%s", err, out)
+	}
+}
+
+// Two exports of the same book at the same suite time are the same bytes:
+// the package's dcterms:modified is the book's Modified (NOVEL_NOW when
+// set), not the wall clock go-epub would write (dogfood finding).
+func TestEPUBIsReproducible(t *testing.T) {
+	b := testBook()
+	b.Modified = time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
+	one, err := b.EPUB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := b.EPUB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(one, two) {
+		t.Error("two exports of the same book differ")
+	}
+	_, files, _ := readZip(t, one)
+	if want := `<meta property="dcterms:modified">2026-11-01T08:00:00Z</meta>`; !strings.Contains(files["EPUB/package.opf"], want) {
+		t.Errorf("package.opf lacks %s:\n%s", want, files["EPUB/package.opf"])
 	}
 }

@@ -53,6 +53,11 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	clk, err := ctx.Clock()
+	if err != nil {
+		return err
+	}
+	book.Modified = clk.Now()
 	var doc []byte
 	switch c.Format {
 	case "md":
