@@ -65,6 +65,18 @@ type Context struct {
 	text      func() string
 	hasResult bool
 	exit      int
+	// lang is the message language a command chose before any project
+	// settings exist (novel init --language en).
+	lang string
+}
+
+// SetLanguage makes errors print in lang ("zh" or "en") when no project
+// settings say otherwise: novel init's own --language, for the errors of
+// the run that creates settings.json.
+func (c *Context) SetLanguage(lang string) {
+	if lang == "zh" || lang == "en" {
+		c.lang = lang
+	}
 }
 
 // ReportExit sets the exit status of a command whose result is a report
@@ -412,7 +424,9 @@ func jqErr(zh, en, expr string, err error) *errs.Error {
 func report(ctx *Context, err error) int {
 	e := errs.Coerce(err)
 	lang := "zh"
-	if ctx.root != nil {
+	if ctx.lang != "" {
+		lang = ctx.lang
+	} else if ctx.root != nil {
 		lang = settings.LoadLanguage(ctx.root)
 	} else if r, rerr := project.Find(ctx.Globals.Project, ctx.Getenv("NOVEL_PROJECT"), ctx.Cwd); rerr == nil {
 		lang = settings.LoadLanguage(r)

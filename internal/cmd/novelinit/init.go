@@ -35,6 +35,7 @@ type result struct {
 }
 
 func (c *grammar) Run(ctx *cli.Context) error {
+	ctx.SetLanguage(c.Language)
 	o := newproject.Options{Title: strings.TrimSpace(c.Title), Genre: strings.TrimSpace(c.Genre), Platform: c.Platform,
 		Premise: strings.TrimSpace(c.Premise), Protagonist: strings.TrimSpace(c.Protagonist), Conflict: strings.TrimSpace(c.Conflict),
 		ChaptersPerVolume: c.ChaptersPerVolume, WordsPerChapter: c.WordsPerChapter, Language: c.Language}
