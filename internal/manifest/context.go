@@ -63,6 +63,7 @@ var blockTypes = map[string]string{
 	"staged_outline":          "outline",
 	"volume_summaries":        "summary",
 	"previous_volume_review":  "review",
+	"book_plan":               "book_plan",
 }
 
 // DataKind is the DATA type of a paths key; a key the table does not know
@@ -78,7 +79,7 @@ func DataKind(key string) string {
 // consecutive requests is identical (provider prefix caching, SPEC §19):
 // what changes per volume, then per chapter, then the step's own inputs.
 var staticRank = map[string]int{
-	"style_profile": 1, "style_samples": 2, "world_rules": 3, "world_doc": 3, "storyline_spec": 4, "brief": 5, "research": 6,
+	"style_profile": 1, "style_samples": 2, "world_rules": 3, "world_doc": 3, "storyline_spec": 4, "brief": 5, "book_plan": 5, "research": 6,
 	"character_contract": 7, "character_profile": 8, "memory": 9, "state": 10, "summary": 11,
 	"previous_chapter": 12, "contract": 13, "outline": 14, typeUpcoming: 15,
 }

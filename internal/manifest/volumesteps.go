@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
@@ -37,6 +38,36 @@ func TargetChapters(root *project.Root, set settings.Settings) (int, bool) {
 		}
 	}
 	return n, n > BatchSize
+}
+
+// VolumeTarget is what volume v's plan must cover (SPEC §25): the book
+// plan's range for v when book-plan.json has that volume (fromBook), else
+// TargetChapters' length from the volume's first chapter (n 0: unknown,
+// nothing enforced). batched reports contracts planned in batches.
+func VolumeTarget(root *project.Root, set settings.Settings, v int) (t Target, err error) {
+	bp, err := bookplan.Load(root)
+	if err != nil {
+		return t, err
+	}
+	t.Plan = bp
+	if bp != nil {
+		if e, ok := bp.Of(v); ok {
+			t.N, t.Range, t.FromBook = e.Chapters[1]-e.Chapters[0]+1, e.Chapters, true
+			t.Batched = t.N > BatchSize
+			return t, nil
+		}
+	}
+	t.N, t.Batched = TargetChapters(root, set)
+	return t, nil
+}
+
+// Target is a volume's planned length.
+type Target struct {
+	N        int
+	Batched  bool
+	FromBook bool
+	Range    [2]int         // the book plan's chapters for the volume (FromBook)
+	Plan     *bookplan.Plan // the project's book plan (nil: none)
 }
 
 // volumeContracts is the packet of one batch of chapter contracts
@@ -85,8 +116,12 @@ func (b *builder) volumeContracts() error {
 	b.in.Set("volume", v)
 	b.in.Set("plan_start_chapter", start)
 	b.in.Set("batch", []int{first, last})
-	if target, _ := b.target(); target > 0 {
-		b.in.Set("target_chapters", target)
+	t, err := VolumeTarget(b.root, b.set, v)
+	if err != nil {
+		return err
+	}
+	if t.N > 0 {
+		b.in.Set("target_chapters", t.N)
 	}
 	b.direction()
 	b.ps.Set("staged_outline", rel)

@@ -93,7 +93,11 @@ func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, batched := manifest.TargetChapters(e.Root, set)
+	t, err := manifest.VolumeTarget(e.Root, set, v)
+	if err != nil {
+		return nil, err
+	}
+	batched := t.Batched
 	dry, failure, err := e.volumeValid(v)
 	if err != nil {
 		return nil, err
