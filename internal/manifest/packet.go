@@ -123,6 +123,9 @@ type builder struct {
 	charsDone bool
 	bl        *lint.Blacklist
 	blDone    bool
+	// sheddable are paths keys measure drops, in order, while the packet
+	// is over its budget (the volume review's, SPEC §25).
+	sheddable []string
 	// err is the first refusal of an optional input (has): a file that
 	// resolves outside the project.
 	err error

@@ -7,6 +7,7 @@ import (
 	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
@@ -140,8 +141,8 @@ func (b *builder) volumeContracts() error {
 }
 
 // volumeReview is plot-architect's review of a finished volume
-// (volume:VV:review, SPEC §23): allowed in VOL_REVIEW for the current
-// volume; it reads the volume's summaries and evals, the §21 inventories
+// (volume:VV:review, SPEC §23, §25): allowed in VOL_REVIEW for the
+// current volume; it reads the volume's summaries and eval digests, the §21 inventories
 // and the continuity report, and writes staging/volumes/vol-VV/review.md.
 func (b *builder) volumeReview() error {
 	cp, v := b.cp, b.st.Number
@@ -169,13 +170,23 @@ func (b *builder) volumeReview() error {
 	b.in.Set("chapter_range", []int{first, last})
 	b.pathIf("project_brief", layout.Brief)
 	b.pathIf("volume_outline", layout.Outline(v))
-	var sums, evals []string
+	var sums []string
+	digests := []*eval.Digest{}
 	for c := first; c <= last; c++ {
 		sums = append(sums, layout.Summary(c))
-		evals = append(evals, layout.Eval(c))
+		// Digests, not whole evals (SPEC §25): twenty full evals were 70 %
+		// of a 67k-token review packet against its 24k budget.
+		if !b.has(layout.Eval(c)) {
+			continue
+		}
+		d, err := eval.LoadDigest(b.root, layout.Eval(c), c)
+		if err != nil {
+			return err
+		}
+		digests = append(digests, d)
 	}
 	b.pathsIf("volume_summaries", sums)
-	b.pathsIf("volume_evals", evals)
+	b.in.Set("eval_digests", digests)
 	b.pathIf("continuity_report", layout.ContinuityLatest)
 	b.pathIf("foreshadowing_inventory", layout.ForeshadowInventory)
 	b.pathIf("storyline_rhythm", layout.RhythmInventory)
@@ -185,6 +196,13 @@ func (b *builder) volumeReview() error {
 	b.pathIf("global_foreshadowing", layout.GlobalForeshadow)
 	b.pathIf("current_state", layout.CurrentState)
 	b.pathIf("storyline_spec", layout.StorylineSpec)
+	// A long volume's review stays within the plan budget (SPEC §25) by
+	// leaving out, in this order and only while over it: the whole state
+	// (the next plan's input, not the review's), the global foreshadowing
+	// list (the §21 inventory lists the open and overdue items), the
+	// volume outline (the summaries say what happened).
+	b.sheddable = []string{"current_state", "global_foreshadowing", "volume_outline"}
+	b.pathIf("book_plan", bookplan.File)
 	b.output(layout.StagingVolumeReview(v), true, ViaFile)
 	return nil
 }
