@@ -168,6 +168,9 @@ func (b *builder) writer() error {
 	if err := b.hardRules(); err != nil {
 		return err
 	}
+	if err := b.canonChanges(); err != nil {
+		return err
+	}
 	if err := b.entityMap(); err != nil {
 		return err
 	}
@@ -391,6 +394,9 @@ func (b *builder) judge() error {
 		b.in.Set("judge_focus", SecondaryJudgeFocus)
 	}
 	if err := b.hardRules(); err != nil {
+		return err
+	}
+	if err := b.canonChanges(); err != nil {
 		return err
 	}
 	b.in.Set("key_chapter", key)

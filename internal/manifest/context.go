@@ -79,9 +79,12 @@ func DataKind(key string) string {
 // consecutive requests is identical (provider prefix caching, SPEC §19):
 // what changes per volume, then per chapter, then the step's own inputs.
 var staticRank = map[string]int{
-	"style_profile": 1, "style_samples": 2, "world_rules": 3, "world_doc": 3, "storyline_spec": 4, "brief": 5, "book_plan": 5, "research": 6,
+	"style_profile": 1, "style_samples": 2, "world_rules": 3, "world_doc": 3, "storyline_spec": 4, "brief": 5, "research": 6,
 	"character_contract": 7, "character_profile": 8, "memory": 9, "state": 10, "summary": 11,
 	"previous_chapter": 12, "contract": 13, "outline": 14, typeUpcoming: 15,
+	// The book plan changes at a volume review at most; canon changes
+	// arrive mid-volume, so they sit with the per-chapter blocks (§25).
+	"book_plan": 5, typeCanonChanges: 11,
 }
 
 const stepRank = 100
@@ -164,6 +167,10 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 			add("previous_chapter", layout.Chapter(chapter-1), inlineString(v))
 			covered[k] = true
 		}
+	}
+	if v, ok := in.Get(typeCanonChanges); ok {
+		add(typeCanonChanges, setupstep.CanonLog, indentJSON(v))
+		covered[typeCanonChanges] = true
 	}
 	if v, ok := in.Get(keySamples); ok {
 		add(typeStyleSample, setupstep.StyleSamples, inlineString(v)+"\n")

@@ -49,7 +49,7 @@ func (b *builder) volumePlan() error {
 		return err
 	}
 	v := b.vol
-	t, err := VolumeTarget(b.root, b.set, v)
+	t, err := VolumeTarget(b.root, b.set, v, start)
 	if err != nil {
 		return err
 	}

@@ -41,19 +41,21 @@ func TargetChapters(root *project.Root, set settings.Settings) (int, bool) {
 	return n, n > BatchSize
 }
 
-// VolumeTarget is what volume v's plan must cover (SPEC §25): the book
-// plan's range for v when book-plan.json has that volume (fromBook), else
-// TargetChapters' length from the volume's first chapter (n 0: unknown,
-// nothing enforced). batched reports contracts planned in batches.
-func VolumeTarget(root *project.Root, set settings.Settings, v int) (t Target, err error) {
+// VolumeTarget is what volume v's plan, starting at chapter start, must
+// cover (SPEC §25): the book plan's range for v when book-plan.json has
+// that volume (FromBook; its chapters before start — imported or written
+// already — are not planned again), else TargetChapters' length (N 0:
+// unknown, nothing enforced). Batched reports contracts in batches.
+func VolumeTarget(root *project.Root, set settings.Settings, v, start int) (t Target, err error) {
 	bp, err := bookplan.Load(root)
 	if err != nil {
 		return t, err
 	}
 	t.Plan = bp
 	if bp != nil {
-		if e, ok := bp.Of(v); ok {
-			t.N, t.Range, t.FromBook = e.Chapters[1]-e.Chapters[0]+1, e.Chapters, true
+		if e, ok := bp.Of(v); ok && e.Chapters[1] >= start {
+			t.Range, t.FromBook = [2]int{max(e.Chapters[0], start), e.Chapters[1]}, true
+			t.N = t.Range[1] - t.Range[0] + 1
 			t.Batched = t.N > BatchSize
 			return t, nil
 		}
@@ -67,7 +69,7 @@ type Target struct {
 	N        int
 	Batched  bool
 	FromBook bool
-	Range    [2]int         // the book plan's chapters for the volume (FromBook)
+	Range    [2]int         // the book plan's chapters for the volume from start on (FromBook)
 	Plan     *bookplan.Plan // the project's book plan (nil: none)
 }
 
@@ -117,7 +119,7 @@ func (b *builder) volumeContracts() error {
 	b.in.Set("volume", v)
 	b.in.Set("plan_start_chapter", start)
 	b.in.Set("batch", []int{first, last})
-	t, err := VolumeTarget(b.root, b.set, v)
+	t, err := VolumeTarget(b.root, b.set, v, start)
 	if err != nil {
 		return err
 	}

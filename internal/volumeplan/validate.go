@@ -271,7 +271,7 @@ func checkCoverage(root *project.Root, v, start int, p *Plan) error {
 	if err != nil {
 		return err
 	}
-	t, err := manifest.VolumeTarget(root, set, v)
+	t, err := manifest.VolumeTarget(root, set, v, start)
 	if err != nil || t.N == 0 {
 		return err
 	}
