@@ -42,7 +42,11 @@ func (b *builder) entityMap() error {
 	if err != nil {
 		return err
 	}
-	b.in.Set("entity_id_map", entityMap(chars))
+	m, err := b.mayAppear(chars)
+	if err != nil {
+		return err
+	}
+	b.in.Set("entity_id_map", m)
 	return nil
 }
 

@@ -126,6 +126,9 @@ type builder struct {
 	// sheddable are paths keys measure drops, in order, while the packet
 	// is over its budget (the volume review's, SPEC §25).
 	sheddable []string
+	// departedMap: slug → status of the characters who left the story.
+	departedMap  map[string]string
+	departedDone bool
 	// err is the first refusal of an optional input (has): a file that
 	// resolves outside the project.
 	err error
@@ -353,6 +356,16 @@ func (b *builder) selectCharacters() ([]string, error) {
 	}
 	var sums []SummaryText
 	if len(names) == 0 && len(chars) > 0 {
+		// The default cast is the living (SPEC §25): someone dead or gone
+		// comes back only when the outline block names them.
+		gone, err := b.departed()
+		if err != nil {
+			return nil, err
+		}
+		chars = slices.DeleteFunc(slices.Clone(chars), func(c Character) bool {
+			_, g := gone[c.Slug]
+			return g && !b.namedHere(c)
+		})
 		for c := b.c - 1; c >= max(1, b.c-RecentSummaryWindow); c-- {
 			rel := layout.Summary(c)
 			if !b.has(rel) {

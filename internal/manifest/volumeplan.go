@@ -167,6 +167,9 @@ func (b *builder) planContext(start int) error {
 		open = append(open, OpenItem{Item: foreshadow.Output{Item: it}, Overdue: foreshadow.OverdueShort(&it, start)})
 	}
 	b.in.Set("open_foreshadowing", open)
+	if err := b.unregisteredNames(); err != nil {
+		return err
+	}
 
 	b.pathIf("project_brief", layout.Brief)
 	b.pathIf("world_rules", layout.WorldRules)
