@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 )
@@ -87,6 +88,9 @@ func parseVolumeReview(p *Packet, answer []byte, source string) (*Result, error)
 	if strings.HasPrefix(text, "{") {
 		var b struct {
 			Review *string `json:"review"`
+			// BookPlan is an updated book-plan.json (SPEC §25), staged
+			// beside review.md; novel-commit volume-review validates it.
+			BookPlan json.RawMessage `json:"book_plan"`
 		}
 		if err := jsonio.Decode(answer, source, &b); err != nil {
 			return nil, reportDecodeErr(p, source, err)
@@ -95,6 +99,14 @@ func parseVolumeReview(p *Packet, answer []byte, source string) (*Result, error)
 			return nil, answerErr(p, source, "缺少 review（Markdown 卷末回顾）", "lacks review (the Markdown volume review)")
 		}
 		text = strings.TrimSpace(*b.Review)
+		if text != "" && len(b.BookPlan) > 0 && string(bytes.TrimSpace(b.BookPlan)) != "null" {
+			data, err := setupContent(bookplan.File, b.BookPlan)
+			if err != nil {
+				return nil, answerErr(p, source, "的 book_plan "+err.Error(), "has a book_plan that "+err.Error())
+			}
+			return &Result{Files: []File{{Path: out.Path, Data: []byte(text + "\n")},
+				{Path: strings.TrimSuffix(out.Path, "review.md") + bookplan.File, Data: data}}}, nil
+		}
 	}
 	if text == "" {
 		return nil, answerErr(p, source, "的卷末回顾是空的", "has an empty volume review")

@@ -206,6 +206,10 @@ func (b *builder) volumeReview() error {
 	b.sheddable = []string{"current_state", "global_foreshadowing", "volume_outline"}
 	b.pathIf("book_plan", bookplan.File)
 	b.output(layout.StagingVolumeReview(v), true, ViaFile)
+	if b.has(bookplan.File) {
+		// The review may update the book plan (SPEC §25).
+		b.output(layout.StagingVolumeDir(v)+"/"+bookplan.File, false, ViaFile)
+	}
 	return nil
 }
 
