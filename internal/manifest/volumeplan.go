@@ -98,8 +98,8 @@ func (b *builder) bookPosition(v int, t Target) {
 	}
 	b.ps.Set("book_plan", bookplan.File)
 	if !t.FromBook {
-		b.warn("全书规划 %s 只有 %d 卷，没有第 %d 卷：本卷按目标章数规划；在卷末回顾中更新全书规划",
-			"the book plan %s has %d volumes and none for volume %d: this volume is planned to the target length; update the book plan in a volume review", bookplan.File, len(t.Plan.Volumes), v)
+		b.warn("全书规划 %s（%d 卷）没有第 %d 卷还要写的章节：本卷按目标章数规划；在卷末回顾中更新全书规划",
+			"the book plan %s (%d volumes) has no chapters left to write for volume %d: this volume is planned to the target length; update the book plan in a volume review", bookplan.File, len(t.Plan.Volumes), v)
 		return
 	}
 	if pos, ok := t.Plan.PositionOf(v); ok {
