@@ -29,16 +29,12 @@ func (b *builder) departed() (map[string]string, error) {
 		return b.departedMap, nil
 	}
 	b.departedDone, b.departedMap = true, map[string]string{}
-	if !b.root.IsFile(layout.CurrentState) {
+	if !b.root.Exists(layout.CurrentState) {
 		return b.departedMap, nil
 	}
-	data, err := b.root.ReadFile(layout.CurrentState)
+	top, err := b.stateTop()
 	if err != nil {
 		return nil, err
-	}
-	top, err := stateMembers(data)
-	if err != nil {
-		return nil, rebuildHint(b.root, err)
 	}
 	splitGroup(top["characters"], func(slug string, v json.RawMessage) {
 		jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
@@ -51,6 +47,28 @@ func (b *builder) departed() (map[string]string, error) {
 		})
 	})
 	return b.departedMap, nil
+}
+
+// stateTop is the state file's top-level members, read and checked once
+// per packet (the state slice and the departed cast both need them; a
+// long book's state is megabytes).
+func (b *builder) stateTop() (map[string]json.RawMessage, error) {
+	if b.stateMembers != nil {
+		return b.stateMembers, nil
+	}
+	data, err := b.root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return nil, err
+	}
+	top, err := stateMembers(data)
+	if err == nil {
+		err = checkStateShape(top)
+	}
+	if err != nil {
+		return nil, rebuildHint(b.root, err)
+	}
+	b.stateMembers = top
+	return top, nil
 }
 
 // namedHere reports whether this chapter's contract or outline block names

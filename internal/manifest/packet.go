@@ -6,6 +6,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -129,6 +130,8 @@ type builder struct {
 	// departedMap: slug → status of the characters who left the story.
 	departedMap  map[string]string
 	departedDone bool
+	// stateMembers caches the state's top-level members (stateTop).
+	stateMembers map[string]json.RawMessage
 	// err is the first refusal of an optional input (has): a file that
 	// resolves outside the project.
 	err error
