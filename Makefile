@@ -41,7 +41,7 @@ demo: build
 	@d=$(call sq,$(DEMO_DIR)); if [ -d "$$d" ]; then d=$$(cd -- "$$d" && pwd -P); c=$$(pwd -P); \
 	  case $$d/ in ("$$c"/?*) rm -rf -- "$$d" ;; (*) if [ -e "$$d/.novel-demo" ]; then rm -rf -- "$$d"; fi ;; esac; fi
 	$(DEMO_PATH) NOVEL_NOW=$${NOVEL_NOW:-2026-11-01T08:00:00Z} novel init $(call sq,$(DEMO_DIR)) --title 守灯人 \
-	  --genre '东方玄幻 / 宗门成长，轻悬疑' --platform fanqie --chapters-per-volume 6 --words-per-chapter 2500 \
+	  --genre '东方玄幻 / 宗门成长，轻悬疑' --platform fanqie --chapters-per-volume 6 --target-chapters 24 --words-per-chapter 2500 \
 	  --premise '经脉淤塞的外门弟子陆照在长明殿守了三年魂灯，某夜，三年前已熄灭的第七盏灯重新亮了起来。' \
 	  --protagonist '陆照，长明殿守灯人，经脉淤塞，停在炼气三层' --conflict '第七盏灯为何复燃，周伯是否还活着' --text
 	@touch -- $(call sq,$(DEMO_DIR)/.novel-demo)

@@ -47,7 +47,7 @@ func TestMCPRouteMatchesPipeline(t *testing.T) {
 	run("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "continue", "N=2", "PROJECT="+viaMake, agentCmd)
 
 	calls := driveMCP(t, viaMCP, replay, env, 2)
-	want := "setup:world setup:characters setup:style volume:01:plan " +
+	want := "setup:world setup:characters setup:book setup:style volume:01:plan " +
 		"chapter:001:draft chapter:001:summarize chapter:001:refine chapter:001:judge chapter:001:judge secondary chapter:001:gate chapter:001:commit " +
 		"chapter:002:draft chapter:002:summarize chapter:002:refine chapter:002:judge chapter:002:gate " +
 		"chapter:002:draft chapter:002:summarize chapter:002:refine chapter:002:judge chapter:002:gate chapter:002:commit"

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
@@ -880,5 +881,50 @@ func TestSetupRecordingsReproduceProject(t *testing.T) {
 	}
 	for i, c := range plan.Contracts {
 		sameJSON("volume-01 contract", c, layout.Contract(1, i+1))
+	}
+}
+
+// TestBookPlanRecording: make demo's setup:book recording is a valid book
+// plan for the recorded cast whose first two volumes are exactly the
+// recorded volume plans (chapters 1–6 and 7–10), so both commit.
+func TestBookPlanRecording(t *testing.T) {
+	var rec struct {
+		Files map[string]json.RawMessage `json:"files"`
+	}
+	decodeJSON(t, filepath.Join(replayDir, "setup", "plot-architect.book.r0.json"), &rec)
+	names := map[string]bool{}
+	var cast struct {
+		Files map[string]json.RawMessage `json:"files"`
+	}
+	decodeJSON(t, filepath.Join(replayDir, "setup", "character-weaver.setup.r0.json"), &cast)
+	for f, raw := range cast.Files {
+		var c struct {
+			DisplayName string `json:"display_name"`
+		}
+		if strings.HasSuffix(f, ".json") && json.Unmarshal(raw, &c) == nil {
+			names[c.DisplayName] = true
+		}
+	}
+	p, err := bookplan.Parse(rec.Files[bookplan.File], bookplan.File, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md string
+	if err := json.Unmarshal(rec.Files[bookplan.Doc], &md); err != nil || strings.TrimSpace(md) == "" {
+		t.Fatalf("book-plan.md: %v", err)
+	}
+	for v, want := range map[int][2]int{1: {1, 6}, 2: {7, 10}} {
+		var plan struct {
+			Outline string `json:"outline"`
+		}
+		decodeJSON(t, filepath.Join(replayDir, "volume-"+layout.PadVol(v), "plot-architect.plan.r0.json"), &plan)
+		o, err := outline.Parse([]byte(plan.Outline), "outline", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := p.Of(v)
+		if got := [2]int{o.Chapters[0], o.Chapters[len(o.Chapters)-1]}; e.Chapters != want || got != want {
+			t.Errorf("volume %d: book plan %v, recorded plan %v, want %v", v, e.Chapters, got, want)
+		}
 	}
 }

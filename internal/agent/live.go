@@ -88,7 +88,11 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 		}
 		return res, nil
 	case WorldBuilder, CharacterWeaver, StyleAnalyzer:
-		return liveSetup(p, ExtractJSON(string(answer)), source)
+		return liveSetup(root, p, ExtractJSON(string(answer)), source)
+	case stepid.PlotArchitect:
+		if p.IsSetup() {
+			return liveSetup(root, p, ExtractJSON(string(answer)), source)
+		}
 	}
 	return ParseAnswer(p, ExtractJSON(string(answer)), source)
 }

@@ -69,6 +69,9 @@ func ParseAnswer(p *Packet, answer []byte, source string) (*Result, error) {
 	case stepid.QualityJudge, stepid.LogicReviewer:
 		return parseReport(p, answer, source)
 	case stepid.PlotArchitect:
+		if p.IsSetup() {
+			return parseSetupFiles(p, answer, source) // setup:book
+		}
 		switch p.Agent.Mode {
 		case "contracts":
 			return parseContracts(p, answer, source)

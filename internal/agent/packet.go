@@ -109,7 +109,7 @@ func packetErr(file, zh, en, field string) error {
 		Hint("用 novel-manifest packet STEP --write-manifest 重新生成指令包", "regenerate it with novel-manifest packet STEP --write-manifest")
 }
 
-// IsSetup reports a setup packet (step setup:world|characters|style).
+// IsSetup reports a setup packet (step setup:world|characters|book|style).
 func (p *Packet) IsSetup() bool { return strings.HasPrefix(p.Step, "setup:") }
 
 // IsVolume reports a volume-planning packet (step volume:VV:plan).

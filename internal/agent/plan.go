@@ -82,23 +82,35 @@ func parsePlan(p *Packet, answer []byte, source string) (*Result, error) {
 		seen[c] = true
 		files = append(files, File{Path: dir + "/" + layout.VolumeContractsDir + "/" + layout.ContractFile(c), Data: data})
 	}
-	names := make([]string, 0, len(b.NewCharacters))
-	for f := range b.NewCharacters {
+	chars, err := newCharacterFiles(p, source, dir, b.NewCharacters)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Files: append(files, chars...)}, nil
+}
+
+// newCharacterFiles stages a planner's new_characters (the outline step's
+// or a contracts batch's, SPEC §25) under dir/characters/, where the
+// volume commit validates them with the rest of the plan.
+func newCharacterFiles(p *Packet, source, dir string, chars map[string]json.RawMessage) ([]File, error) {
+	names := make([]string, 0, len(chars))
+	for f := range chars {
 		names = append(names, f)
 	}
 	sort.Strings(names)
+	var files []File
 	for _, f := range names {
 		if !setupAllowed(CharacterWeaver, f) {
 			return nil, schemaErr(answerErr(p, source, "的 new_characters 中有不允许的路径 "+f+"（只能是 characters/active/{slug}.json 或 .md）",
 				"has a new_characters path it may not write: "+f+" (only characters/active/{slug}.json or .md)").With("path", f))
 		}
-		data, err := setupContent(f, b.NewCharacters[f])
+		data, err := setupContent(f, chars[f])
 		if err != nil {
 			return nil, answerErr(p, source, "的 new_characters 中 "+f+" 的内容"+err.Error(), "has new_characters content for "+f+" that "+err.Error()).With("path", f)
 		}
 		files = append(files, File{Path: dir + "/characters/" + path.Base(f), Data: data})
 	}
-	return &Result{Files: files}, nil
+	return files, nil
 }
 
 // decodeNumbers decodes JSON keeping numbers exactly as written.

@@ -8,11 +8,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/setupstep"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Setup agents (SPEC §17).
@@ -35,6 +37,8 @@ func setupAllowed(agentName, f string) bool {
 		return dir == layout.CharactersActive+"/" && (path.Ext(base) == ".md" || path.Ext(base) == ".json") && project.IsSlug(stem)
 	case StyleAnalyzer:
 		return f == layout.StyleProfile || f == setupstep.StyleSamples
+	case stepid.PlotArchitect: // setup:book
+		return f == bookplan.File || f == bookplan.Doc
 	}
 	return false
 }
@@ -106,9 +110,10 @@ func setupContent(f string, raw json.RawMessage) ([]byte, error) {
 // liveSetup parses a live model's setup answer and validates its content
 // as `novel validate setup:X` will (SPEC §17), so a bad answer (duplicate
 // rule ids, no protagonist, …) is asked again with the validation error
-// as feedback. The files are checked in a scratch copy of staging/setup/;
+// as feedback. The files are checked in a scratch copy of staging/setup/
+// (with the committed cast, which the book plan's arcs must name);
 // nothing is written to the project.
-func liveSetup(p *Packet, answer []byte, source string) (*Result, error) {
+func liveSetup(root *project.Root, p *Packet, answer []byte, source string) (*Result, error) {
 	res, err := ParseAnswer(p, answer, source)
 	if err != nil {
 		return nil, err
@@ -126,6 +131,21 @@ func liveSetup(p *Packet, answer []byte, source string) (*Result, error) {
 	for _, f := range res.Files {
 		if err := scratch.WriteFile(f.Path, f.Data); err != nil {
 			return nil, err
+		}
+	}
+	if stage == stepid.SetupBook {
+		cast, err := root.List(layout.CharactersActive, ".json", false)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range cast {
+			data, err := root.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			if err := scratch.WriteFile(f, data); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if _, err := setupstep.Validate(scratch, stage); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 )
@@ -28,12 +29,15 @@ func (p *Packet) Batch() (int, int, bool) {
 	return batch[0], batch[1], batch[0] >= 1 && batch[1] >= batch[0]
 }
 
-// parseContracts takes one batch answer {"chapter_contracts":[…]}: every
-// contract must be one the packet asks for, and every required one must be
-// there, so a batch is written whole or not at all.
+// parseContracts takes one batch answer {"chapter_contracts":[…],
+// "new_characters"?:{…}}: every contract must be one the packet asks for,
+// and every required one must be there, so a batch is written whole or
+// not at all. New characters are staged like the outline step's (SPEC
+// §25: a long volume's later chapters may need people its outline names).
 func parseContracts(p *Packet, answer []byte, source string) (*Result, error) {
 	var b struct {
-		Contracts []json.RawMessage `json:"chapter_contracts"`
+		Contracts     []json.RawMessage          `json:"chapter_contracts"`
+		NewCharacters map[string]json.RawMessage `json:"new_characters"`
 	}
 	if err := jsonio.Decode(answer, source, &b); err != nil {
 		return nil, reportDecodeErr(p, source, err)
@@ -66,7 +70,11 @@ func parseContracts(p *Packet, answer []byte, source string) (*Result, error) {
 			return nil, answerErr(p, source, "缺少 "+o.Path+" 的章节契约（本批次每章都要有）", "lacks the contract "+o.Path+" (every chapter of the batch needs one)").With("file", o.Path)
 		}
 	}
-	return &Result{Files: files}, nil
+	chars, err := newCharacterFiles(p, source, layout.StagingVolumeDir(p.Volume), b.NewCharacters)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Files: append(files, chars...)}, nil
 }
 
 // parseVolumeReview takes the review answer {"review": markdown}; a plain
@@ -80,6 +88,9 @@ func parseVolumeReview(p *Packet, answer []byte, source string) (*Result, error)
 	if strings.HasPrefix(text, "{") {
 		var b struct {
 			Review *string `json:"review"`
+			// BookPlan is an updated book-plan.json (SPEC §25), staged
+			// beside review.md; novel-commit volume-review validates it.
+			BookPlan json.RawMessage `json:"book_plan"`
 		}
 		if err := jsonio.Decode(answer, source, &b); err != nil {
 			return nil, reportDecodeErr(p, source, err)
@@ -88,6 +99,14 @@ func parseVolumeReview(p *Packet, answer []byte, source string) (*Result, error)
 			return nil, answerErr(p, source, "缺少 review（Markdown 卷末回顾）", "lacks review (the Markdown volume review)")
 		}
 		text = strings.TrimSpace(*b.Review)
+		if text != "" && len(b.BookPlan) > 0 && string(bytes.TrimSpace(b.BookPlan)) != "null" {
+			data, err := setupContent(bookplan.File, b.BookPlan)
+			if err != nil {
+				return nil, answerErr(p, source, "的 book_plan "+err.Error(), "has a book_plan that "+err.Error())
+			}
+			return &Result{Files: []File{{Path: out.Path, Data: []byte(text + "\n")},
+				{Path: strings.TrimSuffix(out.Path, "review.md") + bookplan.File, Data: data}}}, nil
+		}
 	}
 	if text == "" {
 		return nil, answerErr(p, source, "的卷末回顾是空的", "has an empty volume review")

@@ -42,7 +42,11 @@ func (b *builder) entityMap() error {
 	if err != nil {
 		return err
 	}
-	b.in.Set("entity_id_map", entityMap(chars))
+	m, err := b.mayAppear(chars)
+	if err != nil {
+		return err
+	}
+	b.in.Set("entity_id_map", m)
 	return nil
 }
 
@@ -166,6 +170,9 @@ func (b *builder) writer() error {
 		b.in.Set("transition_hint", th)
 	}
 	if err := b.hardRules(); err != nil {
+		return err
+	}
+	if err := b.canonChanges(); err != nil {
 		return err
 	}
 	if err := b.entityMap(); err != nil {
@@ -391,6 +398,9 @@ func (b *builder) judge() error {
 		b.in.Set("judge_focus", SecondaryJudgeFocus)
 	}
 	if err := b.hardRules(); err != nil {
+		return err
+	}
+	if err := b.canonChanges(); err != nil {
 		return err
 	}
 	b.in.Set("key_chapter", key)

@@ -63,6 +63,7 @@ var blockTypes = map[string]string{
 	"staged_outline":          "outline",
 	"volume_summaries":        "summary",
 	"previous_volume_review":  "review",
+	"book_plan":               "book_plan",
 }
 
 // DataKind is the DATA type of a paths key; a key the table does not know
@@ -81,6 +82,9 @@ var staticRank = map[string]int{
 	"style_profile": 1, "style_samples": 2, "world_rules": 3, "world_doc": 3, "storyline_spec": 4, "brief": 5, "research": 6,
 	"character_contract": 7, "character_profile": 8, "memory": 9, "state": 10, "summary": 11,
 	"previous_chapter": 12, "contract": 13, "outline": 14, typeUpcoming: 15,
+	// The book plan changes at a volume review at most; canon changes
+	// arrive mid-volume, so they sit with the per-chapter blocks (§25).
+	"book_plan": 5, typeCanonChanges: 11,
 }
 
 const stepRank = 100
@@ -163,6 +167,10 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 			add("previous_chapter", layout.Chapter(chapter-1), inlineString(v))
 			covered[k] = true
 		}
+	}
+	if v, ok := in.Get(typeCanonChanges); ok {
+		add(typeCanonChanges, setupstep.CanonLog, indentJSON(v))
+		covered[typeCanonChanges] = true
 	}
 	if v, ok := in.Get(keySamples); ok {
 		add(typeStyleSample, setupstep.StyleSamples, inlineString(v)+"\n")

@@ -80,6 +80,25 @@ func (b *builder) measure() error {
 		b.p.Warnings = append(b.p.Warnings, fmt.Sprintf("指令包超出 %s 预算，%s（settings.json context.budget_tokens.%s） / the packet was over the %s budget: %s (settings.json context.budget_tokens.%s)",
 			role, zh, role, role, en, role))
 	}
+	var dropped []string
+	for b.p.Budget > 0 && est.Tokens > b.p.Budget && len(b.sheddable) > 0 {
+		key := b.sheddable[0]
+		b.sheddable = b.sheddable[1:]
+		v, ok := b.ps.Get(key)
+		if !ok {
+			continue
+		}
+		b.ps.Delete(key)
+		dropped = append(dropped, key)
+		for _, rel := range pathList(v) {
+			blocks = dropSource(blocks, rel)
+		}
+		est = estimate(blocks, h, header)
+	}
+	if len(dropped) > 0 {
+		b.warn("指令包超出 %s 预算，去掉了 %s（settings.json context.budget_tokens.%s）",
+			"the packet was over the %s budget: dropped %s (settings.json context.budget_tokens.%s)", role, strings.Join(dropped, ", "), role)
+	}
 	b.p.Estimate = &est
 	if b.p.Budget > 0 && est.Tokens > b.p.Budget {
 		b.p.OverBudget = true
@@ -109,6 +128,17 @@ func dropLast(blocks []Block, typ string) []Block {
 		}
 	}
 	return blocks
+}
+
+// dropSource removes the block of file rel.
+func dropSource(blocks []Block, rel string) []Block {
+	out := blocks[:0:0]
+	for _, bl := range blocks {
+		if bl.Source != rel {
+			out = append(out, bl)
+		}
+	}
+	return out
 }
 
 var closeTag = strings.NewReplacer("</DATA", "<\\/DATA")

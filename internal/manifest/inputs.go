@@ -110,15 +110,6 @@ type Character = cast.Character
 
 func loadCharacters(root *project.Root) ([]Character, []string, error) { return cast.Load(root) }
 
-// entityMap renders {slug: display_name} in slug order.
-func entityMap(chars []Character) *OMap {
-	m := &OMap{}
-	for _, c := range chars {
-		m.Set(c.Slug, c.DisplayName)
-	}
-	return m
-}
-
 // ---- style drift ----
 
 func loadDrift(root *project.Root) (directives []string, active bool, err error) {

@@ -6,6 +6,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -123,6 +124,14 @@ type builder struct {
 	charsDone bool
 	bl        *lint.Blacklist
 	blDone    bool
+	// sheddable are paths keys measure drops, in order, while the packet
+	// is over its budget (the volume review's, SPEC §25).
+	sheddable []string
+	// departedMap: slug → status of the characters who left the story.
+	departedMap  map[string]string
+	departedDone bool
+	// stateMembers caches the state's top-level members (stateTop).
+	stateMembers map[string]json.RawMessage
 	// err is the first refusal of an optional input (has): a file that
 	// resolves outside the project.
 	err error
@@ -350,6 +359,16 @@ func (b *builder) selectCharacters() ([]string, error) {
 	}
 	var sums []SummaryText
 	if len(names) == 0 && len(chars) > 0 {
+		// The default cast is the living (SPEC §25): someone dead or gone
+		// comes back only when the outline block names them.
+		gone, err := b.departed()
+		if err != nil {
+			return nil, err
+		}
+		chars = slices.DeleteFunc(slices.Clone(chars), func(c Character) bool {
+			_, g := gone[c.Slug]
+			return g && !b.namedHere(c)
+		})
 		for c := b.c - 1; c >= max(1, b.c-RecentSummaryWindow); c-- {
 			rel := layout.Summary(c)
 			if !b.has(rel) {

@@ -66,16 +66,9 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	if !b.root.Exists(layout.CurrentState) { // a directory or an escaping link is read, and refused
 		return nil
 	}
-	data, err := b.root.ReadFile(layout.CurrentState)
+	top, err := b.stateTop()
 	if err != nil {
 		return err
-	}
-	top, err := stateMembers(data)
-	if err == nil {
-		err = checkStateShape(top)
-	}
-	if err != nil {
-		return rebuildHint(b.root, err)
 	}
 	cast, err := b.castSlugs(draft)
 	if err != nil {
@@ -170,6 +163,10 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	// only where it is used; a bad one gets the full validation's error.
 	var probe bytes.Buffer
 	if encodeCompact(&probe, out) != nil {
+		data, err := b.root.ReadFile(layout.CurrentState)
+		if err != nil {
+			return err
+		}
 		if _, err := jsonio.Validate(data, layout.CurrentState); err != nil {
 			return err
 		}

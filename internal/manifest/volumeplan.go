@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
@@ -48,7 +49,11 @@ func (b *builder) volumePlan() error {
 		return err
 	}
 	v := b.vol
-	target, batched := b.target()
+	t, err := VolumeTarget(b.root, b.set, v, start)
+	if err != nil {
+		return err
+	}
+	target, batched := t.N, t.Batched
 	b.p.Agent = Agent{Name: "plot-architect", Kind: KindAgent, Mode: stepid.ModePlan}
 	if batched {
 		b.p.Next = []string{"novel instructions volume:" + layout.PadVol(v) + ":contracts"}
@@ -62,6 +67,7 @@ func (b *builder) volumePlan() error {
 	} else {
 		b.warn("没有目标章数：settings.json 的 chapters_per_volume 和 brief.md 的「每卷章数」都未设置", "no target length: neither settings.json chapters_per_volume nor the brief's 每卷章数 line is set")
 	}
+	b.bookPosition(v, t)
 	b.direction()
 	b.in.Set("contracts_in_batches", batched)
 	if batched {
@@ -78,6 +84,27 @@ func (b *builder) volumePlan() error {
 		b.output(dir+"/"+layout.VolumeContractsDir+"/chapter-NNN.json", false, ViaFile)
 	}
 	return nil
+}
+
+// bookPosition puts the book plan (DATA) and the volume's place in it
+// (book_position) into the packet (SPEC §25). A project without a book
+// plan is planned as before, with a warning naming the step that adds
+// one; a plan that stops before this volume is a warning too.
+func (b *builder) bookPosition(v int, t Target) {
+	if !t.FromBook && t.Plan == nil {
+		b.warn("项目没有全书规划 %s：本卷规划不知道自己在全书中的位置；用 novel instructions setup:book 生成一份（novel-commit setup --step book 提交）",
+			"the project has no book plan %s: this volume is planned without its place in the book; add one with novel instructions setup:book (then novel-commit setup --step book)", bookplan.File)
+		return
+	}
+	b.ps.Set("book_plan", bookplan.File)
+	if !t.FromBook {
+		b.warn("全书规划 %s（%d 卷）没有第 %d 卷还要写的章节：本卷按目标章数规划；在卷末回顾中更新全书规划",
+			"the book plan %s (%d volumes) has no chapters left to write for volume %d: this volume is planned to the target length; update the book plan in a volume review", bookplan.File, len(t.Plan.Volumes), v)
+		return
+	}
+	if pos, ok := t.Plan.PositionOf(v); ok {
+		b.in.Set("book_position", pos)
+	}
 }
 
 // planAllowed checks the orchestrator state of a plan or contracts step
@@ -140,6 +167,9 @@ func (b *builder) planContext(start int) error {
 		open = append(open, OpenItem{Item: foreshadow.Output{Item: it}, Overdue: foreshadow.OverdueShort(&it, start)})
 	}
 	b.in.Set("open_foreshadowing", open)
+	if err := b.unregisteredNames(); err != nil {
+		return err
+	}
 
 	b.pathIf("project_brief", layout.Brief)
 	b.pathIf("world_rules", layout.WorldRules)

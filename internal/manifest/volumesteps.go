@@ -4,8 +4,10 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
@@ -37,6 +39,38 @@ func TargetChapters(root *project.Root, set settings.Settings) (int, bool) {
 		}
 	}
 	return n, n > BatchSize
+}
+
+// VolumeTarget is what volume v's plan, starting at chapter start, must
+// cover (SPEC §25): the book plan's range for v when book-plan.json has
+// that volume (FromBook; its chapters before start — imported or written
+// already — are not planned again), else TargetChapters' length (N 0:
+// unknown, nothing enforced). Batched reports contracts in batches.
+func VolumeTarget(root *project.Root, set settings.Settings, v, start int) (t Target, err error) {
+	bp, err := bookplan.Load(root)
+	if err != nil {
+		return t, err
+	}
+	t.Plan = bp
+	if bp != nil {
+		if e, ok := bp.Of(v); ok && e.Chapters[1] >= start {
+			t.Range, t.FromBook = [2]int{max(e.Chapters[0], start), e.Chapters[1]}, true
+			t.N = t.Range[1] - t.Range[0] + 1
+			t.Batched = t.N > BatchSize
+			return t, nil
+		}
+	}
+	t.N, t.Batched = TargetChapters(root, set)
+	return t, nil
+}
+
+// Target is a volume's planned length.
+type Target struct {
+	N        int
+	Batched  bool
+	FromBook bool
+	Range    [2]int         // the book plan's chapters for the volume from start on (FromBook)
+	Plan     *bookplan.Plan // the project's book plan (nil: none)
 }
 
 // volumeContracts is the packet of one batch of chapter contracts
@@ -85,8 +119,12 @@ func (b *builder) volumeContracts() error {
 	b.in.Set("volume", v)
 	b.in.Set("plan_start_chapter", start)
 	b.in.Set("batch", []int{first, last})
-	if target, _ := b.target(); target > 0 {
-		b.in.Set("target_chapters", target)
+	t, err := VolumeTarget(b.root, b.set, v, start)
+	if err != nil {
+		return err
+	}
+	if t.N > 0 {
+		b.in.Set("target_chapters", t.N)
 	}
 	b.direction()
 	b.ps.Set("staged_outline", rel)
@@ -105,8 +143,8 @@ func (b *builder) volumeContracts() error {
 }
 
 // volumeReview is plot-architect's review of a finished volume
-// (volume:VV:review, SPEC §23): allowed in VOL_REVIEW for the current
-// volume; it reads the volume's summaries and evals, the §21 inventories
+// (volume:VV:review, SPEC §23, §25): allowed in VOL_REVIEW for the
+// current volume; it reads the volume's summaries and eval digests, the §21 inventories
 // and the continuity report, and writes staging/volumes/vol-VV/review.md.
 func (b *builder) volumeReview() error {
 	cp, v := b.cp, b.st.Number
@@ -134,13 +172,23 @@ func (b *builder) volumeReview() error {
 	b.in.Set("chapter_range", []int{first, last})
 	b.pathIf("project_brief", layout.Brief)
 	b.pathIf("volume_outline", layout.Outline(v))
-	var sums, evals []string
+	var sums []string
+	digests := []*eval.Digest{}
 	for c := first; c <= last; c++ {
 		sums = append(sums, layout.Summary(c))
-		evals = append(evals, layout.Eval(c))
+		// Digests, not whole evals (SPEC §25): twenty full evals were 70 %
+		// of a 67k-token review packet against its 24k budget.
+		if !b.has(layout.Eval(c)) {
+			continue
+		}
+		d, err := eval.LoadDigest(b.root, layout.Eval(c), c)
+		if err != nil {
+			return err
+		}
+		digests = append(digests, d)
 	}
 	b.pathsIf("volume_summaries", sums)
-	b.pathsIf("volume_evals", evals)
+	b.in.Set("eval_digests", digests)
 	b.pathIf("continuity_report", layout.ContinuityLatest)
 	b.pathIf("foreshadowing_inventory", layout.ForeshadowInventory)
 	b.pathIf("storyline_rhythm", layout.RhythmInventory)
@@ -150,7 +198,18 @@ func (b *builder) volumeReview() error {
 	b.pathIf("global_foreshadowing", layout.GlobalForeshadow)
 	b.pathIf("current_state", layout.CurrentState)
 	b.pathIf("storyline_spec", layout.StorylineSpec)
+	// A long volume's review stays within the plan budget (SPEC §25) by
+	// leaving out, in this order and only while over it: the whole state
+	// (the next plan's input, not the review's), the global foreshadowing
+	// list (the §21 inventory lists the open and overdue items), the
+	// volume outline (the summaries say what happened).
+	b.sheddable = []string{"current_state", "global_foreshadowing", "volume_outline"}
+	b.pathIf("book_plan", bookplan.File)
 	b.output(layout.StagingVolumeReview(v), true, ViaFile)
+	if b.has(bookplan.File) {
+		// The review may update the book plan (SPEC §25).
+		b.output(layout.StagingVolumeDir(v)+"/"+bookplan.File, false, ViaFile)
+	}
 	return nil
 }
 

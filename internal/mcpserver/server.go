@@ -81,7 +81,7 @@ type (
 	}
 	commitInput struct {
 		Chapter int    `json:"chapter,omitempty" jsonschema:"commit this chapter (after its gate passed)"`
-		Setup   string `json:"setup,omitempty" jsonschema:"commit this setup step instead: world, characters or style"`
+		Setup   string `json:"setup,omitempty" jsonschema:"commit this setup step instead: world, characters, book or style"`
 		Volume  int    `json:"volume,omitempty" jsonschema:"commit this volume's staged plan instead"`
 	}
 	lintInput struct {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -29,7 +30,10 @@ var starter embed.FS
 type Options struct {
 	Title, Genre, Platform, Premise, Protagonist, Conflict string
 	ChaptersPerVolume, WordsPerChapter                     int
-	Language                                               string
+	// TargetChapters is the whole book's length (the brief's 目标章数,
+	// which setup:book plans to, SPEC §25); 0 leaves it to be filled in.
+	TargetChapters int
+	Language       string
 	// BookID is settings.json book_id (settings.NewBookID); "" writes none.
 	BookID string
 }
@@ -56,6 +60,9 @@ func (o *Options) Validate() error {
 	}
 	if o.ChaptersPerVolume < 0 || o.ChaptersPerVolume > 1000 {
 		return errs.New(errs.Usage, "--chapters-per-volume 必须是 1..1000", "--chapters-per-volume must be 1..1000")
+	}
+	if o.TargetChapters < 0 || o.TargetChapters > bookplan.MaxChapters {
+		return errs.Newf(errs.Usage, "--target-chapters 必须是 1..%d", "--target-chapters must be 1..%d", bookplan.MaxChapters)
 	}
 	if o.WordsPerChapter < 0 || (o.WordsPerChapter > 0 && (o.WordsPerChapter < settings.MinWordsPerChapter || o.WordsPerChapter > settings.MaxWordsPerChapter)) {
 		return errs.Newf(errs.Usage, "--words-per-chapter 必须是 %d..%d", "--words-per-chapter must be %d..%d", settings.MinWordsPerChapter, settings.MaxWordsPerChapter)
@@ -195,7 +202,7 @@ func renderBrief(o Options) ([]byte, error) {
 	var b bytes.Buffer
 	err = t.Execute(&b, map[string]string{"Title": title, "Genre": or(o.Genre), "PlatformName": platform.Label(o.Platform) + "（" + o.Platform + "）",
 		"Premise": or(o.Premise), "Protagonist": or(o.Protagonist), "Conflict": or(o.Conflict),
-		"ChaptersPerVolume": num(o.ChaptersPerVolume), "WordsPerChapter": num(o.WordsPerChapter)})
+		"ChaptersPerVolume": num(o.ChaptersPerVolume), "TargetChapters": num(o.TargetChapters), "WordsPerChapter": num(o.WordsPerChapter)})
 	return b.Bytes(), err
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
@@ -93,7 +94,15 @@ func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, batched := manifest.TargetChapters(e.Root, set)
+	cp, err := checkpoint.Load(e.Root)
+	if err != nil {
+		return nil, err
+	}
+	t, err := manifest.VolumeTarget(e.Root, set, v, cp.LastCompleted+1)
+	if err != nil {
+		return nil, err
+	}
+	batched := t.Batched
 	dry, failure, err := e.volumeValid(v)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ const (
 	StepJournal = journal.StepJournal
 	StepReplace = "replace"
 	StepMove    = "move"
+	StepCanon   = "canon"
 	StepCleanup = "cleanup"
 )
 
@@ -24,6 +25,9 @@ type Result struct {
 	Files    []string `json:"files"`
 	Replaced []string `json:"replaced"`
 	NextStep string   `json:"next_step"`
+	// CanonChanges names what a commit in the middle of the book changed
+	// (rule ids, slug.field), logged in logs/canon-changes.jsonl.
+	CanonChanges []string `json:"canon_changes,omitempty"`
 }
 
 // Journal is staging/setup-{stage}.journal.json: written before the first
@@ -35,9 +39,11 @@ type Journal struct {
 	Plan           []journal.PlanStep `json:"plan"`
 	// Aside: differing committed files set aside under staging/replaced/
 	// (--replace only).
-	Aside  []journal.Move `json:"aside"`
-	Moves  []journal.Move `json:"moves"`
-	Output Result         `json:"output"`
+	Aside []journal.Move `json:"aside"`
+	Moves []journal.Move `json:"moves"`
+	// Canon is the canon log's new text when the commit changes canon mid-book.
+	Canon  *string `json:"canon,omitempty"`
+	Output Result  `json:"output"`
 }
 
 // DryRun is what --dry-run prints.
@@ -51,8 +57,10 @@ type DryRun struct {
 // Prepare validates the staged outputs of a setup stage and computes the
 // commit. A destination that exists with different content is E_CONFLICT
 // unless replace, which sets the old file aside under
-// staging/replaced/setup-{stage}-{n}/ first (n = 1, 2, …).
-func Prepare(root *project.Root, stage string, replace bool, now string, next func() string) (*Journal, error) {
+// staging/replaced/setup-{stage}-{n}/ first (n = 1, 2, …). With mid (the
+// book is being written), a change to the world rules or the cast is
+// logged in logs/canon-changes.jsonl as part of the commit (SPEC §25).
+func Prepare(root *project.Root, stage string, replace bool, now string, next func() string, mid *Midbook) (*Journal, error) {
 	files, err := Validate(root, stage)
 	if err != nil {
 		return nil, err
@@ -85,8 +93,22 @@ func Prepare(root *project.Root, stage string, replace bool, now string, next fu
 		{Name: StepJournal, Writes: []string{JournalPath(stage)}},
 		{Name: StepReplace, Writes: asideW},
 		{Name: StepMove, Writes: files},
-		{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), JournalPath(stage)}},
 	}
+	if mid != nil {
+		changes, err := canonChanges(root, stage, files)
+		if err != nil {
+			return nil, err
+		}
+		if len(changes) > 0 {
+			text, err := canonWrite(root, CanonEntry{Chapter: mid.Chapter, Volume: mid.Volume, Step: "setup:" + stage, At: now, Changes: changes})
+			if err != nil {
+				return nil, err
+			}
+			j.Canon, out.CanonChanges = &text, canonSummary(changes)
+			j.Plan = append(j.Plan, journal.PlanStep{Name: StepCanon, Writes: []string{CanonLog}})
+		}
+	}
+	j.Plan = append(j.Plan, journal.PlanStep{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), JournalPath(stage)}})
 	out.NextStep = next()
 	return j, nil
 }
@@ -147,6 +169,13 @@ func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*R
 	steps := []journal.Step{
 		{Name: StepReplace, Run: func() error { return moveAll(root, j.Aside, true, cmd) }},
 		{Name: StepMove, Run: func() error { return moveAll(root, j.Moves, false, cmd) }},
+		{Name: StepCanon, Run: func() error {
+			if j.Canon == nil {
+				return nil
+			}
+			// The whole new log, written atomically: a replay writes it again.
+			return root.WriteFile(CanonLog, []byte(*j.Canon))
+		}},
 		{Name: StepCleanup, Run: func() error { return cleanup(root, j.Stage) }},
 	}
 	tx := journal.Tx{File: JournalPath(j.Stage), Key: "commit_step", Resume: cmd}

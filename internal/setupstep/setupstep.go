@@ -1,10 +1,11 @@
-// Package setupstep is the project setup of SPEC §17: the three setup
-// steps (setup:world, setup:characters, setup:style) — which one is next,
+// Package setupstep is the project setup of SPEC §17 and §25: the setup
+// steps (setup:world, setup:characters, setup:book, setup:style) — which one is next,
 // what each must produce under staging/setup/, the validation of those
 // outputs and their journaled commit into the project.
 package setupstep
 
 import (
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -39,7 +40,8 @@ func SnapshotPath(stage string) string { return layout.SetupSnapshot(stage) }
 
 // Done reports whether the committed products of a setup stage exist:
 // world → world/rules.json, storylines/storylines.json and a world/*.md;
-// characters → ≥ 2 characters/active/*.json; style → style-profile.json.
+// characters → ≥ 2 characters/active/*.json; book → book-plan.json;
+// style → style-profile.json.
 func Done(root *project.Root, stage string) (bool, error) {
 	switch stage {
 	case stepid.SetupWorld:
@@ -51,6 +53,8 @@ func Done(root *project.Root, stage string) (bool, error) {
 	case stepid.SetupCharacters:
 		cs, err := root.List(layout.CharactersActive, ".json", false)
 		return len(cs) >= MinCharacters, err
+	case stepid.SetupBook:
+		return root.IsFile(bookplan.File), nil
 	}
 	return root.IsFile(layout.StyleProfile), nil
 }

@@ -22,7 +22,8 @@ func TestNextFollowsCommittedProducts(t *testing.T) {
 		{map[string]string{"world/rules.json": "{}", "storylines/storylines.json": "{}"}, "world"}, // no world/*.md yet
 		{map[string]string{"world/overview.md": "# x"}, "characters"},
 		{map[string]string{"characters/active/a.json": "{}"}, "characters"}, // one is not a cast
-		{map[string]string{"characters/active/b.json": "{}"}, "style"},
+		{map[string]string{"characters/active/b.json": "{}"}, "book"},
+		{map[string]string{"book-plan.json": "{}"}, "style"},
 		{map[string]string{"style-profile.json": "{}"}, ""},
 	}
 	for i, s := range steps {
@@ -40,7 +41,7 @@ func TestNextFollowsCommittedProducts(t *testing.T) {
 		t.Errorf("after world: %s", n)
 	}
 	full := testkit.Project(t, map[string]string{".checkpoint.json": cp, "world/overview.md": "# x", "world/rules.json": "{}",
-		"storylines/storylines.json": "{}", "characters/active/a.json": "{}", "characters/active/b.json": "{}"})
+		"storylines/storylines.json": "{}", "characters/active/a.json": "{}", "characters/active/b.json": "{}", "book-plan.json": "{}"})
 	if n, _ := NextAfter(full, "style", true); n != "volume:01:plan" {
 		t.Errorf("after the last setup step in QUICK_START: %s", n)
 	}

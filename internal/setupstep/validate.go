@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
@@ -47,6 +48,9 @@ func Staged(root *project.Root, stage string) ([]string, error) {
 				out = append(out, strings.TrimPrefix(f, Staging+"/"))
 			}
 		}
+	case stepid.SetupBook:
+		add(bookplan.File)
+		add(bookplan.Doc)
 	case stepid.SetupStyle:
 		add(layout.StyleProfile)
 		add(StyleSamples)
@@ -75,6 +79,8 @@ func Validate(root *project.Root, stage string) ([]string, error) {
 		err = validateWorld(root, files)
 	case stepid.SetupCharacters:
 		err = validateCharacters(root, files)
+	case stepid.SetupBook:
+		err = validateBook(root, files)
 	case stepid.SetupStyle:
 		err = validateStyle(root, files)
 	}
@@ -115,7 +121,7 @@ func checkMarkdown(root *project.Root, final string) error {
 func checkSlugName(final string) error {
 	base := final[strings.LastIndex(final, "/")+1:]
 	stem := strings.TrimSuffix(strings.TrimSuffix(base, ".json"), ".md")
-	if final == layout.StyleProfile || final == StyleSamples || final == layout.WorldRules || final == Storylines || project.IsSlug(stem) {
+	if final == layout.StyleProfile || final == StyleSamples || final == layout.WorldRules || final == Storylines || final == bookplan.Doc || project.IsSlug(stem) {
 		return nil
 	}
 	return schemaErr(final, "file", fmt.Sprintf("文件名 %q 不是 slug（小写字母、数字和连字符）", stem),
@@ -331,6 +337,20 @@ func validateCharacters(root *project.Root, files []string) error {
 			fmt.Sprintf("exactly one character must have role protagonist; there are %d", len(protagonists))).With("protagonists", protagonists)
 	}
 	return nil
+}
+
+// validateBook checks the staged book plan (SPEC §25) against the
+// committed cast: its characters must be registered display names.
+func validateBook(root *project.Root, files []string) error {
+	st := stepid.SetupBook
+	if !has(files, bookplan.File) {
+		return missing(st, bookplan.File, "全书规划", "the book plan")
+	}
+	if !has(files, bookplan.Doc) {
+		return missing(st, bookplan.Doc, "给作者看的全书规划说明", "the book plan for the author to read")
+	}
+	_, err := bookplan.Read(root, StagedPath(bookplan.File))
+	return err
 }
 
 var sourceTypes = map[string]bool{"original": true, "reference": true, "template": true}

@@ -29,6 +29,7 @@ const (
 	ModePlan      = "plan"
 	ModeContracts = "contracts"
 	ModeSetup     = "setup"
+	ModeBook      = "book" // setup:book, the plot-architect's whole-book plan (SPEC §25)
 	ModeAmend     = "amend"
 	ModeBackfill  = "backfill"
 )

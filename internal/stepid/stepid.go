@@ -55,21 +55,35 @@ var Agents = map[string]string{
 // MaxNumber bounds chapter and volume numbers.
 const MaxNumber = 999999
 
-// Setup steps (SPEC §17): setup:world, setup:characters, setup:style.
+// Setup steps (SPEC §17, §25): setup:world, setup:characters,
+// setup:book, setup:style.
 const (
 	SetupWorld      = "world"
 	SetupCharacters = "characters"
+	SetupBook       = "book"
 	SetupStyle      = "style"
 )
 
-// SetupStages lists the setup steps in the order a new project runs them.
-var SetupStages = []string{SetupWorld, SetupCharacters, SetupStyle}
+// SetupStages lists the setup steps in the order a new project runs them:
+// the book plan needs the cast it names, the style nothing after it.
+var SetupStages = []string{SetupWorld, SetupCharacters, SetupBook, SetupStyle}
 
 // SetupAgents maps setup stages to their agents.
 var SetupAgents = map[string]string{
-	SetupWorld:      "world-builder",
-	SetupCharacters: "character-weaver",
-	SetupStyle:      "style-analyzer",
+	SetupWorld:      WorldBuilder,
+	SetupCharacters: CharacterWeaver,
+	SetupBook:       PlotArchitect,
+	SetupStyle:      StyleAnalyzer,
+}
+
+// SetupMode is the packet mode of a setup stage: "book" for the
+// plot-architect's book plan (its other modes are volume work), "setup"
+// for the setup agents.
+func SetupMode(stage string) string {
+	if stage == SetupBook {
+		return ModeBook
+	}
+	return ModeSetup
 }
 
 // Step is a parsed step id.
@@ -134,8 +148,8 @@ func Chapter(c int, stage string) Step { return Step{Number: c, Chapter: c, Stag
 func bad(id, zh, en string) error {
 	return errs.New(errs.StepID, fmt.Sprintf("步骤 id %q 无效：%s", id, zh), fmt.Sprintf("invalid step id %q: %s", id, en)).
 		With("step", id).
-		Hint("格式为 chapter:NNN:STAGE（STAGE ∈ draft summarize refine judge logic-review gate polish commit）、volume:VV:{plan|contracts|review} 或 setup:world|characters|style",
-			"use chapter:NNN:STAGE (STAGE in draft summarize refine judge logic-review gate polish commit), volume:VV:{plan|contracts|review} or setup:world|characters|style")
+		Hint("格式为 chapter:NNN:STAGE（STAGE ∈ draft summarize refine judge logic-review gate polish commit）、volume:VV:{plan|contracts|review} 或 setup:world|characters|book|style",
+			"use chapter:NNN:STAGE (STAGE in draft summarize refine judge logic-review gate polish commit), volume:VV:{plan|contracts|review} or setup:world|characters|book|style")
 }
 
 // Parse parses an id; surrounding space is trimmed, case matters.
@@ -148,7 +162,7 @@ func Parse(id string) (Step, error) {
 				return Setup(st), nil
 			}
 		}
-		return Step{}, bad(id, "未知的设定步骤 "+strconv.Quote(parts[1])+"（world、characters 或 style）", "unknown setup step "+strconv.Quote(parts[1])+" (world, characters or style)")
+		return Step{}, bad(id, "未知的设定步骤 "+strconv.Quote(parts[1])+"（world、characters、book 或 style）", "unknown setup step "+strconv.Quote(parts[1])+" (world, characters, book or style)")
 	}
 	if len(parts) != 3 {
 		return Step{}, bad(id, "应有三段，用冒号分隔", "want three colon-separated parts")

@@ -5,12 +5,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/boundary"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
 )
@@ -27,8 +29,13 @@ func ReviewJournalPath(v int) string {
 
 // ReviewResult is what `novel-commit volume-review` prints.
 type ReviewResult struct {
-	Volume            int      `json:"volume"`
-	Review            string   `json:"review"`
+	Volume int    `json:"volume"`
+	Review string `json:"review"`
+	// BookPlan is the updated book plan committed with the review and
+	// Archived where the one it replaced is kept (SPEC §25); empty when
+	// the review left the plan alone.
+	BookPlan          string   `json:"book_plan,omitempty"`
+	Archived          string   `json:"archived_book_plan,omitempty"`
 	Warnings          []string `json:"warnings"`
 	CurrentVolume     int      `json:"current_volume"`
 	OrchestratorState string   `json:"orchestrator_state"`
@@ -43,8 +50,19 @@ type ReviewJournal struct {
 	CommittedAt    string             `json:"committed_at"`
 	Plan           []journal.PlanStep `json:"plan"`
 	Move           journal.Move       `json:"move"`
-	Output         ReviewResult       `json:"output"`
+	// Archive sets the committed book plan aside under logs/book-plan/,
+	// BookPlan moves the staged one into place (both empty: no update).
+	Archive  []journal.Move `json:"archive,omitempty"`
+	BookPlan []journal.Move `json:"book_plan,omitempty"`
+	Output   ReviewResult   `json:"output"`
 }
+
+// StepBookPlan is the review commit's step that archives the book plan
+// and moves the updated one into place.
+const StepBookPlan = "book_plan"
+
+// StagedBookPlan is where a volume review stages an updated book plan.
+func StagedBookPlan(v int, name string) string { return layout.StagingVolumeDir(v) + "/" + name }
 
 // ReviewDryRun is what --dry-run prints.
 type ReviewDryRun struct {
@@ -103,18 +121,132 @@ func PrepareReview(root *project.Root, v int, now string) (*ReviewJournal, error
 	}
 	next := v + 1
 	j := &ReviewJournal{JournalVersion: 1, Volume: v, CommittedAt: now, Move: journal.Move{From: src, To: dst}}
+	if err := reviewBookPlan(root, v, j); err != nil {
+		return nil, err
+	}
 	j.Output = ReviewResult{Volume: v, Review: dst, Warnings: warns, CurrentVolume: next, OrchestratorState: checkpoint.VolPlanning,
 		NextStep: "volume:" + layout.PadVol(next) + ":plan"}
+	var bookW []string
+	for _, m := range append(append([]journal.Move{}, j.Archive...), j.BookPlan...) {
+		bookW = append(bookW, m.To)
+	}
+	if len(j.BookPlan) > 0 {
+		j.Output.BookPlan = bookplan.File
+	}
+	if len(j.Archive) > 0 {
+		j.Output.Archived = j.Archive[0].To
+	}
 	if j.Output.Warnings == nil {
 		j.Output.Warnings = []string{}
 	}
 	j.Plan = []journal.PlanStep{
 		{Name: StepJournal, Writes: []string{ReviewJournalPath(v)}},
 		{Name: StepMove, Writes: []string{dst}},
+	}
+	if len(bookW) > 0 {
+		j.Plan = append(j.Plan, journal.PlanStep{Name: StepBookPlan, Writes: bookW})
+	}
+	j.Plan = append(j.Plan, []journal.PlanStep{
 		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
 		{Name: StepCleanup, Writes: []string{layout.VolumeStepPacket(v, stepid.Review), layout.VolumeStepSnapshot(v, stepid.Review), ReviewJournalPath(v)}},
-	}
+	}...)
 	return j, nil
+}
+
+// reviewBookPlan prepares the update of the book plan a review staged
+// beside review.md (SPEC §25): it must validate like setup:book's, and keep
+// the chapters of the volumes already outlined (1…v) where they are —
+// they are written or being written. The committed plan is kept under
+// logs/book-plan/book-plan-vVV.json (its .md beside it).
+func reviewBookPlan(root *project.Root, v int, j *ReviewJournal) error {
+	staged := StagedBookPlan(v, bookplan.File)
+	if !root.IsFile(staged) {
+		return nil
+	}
+	p, err := bookplan.Read(root, staged)
+	if err != nil {
+		return err
+	}
+	for k := 1; k <= v; k++ {
+		if !root.IsFile(layout.Outline(k)) {
+			continue
+		}
+		o, err := outline.Load(root, k)
+		if err != nil {
+			return err
+		}
+		if len(o.Chapters) == 0 {
+			continue
+		}
+		have := [2]int{o.Chapters[0], o.Chapters[len(o.Chapters)-1]}
+		if k == v {
+			cp, err := checkpoint.Load(root)
+			if err != nil {
+				return err
+			}
+			have[1] = min(have[1], cp.LastCompleted) // the volume ends where it was written
+		}
+		if e, ok := p.Of(k); !ok || e.Chapters != have {
+			return errs.Newf(errs.Outline, "更新后的全书规划 %s 把第 %d 卷定为第 %v 章，但这一卷已写成第 %d–%d 章：已写的卷不能改动",
+				"the updated book plan %s gives volume %d chapters %v, but that volume was written as chapters %d–%d: written volumes cannot change",
+				staged, k, e.Chapters, have[0], have[1]).
+				With("file", staged).With("volume", k).With("expected_range", []int{have[0], have[1]}).
+				Hint("让第 1–"+strconv.Itoa(v)+" 卷的章节范围与已写的一致，只改之后的各卷；或删掉 "+staged+" 不更新全书规划",
+					"keep volumes 1–"+strconv.Itoa(v)+" as written and change only the later ones; or remove "+staged+" to leave the book plan as it is")
+		}
+	}
+	dests := []journal.Dest{}
+	if root.IsFile(bookplan.File) {
+		j.Archive = append(j.Archive, journal.Move{From: bookplan.File, To: bookplan.Archived(v)})
+		dests = append(dests, journal.Dest{File: bookplan.Archived(v), From: bookplan.File})
+		if root.IsFile(bookplan.Doc) {
+			md := strings.TrimSuffix(bookplan.Archived(v), ".json") + ".md"
+			j.Archive = append(j.Archive, journal.Move{From: bookplan.Doc, To: md})
+			dests = append(dests, journal.Dest{File: md, From: bookplan.Doc})
+		}
+	}
+	j.BookPlan = append(j.BookPlan, journal.Move{From: staged, To: bookplan.File})
+	if root.IsFile(StagedBookPlan(v, bookplan.Doc)) {
+		j.BookPlan = append(j.BookPlan, journal.Move{From: StagedBookPlan(v, bookplan.Doc), To: bookplan.Doc})
+	}
+	vv := layout.PadVol(v)
+	return journal.CheckDestinations(root, dests, func(file string) journal.WayOut {
+		return journal.WayOut{Zh: "把 " + file + " 移走后重新运行 novel-commit volume-review --volume " + vv,
+			En: "move " + file + " aside and run novel-commit volume-review --volume " + vv + " again"}
+	})
+}
+
+// moveBookPlan runs the archive then the install moves; each is done once:
+// an archive whose destination exists was made by an earlier run (its
+// source by then holds the new plan), an install whose source is gone too.
+func moveBookPlan(root *project.Root, j *ReviewJournal) error {
+	for _, m := range j.Archive {
+		if done, err := root.Lexists(m.To); err != nil || done {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := root.Move(m.From, m.To); err != nil {
+			return err
+		}
+	}
+	for _, m := range j.BookPlan {
+		src, err := root.Lexists(m.From)
+		if err != nil {
+			return err
+		}
+		if !src {
+			if dst, _ := root.Lexists(m.To); dst {
+				continue
+			}
+			return errs.Newf(errs.MissingFile, "回顾提交中 %s 和 %s 都不存在", "neither %s nor %s exists during the review commit", m.From, m.To).With("file", m.From)
+		}
+		if err := root.Move(m.From, m.To); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PendingReviewJournal reports whether volume v has an unfinished review commit.
@@ -129,6 +261,15 @@ func LoadReviewJournal(root *project.Root, v int) (*ReviewJournal, error) {
 	}
 	if j.Volume != v || j.Move.From != layout.StagingVolumeReview(v) || j.Move.To != layout.VolumeReview(v) {
 		return nil, errs.Newf(errs.Schema, "%s 不是第 %d 卷的回顾提交日志", "%s is not the review journal of volume %d", rel, v).With("file", rel)
+	}
+	// The book plan moves may only be the ones PrepareReview makes.
+	allowed := map[string]bool{bookplan.File: true, bookplan.Doc: true, bookplan.Archived(v): true,
+		strings.TrimSuffix(bookplan.Archived(v), ".json") + ".md": true,
+		StagedBookPlan(v, bookplan.File):                          true, StagedBookPlan(v, bookplan.Doc): true}
+	for _, m := range append(append([]journal.Move{}, j.Archive...), j.BookPlan...) {
+		if !allowed[m.From] || !allowed[m.To] {
+			return nil, errs.Newf(errs.Schema, "%s 不是第 %d 卷的回顾提交日志", "%s is not the review journal of volume %d", rel, v).With("file", rel)
+		}
 	}
 	return &j, nil
 }
@@ -148,6 +289,7 @@ func ExecuteReview(root *project.Root, j *ReviewJournal, fresh bool, crash func(
 			}
 			return root.Move(j.Move.From, j.Move.To)
 		}},
+		{Name: StepBookPlan, Run: func() error { return moveBookPlan(root, j) }},
 		{Name: StepCheckpoint, Run: func() error {
 			return checkpoint.Edit(root, j.CommittedAt, func(cp *checkpoint.Checkpoint) (bool, error) {
 				if cp.State == checkpoint.VolPlanning && cp.CurrentVolume == v+1 {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/boundary"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -23,6 +24,7 @@ import (
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
+	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
 	"github.com/novelsuite/novel/internal/volume"
 )
@@ -135,6 +137,9 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 	s := source{root: root, v: v, staged: true}
 	p, err := s.check(start)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkCoverage(root, v, start, p); err != nil {
 		return nil, err
 	}
 
@@ -254,6 +259,69 @@ func (s source) present(p *Plan) (map[string]bool, error) {
 		}
 	}
 	return have, nil
+}
+
+// checkCoverage refuses an outline that does not cover exactly the
+// chapters the volume is planned to have (SPEC §25): the book plan's
+// range for the volume when book-plan.json has one, else target_chapters
+// chapters from its first (nothing is enforced when neither is known).
+// The error names the missing or extra chapters.
+func checkCoverage(root *project.Root, v, start int, p *Plan) error {
+	set, err := settings.Load(root, nil)
+	if err != nil {
+		return err
+	}
+	t, err := manifest.VolumeTarget(root, set, v, start)
+	if err != nil || t.N == 0 {
+		return err
+	}
+	want, source := [2]int{start, start + t.N - 1}, "target_chapters"
+	if t.FromBook {
+		want, source = t.Range, bookplan.File
+	}
+	if p.Start == want[0] && p.End == want[1] {
+		return nil
+	}
+	var missing, extra []int
+	for c := want[0]; c <= want[1] && len(missing) < 50; c++ {
+		if c < p.Start || c > p.End {
+			missing = append(missing, c)
+		}
+	}
+	for _, c := range p.Chapters {
+		if (c < want[0] || c > want[1]) && len(extra) < 50 {
+			extra = append(extra, c)
+		}
+	}
+	rel := Staged(v, OutlineFile)
+	zhWhy, enWhy := "", ""
+	if len(missing) > 0 {
+		zhWhy += "缺少第 " + ints(missing) + " 章"
+		enWhy += "chapters " + ints(missing) + " are missing"
+	}
+	if len(extra) > 0 {
+		if zhWhy != "" {
+			zhWhy, enWhy = zhWhy+"，", enWhy+"; "
+		}
+		zhWhy += "多出第 " + ints(extra) + " 章"
+		enWhy += "chapters " + ints(extra) + " are extra"
+	}
+	e := errs.New(errs.Outline,
+		fmt.Sprintf("卷大纲 %s 规划了第 %d–%d 章，但本卷应覆盖第 %d–%d 章（%s）：%s", rel, p.Start, p.End, want[0], want[1], source, zhWhy),
+		fmt.Sprintf("the volume outline %s plans chapters %d–%d but the volume must cover chapters %d–%d (%s): %s", rel, p.Start, p.End, want[0], want[1], source, enWhy))
+	e.With("file", rel).With("volume", v).With("expected_range", []int{want[0], want[1]}).With("source", source)
+	if len(missing) > 0 {
+		e.With("missing_chapters", missing)
+	}
+	if len(extra) > 0 {
+		e.With("extra_chapters", extra)
+	}
+	if t.FromBook {
+		return e.Hint("按全书规划补齐或删去这些章节后重试，或重新规划："+planCmd(v)+"；要改变本卷的章数，先在卷末回顾中更新 "+bookplan.File,
+			"outline exactly the book plan's chapters and retry, or re-plan: "+planCmd(v)+"; to change the volume's length, update "+bookplan.File+" in a volume review first")
+	}
+	return e.Hint("按目标章数补齐或删去这些章节后重试，或重新规划："+planCmd(v)+"；要改变每卷章数，修改 settings.json 的 chapters_per_volume",
+		"outline exactly target_chapters chapters and retry, or re-plan: "+planCmd(v)+"; to change the volume length, set chapters_per_volume in settings.json")
 }
 
 // checkSchedule parses the storyline schedule and warns about convergence

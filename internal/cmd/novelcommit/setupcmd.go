@@ -12,7 +12,7 @@ import (
 )
 
 type setupCmd struct {
-	Step    string `required:"" help:"The setup step: world, characters or style (setup:X also accepted)." placeholder:"X"`
+	Step    string `required:"" help:"The setup step: world, characters, book or style (setup:X also accepted)." placeholder:"X"`
 	Replace bool   `help:"Replace committed files that differ; each old file is kept under staging/replaced/setup-X-N/."`
 	DryRun  bool   `name:"dry-run" help:"Validate the staged outputs and print the plan without writing."`
 }
@@ -41,11 +41,17 @@ func (c *setupCmd) Run(ctx *cli.Context) error {
 		}
 		return n
 	}
+	// Changing the world or the cast while the book is being written is
+	// logged so the chapters still to write follow it (SPEC §25).
+	var mid *setupstep.Midbook
+	if cp.State == checkpoint.Writing || cp.State == checkpoint.ChapterRewrite {
+		mid = &setupstep.Midbook{Chapter: cp.LastCompleted, Volume: cp.CurrentVolume}
+	}
 	resume := setupstep.PendingJournal(root, stage)
 	return journaled[*setupstep.Journal, *setupstep.Result]{
 		resume:  resume,
 		load:    func() (*setupstep.Journal, error) { return setupstep.LoadJournal(root, stage) },
-		prepare: func() (*setupstep.Journal, error) { return setupstep.Prepare(root, stage, c.Replace, now, next) },
+		prepare: func() (*setupstep.Journal, error) { return setupstep.Prepare(root, stage, c.Replace, now, next, mid) },
 		dryRun: func(j *setupstep.Journal) (any, []journal.PlanStep) {
 			return setupstep.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Result: j.Output}, j.Plan
 		},

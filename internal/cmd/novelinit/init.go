@@ -24,6 +24,7 @@ type grammar struct {
 	Protagonist       string `help:"Who the protagonist is." placeholder:"S"`
 	Conflict          string `help:"The core conflict." placeholder:"S"`
 	ChaptersPerVolume int    `help:"Chapters per volume (1..1000)." placeholder:"N"`
+	TargetChapters    int    `help:"Chapters in the whole book (1..10000), the length setup:book plans to; default: the brief's 目标章数, else 200." placeholder:"N"`
 	WordsPerChapter   int    `help:"Target words (字) per chapter: at least the platform's words_min (general 2000; a platform-profile.json already in DIR may lower it), at most 20000." placeholder:"N"`
 	Language          string `help:"Message language of the suite for this project: zh (default) or en." placeholder:"zh|en"`
 }
@@ -38,7 +39,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	ctx.SetLanguage(c.Language)
 	o := newproject.Options{Title: strings.TrimSpace(c.Title), Genre: strings.TrimSpace(c.Genre), Platform: c.Platform,
 		Premise: strings.TrimSpace(c.Premise), Protagonist: strings.TrimSpace(c.Protagonist), Conflict: strings.TrimSpace(c.Conflict),
-		ChaptersPerVolume: c.ChaptersPerVolume, WordsPerChapter: c.WordsPerChapter, Language: c.Language}
+		ChaptersPerVolume: c.ChaptersPerVolume, TargetChapters: c.TargetChapters, WordsPerChapter: c.WordsPerChapter, Language: c.Language}
 	if err := o.Validate(); err != nil {
 		return err
 	}

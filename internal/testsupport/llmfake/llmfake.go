@@ -138,9 +138,10 @@ type Script struct {
 	// (sgl-project/mini-sglang#51 with the opposite flag,
 	// UKGovernmentBEIS/inspect_ai#2915).
 	NoStream bool `json:"no_stream"`
-	// CutOnce names agents whose first replayed answer is cut in the
-	// middle with finish_reason "length", as a model that reaches
-	// max_tokens is (deepseek-chat stops at 8192, its limit).
+	// CutOnce names agents (or agent.mode, e.g. plot-architect.plan)
+	// whose first replayed answer is cut in the middle with finish_reason
+	// "length", as a model that reaches max_tokens is (deepseek-chat stops
+	// at 8192, its limit).
 	CutOnce []string `json:"cut_once"`
 	// JudgeDrops names a rubric dimension that the first answer of each
 	// quality-judge request (step, mode, round) leaves out while claiming
@@ -300,13 +301,13 @@ func (s *Server) replayed(w http.ResponseWriter, req *request) (*Response, bool)
 	resp := &Response{Content: content, Reasoning: s.script.Reasoning, CacheHit: s.script.CacheHit}
 	if m := partRE.FindStringSubmatch(lastMessage(req)); m != nil {
 		resp.Content = part(content, m)
-	} else if a := agentRE.FindStringSubmatch(req.Messages[1].Content); a != nil && slices.Contains(s.script.CutOnce, a[1]) {
+	} else if a, key := agentRE.FindStringSubmatch(req.Messages[1].Content), s.cutKey(req); a != nil && key != "" {
 		s.mu.Lock()
-		if !s.cut[a[1]] {
+		if !s.cut[key] {
 			if s.cut == nil {
 				s.cut = map[string]bool{}
 			}
-			s.cut[a[1]] = true
+			s.cut[key] = true
 			rs := []rune(content)
 			resp.Content, resp.Finish = string(rs[:len(rs)*3/5]), "length"
 		}
@@ -324,6 +325,23 @@ func (s *Server) replayed(w http.ResponseWriter, req *request) (*Response, bool)
 		s.mu.Unlock()
 	}
 	return resp, true
+}
+
+// cutKey is the cut_once entry a request falls under: its agent.mode,
+// else its agent ("" when neither is listed).
+func (s *Server) cutKey(req *request) string {
+	user := req.Messages[1].Content
+	a, m := agentRE.FindStringSubmatch(user), modeRE.FindStringSubmatch(user)
+	if a == nil {
+		return ""
+	}
+	if m != nil && slices.Contains(s.script.CutOnce, a[1]+"."+m[1]) {
+		return a[1] + "." + m[1]
+	}
+	if slices.Contains(s.script.CutOnce, a[1]) {
+		return a[1]
+	}
+	return ""
 }
 
 // logUsage adds {"n","usage"} to the request log for an answered request:
