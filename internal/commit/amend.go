@@ -35,9 +35,6 @@ const (
 // AmendSteps lists the amend step names in execution order.
 var AmendSteps = []string{StepJournal, AStepSummary, AStepState, AStepForeshadow, AStepUnknownEntities, AStepCleanup}
 
-// AmendJournalPath is the journal of `novel-commit amend --chapter C`.
-func AmendJournalPath(c int) string { return "staging/amend-" + layout.Pad(c) + ".journal.json" }
-
 // amendWorkDir holds the recomputed state, changelog, foreshadowing and
 // unknown-entity log until the journal's steps move them into place.
 func amendWorkDir(c int) string { return "staging/amend/chapter-" + layout.Pad(c) }
@@ -139,12 +136,12 @@ func PendingAmend(root *project.Root) (int, error) {
 // LoadAmendJournal reads chapter c's unfinished amend journal.
 func LoadAmendJournal(root *project.Root, c int) (*AmendJournal, error) {
 	var j AmendJournal
-	if err := journal.Read(root, AmendJournalPath(c), "修订日志", "amend journal", &j); err != nil {
+	if err := journal.Read(root, layout.AmendJournal(c), "修订日志", "amend journal", &j); err != nil {
 		return nil, err
 	}
 	if j.Chapter != c || len(j.Plan) == 0 {
-		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是第 %d 章的修订日志", "%s is not the amend journal of chapter %d", AmendJournalPath(c), c).
-			With("file", AmendJournalPath(c)), AmendJournalPath(c), "修订日志", "amend journal")
+		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是第 %d 章的修订日志", "%s is not the amend journal of chapter %d", layout.AmendJournal(c), c).
+			With("file", layout.AmendJournal(c)), layout.AmendJournal(c), "修订日志", "amend journal")
 	}
 	return &j, nil
 }
@@ -577,7 +574,7 @@ func amendPlan(j *AmendJournal) []journal.PlanStep {
 		return out
 	}
 	return []journal.PlanStep{
-		{Name: StepJournal, Writes: []string{AmendJournalPath(j.Chapter)}},
+		{Name: StepJournal, Writes: []string{layout.AmendJournal(j.Chapter)}},
 		{Name: AStepSummary, Writes: tos(j.Summary)},
 		{Name: AStepState, Writes: tos(j.State)},
 		{Name: AStepForeshadow, Writes: tos(j.Foreshadow)},
@@ -587,7 +584,7 @@ func amendPlan(j *AmendJournal) []journal.PlanStep {
 }
 
 func cleanupWrites(j *AmendJournal) []string {
-	w := []string{"staging/…/chapter-" + layout.Pad(j.Chapter) + "*", AmendJournalPath(j.Chapter)}
+	w := []string{"staging/…/chapter-" + layout.Pad(j.Chapter) + "*", layout.AmendJournal(j.Chapter)}
 	if j.KeepDelta != "" {
 		w = append(w, j.KeepDelta)
 	}
@@ -612,7 +609,7 @@ func ExecuteAmend(env Env, j *AmendJournal, fresh bool) (*AmendOutput, error) {
 		}
 	}
 	replaceAll := func(g []Replace) func() error { return func() error { return replaceFiles(root, g) } }
-	tx := journal.Tx{File: AmendJournalPath(j.Chapter), Key: "amend_step", Resume: "novel-commit amend --chapter " + strconv.Itoa(j.Chapter),
+	tx := journal.Tx{File: layout.AmendJournal(j.Chapter), Key: "amend_step", Resume: "novel-commit amend --chapter " + strconv.Itoa(j.Chapter),
 		Temps: []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.ChapterLog(j.Chapter)}}
 	err := tx.Run(root, j, fresh, env.Crash, []journal.Step{
 		{Name: AStepSummary, Run: replaceAll(j.Summary)},
@@ -684,7 +681,7 @@ func amendCleanup(root *project.Root, j *AmendJournal) error {
 		}
 		os.Remove(filepath.Dir(abs)) // staging/amend/ once no other amend uses it
 	}
-	return root.Remove(AmendJournalPath(c))
+	return root.Remove(layout.AmendJournal(c))
 }
 
 // AmendStage names the amend packet file (staging/manifests/chapter-NNN-amend.packet.json).
@@ -731,8 +728,8 @@ func PendingAmendError(root *project.Root) error {
 		return err
 	}
 	n := strconv.Itoa(c)
-	return errs.Newf(errs.State, "第 %d 章的修订尚未完成（%s）", "the amend of chapter %d is unfinished (%s)", c, AmendJournalPath(c)).
-		With("journal", AmendJournalPath(c)).WithExit(errs.ExitFailed).
+	return errs.Newf(errs.State, "第 %d 章的修订尚未完成（%s）", "the amend of chapter %d is unfinished (%s)", c, layout.AmendJournal(c)).
+		With("journal", layout.AmendJournal(c)).WithExit(errs.ExitFailed).
 		Hint("先运行 novel-commit amend --chapter "+n+" 完成它", "run novel-commit amend --chapter "+n+" first to finish it")
 }
 

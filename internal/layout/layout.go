@@ -169,6 +169,15 @@ func RolledBack(c int) string { return "staging/rolled-back/chapter-" + Pad(c) }
 // RollbackJournal is the journal of `novel-commit rollback` (SPEC §8.4).
 const RollbackJournal = "staging/rollback.journal.json"
 
+// AmendJournal is the journal of `novel-commit amend --chapter C` (SPEC §23).
+func AmendJournal(c int) string { return "staging/amend-" + Pad(c) + ".journal.json" }
+
+// SetupJournal is the commit journal of a setup stage (SPEC §17).
+func SetupJournal(stage string) string { return "staging/setup-" + stage + ".journal.json" }
+
+// MigrateJournal is the journal of `novel migrate` (SPEC §22).
+const MigrateJournal = "staging/migrate.journal.json"
+
 // Volume-plan staging (SPEC §6.1).
 func StagingVolumeDir(v int) string { return StagingVolumes + "/vol-" + PadVol(v) }
 
@@ -237,6 +246,11 @@ const (
 
 // VolumeJournal is the journal of a volume-plan commit (SPEC §6.1, §8.4).
 func VolumeJournal(v int) string { return "staging/volume-" + PadVol(v) + ".journal.json" }
+
+// VolumeReviewJournal is the journal of a volume-review commit (SPEC §23).
+func VolumeReviewJournal(v int) string {
+	return "staging/volume-" + PadVol(v) + "-review.journal.json"
+}
 
 // VolumeReplaced keeps a volume directory that a committed plan replaced.
 func VolumeReplaced(v, n int) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -82,10 +83,10 @@ func Prepare(root *project.Root, stage string, replace bool, now string, next fu
 	}
 	asideW := out.Replaced
 	j.Plan = []journal.PlanStep{
-		{Name: StepJournal, Writes: []string{JournalPath(stage)}},
+		{Name: StepJournal, Writes: []string{layout.SetupJournal(stage)}},
 		{Name: StepReplace, Writes: asideW},
 		{Name: StepMove, Writes: files},
-		{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), JournalPath(stage)}},
+		{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), layout.SetupJournal(stage)}},
 	}
 	out.NextStep = next()
 	return j, nil
@@ -119,11 +120,13 @@ func asides(root *project.Root, stage string, dests []journal.Dest) ([]journal.M
 }
 
 // PendingJournal reports whether a setup stage has an unfinished commit.
-func PendingJournal(root *project.Root, stage string) bool { return root.IsFile(JournalPath(stage)) }
+func PendingJournal(root *project.Root, stage string) bool {
+	return root.IsFile(layout.SetupJournal(stage))
+}
 
 // LoadJournal reads a setup stage's journal.
 func LoadJournal(root *project.Root, stage string) (*Journal, error) {
-	rel := JournalPath(stage)
+	rel := layout.SetupJournal(stage)
 	var j Journal
 	if err := journal.Read(root, rel, "设定提交日志", "setup commit journal", &j); err != nil {
 		return nil, err
@@ -149,7 +152,7 @@ func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*R
 		{Name: StepMove, Run: func() error { return moveAll(root, j.Moves, false, cmd) }},
 		{Name: StepCleanup, Run: func() error { return cleanup(root, j.Stage) }},
 	}
-	tx := journal.Tx{File: JournalPath(j.Stage), Key: "commit_step", Resume: cmd}
+	tx := journal.Tx{File: layout.SetupJournal(j.Stage), Key: "commit_step", Resume: cmd}
 	if err := tx.Run(root, j, fresh, crash, steps); err != nil {
 		return nil, err
 	}
@@ -200,7 +203,7 @@ func cleanup(root *project.Root, stage string) error {
 			os.Remove(abs) // only when empty
 		}
 	}
-	return root.Remove(JournalPath(stage))
+	return root.Remove(layout.SetupJournal(stage))
 }
 
 // Text is the --text line of a setup commit.

@@ -28,9 +28,6 @@ const (
 // StagedPath is the staging path of a final project path.
 func StagedPath(final string) string { return Staging + "/" + final }
 
-// JournalPath is the commit journal of a setup stage.
-func JournalPath(stage string) string { return "staging/setup-" + stage + ".journal.json" }
-
 // PacketPath is where --write-manifest writes the packet of a setup stage.
 func PacketPath(stage string) string { return layout.SetupPacket(stage) }
 

@@ -20,11 +20,6 @@ func ReviewStep(v int) stepid.Step {
 	return stepid.Step{Volume: true, Number: v, Stage: stepid.Review}
 }
 
-// ReviewJournalPath is the journal of a volume review commit.
-func ReviewJournalPath(v int) string {
-	return "staging/volume-" + layout.PadVol(v) + "-review.journal.json"
-}
-
 // ReviewResult is what `novel-commit volume-review` prints.
 type ReviewResult struct {
 	Volume            int      `json:"volume"`
@@ -109,20 +104,22 @@ func PrepareReview(root *project.Root, v int, now string) (*ReviewJournal, error
 		j.Output.Warnings = []string{}
 	}
 	j.Plan = []journal.PlanStep{
-		{Name: StepJournal, Writes: []string{ReviewJournalPath(v)}},
+		{Name: StepJournal, Writes: []string{layout.VolumeReviewJournal(v)}},
 		{Name: StepMove, Writes: []string{dst}},
 		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
-		{Name: StepCleanup, Writes: []string{layout.VolumeStepPacket(v, stepid.Review), layout.VolumeStepSnapshot(v, stepid.Review), ReviewJournalPath(v)}},
+		{Name: StepCleanup, Writes: []string{layout.VolumeStepPacket(v, stepid.Review), layout.VolumeStepSnapshot(v, stepid.Review), layout.VolumeReviewJournal(v)}},
 	}
 	return j, nil
 }
 
 // PendingReviewJournal reports whether volume v has an unfinished review commit.
-func PendingReviewJournal(root *project.Root, v int) bool { return root.IsFile(ReviewJournalPath(v)) }
+func PendingReviewJournal(root *project.Root, v int) bool {
+	return root.IsFile(layout.VolumeReviewJournal(v))
+}
 
 // LoadReviewJournal reads volume v's review journal.
 func LoadReviewJournal(root *project.Root, v int) (*ReviewJournal, error) {
-	rel := ReviewJournalPath(v)
+	rel := layout.VolumeReviewJournal(v)
 	var j ReviewJournal
 	if err := journal.Read(root, rel, "卷回顾提交日志", "volume review journal", &j); err != nil {
 		return nil, err
@@ -168,10 +165,10 @@ func ExecuteReview(root *project.Root, j *ReviewJournal, fresh bool, crash func(
 					os.Remove(abs) // only when empty
 				}
 			}
-			return root.Remove(ReviewJournalPath(v))
+			return root.Remove(layout.VolumeReviewJournal(v))
 		}},
 	}
-	tx := journal.Tx{File: ReviewJournalPath(v), Key: "commit_step", Resume: "novel-commit volume-review --volume " + layout.PadVol(v)}
+	tx := journal.Tx{File: layout.VolumeReviewJournal(v), Key: "commit_step", Resume: "novel-commit volume-review --volume " + layout.PadVol(v)}
 	if err := tx.Run(root, j, fresh, crash, steps); err != nil {
 		return nil, err
 	}

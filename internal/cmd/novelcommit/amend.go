@@ -7,6 +7,7 @@ import (
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/layout"
 )
 
 type amendCmd struct {
@@ -31,8 +32,8 @@ func (a *amendCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	if pending != 0 && pending != a.Chapter {
-		return errs.Newf(errs.State, "第 %d 章的修订尚未完成（%s）", "the amend of chapter %d is unfinished (%s)", pending, commit.AmendJournalPath(pending)).
-			With("journal", commit.AmendJournalPath(pending)).WithExit(errs.ExitFailed).
+		return errs.Newf(errs.State, "第 %d 章的修订尚未完成（%s）", "the amend of chapter %d is unfinished (%s)", pending, layout.AmendJournal(pending)).
+			With("journal", layout.AmendJournal(pending)).WithExit(errs.ExitFailed).
 			Hint("先运行 novel-commit amend --chapter "+strconv.Itoa(pending)+" 完成它", "run novel-commit amend --chapter "+strconv.Itoa(pending)+" first to finish it")
 	}
 	resume := pending == a.Chapter

@@ -9,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/migrate"
 )
@@ -28,7 +29,7 @@ func (g *grammar) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	resume := root.Exists(migrate.JournalPath)
+	resume := root.Exists(layout.MigrateJournal)
 	load := func() (*migrate.Journal, error) {
 		if resume {
 			return migrate.Load(root)
