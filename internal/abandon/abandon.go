@@ -14,6 +14,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
@@ -45,9 +46,8 @@ func Check(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
 // zh and en name the action ("不能放弃" / "cannot be abandoned").
 func checkInFlight(root *project.Root, cp *checkpoint.Checkpoint, c int, zh, en string) error {
 	n := strconv.Itoa(c)
-	if root.IsFile(layout.CommitJournal(c)) {
-		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s 存在），不能"+zh, "chapter %d is being committed (%s exists) and cannot be "+en, c, layout.CommitJournal(c)).
-			With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+n+" 完成提交", "finish it with novel-commit --chapter "+n)
+	if err := journal.Blocked(root, journal.Commit); err != nil {
+		return blockedInFlight(err)
 	}
 	if want := inflightOrNext(cp); c != want {
 		return errs.Newf(errs.StageOrder, "第 %d 章不在制作中（在制章节为第 %d 章），不能"+zh, "chapter %d is not in flight (the chapter in flight is %d) and cannot be "+en, c, want).
@@ -144,4 +144,13 @@ func pruneEmpty(root *project.Root, rel string) {
 	for i := len(dirs) - 1; i >= 0; i-- {
 		os.Remove(dirs[i]) // fails, harmlessly, on a non-empty directory
 	}
+}
+
+// blockedInFlight keeps the exit status these commands always gave an
+// unfinished commit (3, blocked) on the registry's one refusal.
+func blockedInFlight(err error) error {
+	if e := errs.As(err); e != nil && e.Code == errs.State {
+		return e.WithExit(errs.ExitBlocked)
+	}
+	return err
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -82,14 +81,6 @@ type AmendOutput struct {
 	Warnings  []string `json:"warnings"`
 }
 
-// AmendDryRun is what `amend --dry-run` prints.
-type AmendDryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	AmendOutput
-}
-
 // AmendJournal is staging/amend-NNN.journal.json. The recomputed files
 // are written into amendWorkDir before it; every step is a set of
 // replaces, which are repeatable (a replace whose From is gone is done).
@@ -114,24 +105,6 @@ type AmendJournal struct {
 
 // Read is the checkpoint as PrepareAmend read it.
 func (j *AmendJournal) Read() checkpoint.Snapshot { return j.cpBytes }
-
-// PendingAmend returns the chapter of an unfinished amend, or 0.
-func PendingAmend(root *project.Root) (int, error) {
-	entries, err := root.ReadDir("staging")
-	if err != nil {
-		return 0, nil // no staging/ at all
-	}
-	const pre, suf = "amend-", ".journal.json"
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, pre) && strings.HasSuffix(name, suf) {
-			if n, err := strconv.Atoi(name[len(pre) : len(name)-len(suf)]); err == nil && n > 0 {
-				return n, nil
-			}
-		}
-	}
-	return 0, nil
-}
 
 // LoadAmendJournal reads chapter c's unfinished amend journal.
 func LoadAmendJournal(root *project.Root, c int) (*AmendJournal, error) {
@@ -717,20 +690,6 @@ func ChapterLine(root *project.Root, c int) (*Line, error) {
 		return nil, err
 	}
 	return &lines[idx].line, nil
-}
-
-// PendingAmendError refuses other state writers (a chapter commit, a
-// backfill, a rollback) while an amend is unfinished: they would replay
-// or extend a changelog the amend is halfway through replacing.
-func PendingAmendError(root *project.Root) error {
-	c, err := PendingAmend(root)
-	if err != nil || c == 0 {
-		return err
-	}
-	n := strconv.Itoa(c)
-	return errs.Newf(errs.State, "第 %d 章的修订尚未完成（%s）", "the amend of chapter %d is unfinished (%s)", c, layout.AmendJournal(c)).
-		With("journal", layout.AmendJournal(c)).WithExit(errs.ExitFailed).
-		Hint("先运行 novel-commit amend --chapter "+n+" 完成它", "run novel-commit amend --chapter "+n+" first to finish it")
 }
 
 // lastVersion is the state_version of the newest commit line.

@@ -63,14 +63,6 @@ type Output struct {
 	Maintenance       any                `json:"maintenance"`
 }
 
-// DryRun is what --dry-run prints: the plan and the predicted result.
-type DryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	Output
-}
-
 // Journal is staging/commit-NNN.journal.json, written before the first
 // change and deleted last (SPEC §8.4).
 type Journal struct {

@@ -50,14 +50,6 @@ type RollbackOutput struct {
 	Warnings     []string       `json:"warnings"`
 }
 
-// RollbackDryRun is what `rollback --dry-run` prints.
-type RollbackDryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	RollbackOutput
-}
-
 // Truncation pins a file cut back to its first Size bytes.
 type Truncation struct {
 	File string `json:"file"`
@@ -93,26 +85,6 @@ type RollbackJournal struct {
 
 // Read is the checkpoint as PrepareRollback read it.
 func (j *RollbackJournal) Read() checkpoint.Snapshot { return j.cpBytes }
-
-// PendingRollback reports whether a rollback journal exists.
-func PendingRollback(root *project.Root) bool { return root.Exists(layout.RollbackJournal) }
-
-// PendingRollbackError refuses other writers while a rollback is unfinished.
-func PendingRollbackError(root *project.Root) error {
-	if !PendingRollback(root) {
-		return nil
-	}
-	to := "C"
-	var j struct {
-		To int `json:"to"`
-	}
-	if root.ReadJSON(layout.RollbackJournal, &j) == nil && j.To > 0 {
-		to = strconv.Itoa(j.To)
-	}
-	return errs.Newf(errs.State, "回滚尚未完成（%s）", "a rollback is unfinished (%s)", layout.RollbackJournal).
-		With("journal", layout.RollbackJournal).WithExit(errs.ExitFailed).
-		Hint("先运行 novel-commit rollback --to "+to+" 完成它", "run novel-commit rollback --to "+to+" first to finish it")
-}
 
 // LoadRollbackJournal reads the pending rollback journal.
 func LoadRollbackJournal(root *project.Root) (*RollbackJournal, error) {
@@ -381,18 +353,6 @@ func rollbackDerived(root *project.Root, j *RollbackJournal) error {
 }
 
 func rollbackPreconditions(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
-	if d, err := PendingJournal(root); err != nil {
-		return err
-	} else if d != 0 {
-		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s），不能回滚", "the commit of chapter %d is unfinished (%s); cannot roll back", d, layout.CommitJournal(d)).
-			With("journal", layout.CommitJournal(d)).With("chapter", d).WithExit(errs.ExitFailed).
-			Hint("先运行 novel-commit --chapter "+strconv.Itoa(d)+" 完成它", "run novel-commit --chapter "+strconv.Itoa(d)+" first to finish it")
-	}
-	if v := cp.CurrentVolume; v > 0 && root.Exists(layout.VolumeJournal(v)) {
-		return errs.Newf(errs.State, "第 %d 卷的规划提交尚未完成（%s），不能回滚", "the volume %d plan commit is unfinished (%s); cannot roll back", v, layout.VolumeJournal(v)).
-			With("journal", layout.VolumeJournal(v)).WithExit(errs.ExitFailed).
-			Hint("先运行 novel-commit volume --volume "+strconv.Itoa(v)+" 完成它", "run novel-commit volume --volume "+strconv.Itoa(v)+" first to finish it")
-	}
 	if c > cp.LastCompleted {
 		return errs.Newf(errs.State, "第 %d 章尚未提交（last_completed_chapter=%d），没有可回滚的内容", "chapter %d is not committed (last_completed_chapter=%d); there is nothing to roll back",
 			c, cp.LastCompleted).With("to", c).With("last_completed_chapter", cp.LastCompleted).WithExit(errs.ExitFailed).

@@ -9,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
@@ -126,9 +127,11 @@ func checkResolve(env Env, cp *checkpoint.Checkpoint, c int, action string) (*re
 		if !cp.Writable() {
 			return nil, stateErr(cp)
 		}
-		if root.IsFile(layout.CommitJournal(c)) {
-			return nil, errs.Newf(errs.State, "第 %d 章的提交尚未完成，不能改动", "chapter %d is being committed and cannot be changed", c).
-				With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+n, "run novel-commit --chapter "+n+" first")
+		if err := journal.Blocked(root, journal.Commit); err != nil {
+			if e := errs.As(err); e != nil && e.Code == errs.State {
+				e.WithExit(errs.ExitBlocked) // the exit status resolve always gave an unfinished commit
+			}
+			return nil, err
 		}
 	case ActRegen:
 		if err := abandon.Check(root, cp, c); err != nil {

@@ -41,14 +41,6 @@ type Journal struct {
 	Output Result         `json:"output"`
 }
 
-// DryRun is what --dry-run prints.
-type DryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	Result
-}
-
 // Prepare validates the staged outputs of a setup stage and computes the
 // commit. A destination that exists with different content is E_CONFLICT
 // unless replace, which sets the old file aside under
@@ -117,11 +109,6 @@ func asides(root *project.Root, stage string, dests []journal.Dest) ([]journal.M
 		}
 	}
 	return out, nil
-}
-
-// PendingJournal reports whether a setup stage has an unfinished commit.
-func PendingJournal(root *project.Root, stage string) bool {
-	return root.IsFile(layout.SetupJournal(stage))
 }
 
 // LoadJournal reads a setup stage's journal.

@@ -5,6 +5,7 @@
 package step
 
 import (
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/setupstep"
 	"strconv"
 	"strings"
@@ -409,7 +410,7 @@ func committedAhead(root *project.Root, cp *checkpoint.Checkpoint, high int) err
 // committed products are missing. nil when no setup step is due.
 func setupNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
 	for _, st := range stepid.SetupStages {
-		if setupstep.PendingJournal(root, st) {
+		if journal.Setup.Unfinished(root, st) {
 			return &Next{Step: stepid.Setup(st).String(), Reason: ReasonResumeSetup, Inflight: inflightView(cp)}, nil
 		}
 	}

@@ -41,14 +41,6 @@ type ReviewJournal struct {
 	Output         ReviewResult       `json:"output"`
 }
 
-// ReviewDryRun is what --dry-run prints.
-type ReviewDryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	ReviewResult
-}
-
 // PrepareReview validates the staged review of volume v: VOL_REVIEW with
 // v the current volume, a non-empty UTF-8 review.md, no write outside
 // staging/ since the review packet, and a destination that holds nothing
@@ -110,11 +102,6 @@ func PrepareReview(root *project.Root, v int, now string) (*ReviewJournal, error
 		{Name: StepCleanup, Writes: []string{layout.VolumeStepPacket(v, stepid.Review), layout.VolumeStepSnapshot(v, stepid.Review), layout.VolumeReviewJournal(v)}},
 	}
 	return j, nil
-}
-
-// PendingReviewJournal reports whether volume v has an unfinished review commit.
-func PendingReviewJournal(root *project.Root, v int) bool {
-	return root.IsFile(layout.VolumeReviewJournal(v))
 }
 
 // LoadReviewJournal reads volume v's review journal.
