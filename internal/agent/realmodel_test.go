@@ -70,7 +70,7 @@ func (c *client) run(t *testing.T, pkt string) (*Outcome, error) {
 	return ExecuteRecording(c.root, p, c.OpenAI, func(u any) error {
 		c.usages = append(c.usages, u.(RequestUsage))
 		return nil
-	})
+	}, nil)
 }
 
 func (c *client) bodies(t *testing.T) []map[string]any {
@@ -554,7 +554,7 @@ func TestInsufficientSystemResourceRetried(t *testing.T) {
 func TestUsageRecordFailureWritesNothing(t *testing.T) {
 	c := newClient(t, llmfake.Script{Responses: []llmfake.Response{{Content: "# 第1章 灯\n\n正文。"}}}, nil, nil)
 	p, _ := ParsePacket([]byte(writerPkt), "p.json")
-	_, err := ExecuteRecording(c.root, p, c.OpenAI, func(any) error { return errs.New(errs.IO, "满了", "disk full") })
+	_, err := ExecuteRecording(c.root, p, c.OpenAI, func(any) error { return errs.New(errs.IO, "满了", "disk full") }, nil)
 	if !errs.Is(err, errs.IO) {
 		t.Fatal(err)
 	}
