@@ -21,13 +21,6 @@ import (
 	"github.com/novelsuite/novel/internal/stateops"
 )
 
-// Maintenance is the step-6 hook (SPEC §16); its errors become warnings.
-// A variable so tests can observe or replace it.
-var Maintenance = func(root *project.Root, c int, eval map[string]any, now string) (any, []string) {
-	rep, warns := maintenance.Run(root, c, eval, now)
-	return rep, warns
-}
-
 // LoadJournal reads chapter c's journal.
 func LoadJournal(root *project.Root, c int) (*Journal, error) {
 	var j Journal
@@ -76,7 +69,8 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 				return nil // no eval to learn from; the audits run on the next written chapter
 			}
 			ev, _ := j.Eval.(map[string]any)
-			rep, warns := Maintenance(root, j.Chapter, ev, j.CommittedAt)
+			// Maintenance (SPEC §16): its errors become warnings.
+			rep, warns := maintenance.Run(root, j.Chapter, ev, j.CommittedAt)
 			out.Maintenance = rep
 			out.Warnings = append(out.Warnings, warns...)
 			var items []foreshadow.Item
