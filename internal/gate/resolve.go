@@ -55,7 +55,8 @@ func Resolve(env Env, c int, action, note string) (*ResolveResult, error) {
 		return nil, err
 	}
 	var res *ResolveResult
-	w := checkpoint.Writer{Root: env.Root, Getenv: env.Getenv, Chapter: c, StaleMinutes: env.Settings.LockStaleMinutes, Now: env.Now}
+	w := checkpoint.Writer{Root: env.Root, Getenv: env.Getenv, Chapter: c, StaleMinutes: env.Settings.LockStaleMinutes, Now: env.Now,
+		BeforeLock: checkpoint.RaceHook(env.Root, env.Getenv)}
 	cp, err = checkpoint.Update(w, snap, func(fresh *checkpoint.Checkpoint, moved bool) (save bool, err error) {
 		if moved {
 			if in, err = checkResolve(env, fresh, c, action); err != nil {

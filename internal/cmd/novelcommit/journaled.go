@@ -13,7 +13,8 @@ import (
 // checkpoint step), so checkpoint.Update only locks, re-reads and says
 // whether the checkpoint moved since the unlocked preparation (SPEC §8.1).
 func locker(ctx *cli.Context, root *project.Root, s settings.Settings, chapter int) journal.Locker {
-	w := checkpoint.Writer{Root: root, Getenv: ctx.Getenv, Chapter: chapter, StaleMinutes: s.LockStaleMinutes}
+	w := checkpoint.Writer{Root: root, Getenv: ctx.Getenv, Chapter: chapter, StaleMinutes: s.LockStaleMinutes,
+		BeforeLock: checkpoint.RaceHook(root, ctx.Getenv)}
 	return func(first []byte, fn func(moved bool) error) error {
 		_, err := checkpoint.Update(w, first, func(_ *checkpoint.Checkpoint, moved bool) (bool, error) {
 			return false, fn(moved)

@@ -75,7 +75,8 @@ func now(ctx *cli.Context) (func() string, error) {
 // update writes the checkpoint through checkpoint.Update: under the
 // lock, fn re-checks and edits the fresh copy, which becomes e.cp.
 func update(ctx *cli.Context, e *env, chapter int, now string, fn func(cp *checkpoint.Checkpoint) error) error {
-	w := checkpoint.Writer{Root: e.root, Getenv: ctx.Getenv, Chapter: chapter, StaleMinutes: e.s.LockStaleMinutes, Now: now}
+	w := checkpoint.Writer{Root: e.root, Getenv: ctx.Getenv, Chapter: chapter, StaleMinutes: e.s.LockStaleMinutes, Now: now,
+		BeforeLock: checkpoint.RaceHook(e.root, ctx.Getenv)}
 	cp, err := checkpoint.Update(w, e.snap, func(cp *checkpoint.Checkpoint, _ bool) (bool, error) {
 		return true, fn(cp)
 	})
