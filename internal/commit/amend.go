@@ -22,17 +22,8 @@ import (
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
-// Amend step names, in order (plan[].name; NOVEL_CRASH_AT takes one).
-const (
-	AStepSummary         = "summary"
-	AStepState           = "state"
-	AStepForeshadow      = "foreshadow"
-	AStepUnknownEntities = "unknown_entities"
-	AStepCleanup         = "cleanup"
-)
-
 // AmendSteps lists the amend step names in execution order.
-var AmendSteps = []string{StepJournal, AStepSummary, AStepState, AStepForeshadow, AStepUnknownEntities, AStepCleanup}
+var AmendSteps = []string{StepJournal, StepSummary, StepState, StepForeshadow, StepUnknownEntities, StepCleanup}
 
 // amendWorkDir holds the recomputed state, changelog, foreshadowing and
 // unknown-entity log until the journal's steps move them into place.
@@ -548,11 +539,11 @@ func amendPlan(j *AmendJournal) []journal.PlanStep {
 	}
 	return []journal.PlanStep{
 		{Name: StepJournal, Writes: []string{layout.AmendJournal(j.Chapter)}},
-		{Name: AStepSummary, Writes: tos(j.Summary)},
-		{Name: AStepState, Writes: tos(j.State)},
-		{Name: AStepForeshadow, Writes: tos(j.Foreshadow)},
-		{Name: AStepUnknownEntities, Writes: tos(j.Unknown)},
-		{Name: AStepCleanup, Writes: cleanupWrites(j)},
+		{Name: StepSummary, Writes: tos(j.Summary)},
+		{Name: StepState, Writes: tos(j.State)},
+		{Name: StepForeshadow, Writes: tos(j.Foreshadow)},
+		{Name: StepUnknownEntities, Writes: tos(j.Unknown)},
+		{Name: StepCleanup, Writes: cleanupWrites(j)},
 	}
 }
 
@@ -585,11 +576,11 @@ func ExecuteAmend(env Env, j *AmendJournal, fresh bool) (*AmendOutput, error) {
 	tx := journal.Tx{File: layout.AmendJournal(j.Chapter), Key: "amend_step", Resume: "novel-commit amend --chapter " + strconv.Itoa(j.Chapter),
 		Temps: []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.ChapterLog(j.Chapter)}}
 	err := tx.Run(root, j, fresh, env.Crash, []journal.Step{
-		{Name: AStepSummary, Run: replaceAll(j.Summary)},
-		{Name: AStepState, Run: replaceAll(j.State)},
-		{Name: AStepForeshadow, Run: replaceAll(j.Foreshadow)},
-		{Name: AStepUnknownEntities, Run: replaceAll(j.Unknown)},
-		{Name: AStepCleanup, Run: func() error { return amendCleanup(root, j) }},
+		{Name: StepSummary, Run: replaceAll(j.Summary)},
+		{Name: StepState, Run: replaceAll(j.State)},
+		{Name: StepForeshadow, Run: replaceAll(j.Foreshadow)},
+		{Name: StepUnknownEntities, Run: replaceAll(j.Unknown)},
+		{Name: StepCleanup, Run: func() error { return amendCleanup(root, j) }},
 	})
 	if err != nil {
 		return nil, err

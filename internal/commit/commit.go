@@ -30,13 +30,20 @@ import (
 	"github.com/novelsuite/novel/internal/volume"
 )
 
-// Step names, in order (plan[].name; NOVEL_CRASH_AT takes one of them).
+// Step names of the commit, backfill, rollback and amend journals
+// (plan[].name; NOVEL_CRASH_AT takes one of them): one name per kind of
+// write, whichever transaction makes it. Steps, RollbackSteps and
+// AmendSteps give each transaction's order.
 const (
 	StepJournal         = journal.StepJournal
 	StepMove            = "move"
+	StepSummary         = "summary"
+	StepMemory          = "memory"
 	StepState           = "state"
+	StepChangelog       = "changelog"
 	StepForeshadow      = "foreshadow"
 	StepUnknownEntities = "unknown_entities"
+	StepRevisions       = "revisions"
 	StepChapterLog      = "chapter_log"
 	StepMaintenance     = "maintenance"
 	StepCheckpoint      = "checkpoint"

@@ -20,23 +20,9 @@ import (
 	"github.com/novelsuite/novel/internal/stateops"
 )
 
-// Rollback step names, in order (plan[].name; NOVEL_CRASH_AT takes one).
-const (
-	RStepJournal         = journal.StepJournal
-	RStepMove            = "move"
-	RStepMemory          = "memory"
-	RStepState           = "state"
-	RStepChangelog       = "changelog"
-	RStepForeshadow      = "foreshadow"
-	RStepUnknownEntities = "unknown_entities"
-	RStepRevisions       = "revisions"
-	RStepCheckpoint      = "checkpoint"
-	RStepCleanup         = "cleanup"
-)
-
 // RollbackSteps lists the rollback step names in execution order.
-var RollbackSteps = []string{RStepJournal, RStepMove, RStepMemory, RStepState, RStepChangelog,
-	RStepForeshadow, RStepUnknownEntities, RStepRevisions, RStepCheckpoint, RStepCleanup}
+var RollbackSteps = []string{StepJournal, StepMove, StepMemory, StepState, StepChangelog,
+	StepForeshadow, StepUnknownEntities, StepRevisions, StepCheckpoint, StepCleanup}
 
 // RolledBackNote is the decision note of revision files of rolled-back chapters.
 const RolledBackNote = "rolled back"
@@ -153,10 +139,10 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	j.Plan = rollbackPlan(j)
 	// Every path is resolved before the journal is written, so a refusal
 	// leaves nothing behind (SPEC §22.1).
-	if err := checkMoves(root, "rollback_step", RStepMove, j.Moves); err != nil {
+	if err := checkMoves(root, "rollback_step", StepMove, j.Moves); err != nil {
 		return nil, err
 	}
-	if err := checkMoves(root, "rollback_step", RStepMemory, j.MemoryMoves); err != nil {
+	if err := checkMoves(root, "rollback_step", StepMemory, j.MemoryMoves); err != nil {
 		return nil, err
 	}
 	if err := checkPlanPaths(root, "rollback_step", j.Plan); err != nil {
@@ -519,16 +505,16 @@ func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
 		revs = append(revs, layout.Revision(k))
 	}
 	return []journal.PlanStep{
-		{Name: RStepJournal, Writes: []string{layout.RollbackJournal}},
-		{Name: RStepMove, Writes: moved(j.Moves)},
-		{Name: RStepMemory, Writes: moved(j.MemoryMoves)},
-		{Name: RStepState, Writes: opt(j.State.Old != j.State.New, layout.CurrentState)},
-		{Name: RStepChangelog, Writes: opt(j.Changelog != nil, layout.Changelog)},
-		{Name: RStepForeshadow, Writes: opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
-		{Name: RStepUnknownEntities, Writes: opt(j.UnknownEntities != nil, layout.UnknownEntities)},
-		{Name: RStepRevisions, Writes: revs},
-		{Name: RStepCheckpoint, Writes: []string{layout.Checkpoint}},
-		{Name: RStepCleanup, Writes: []string{layout.RollbackJournal}},
+		{Name: StepJournal, Writes: []string{layout.RollbackJournal}},
+		{Name: StepMove, Writes: moved(j.Moves)},
+		{Name: StepMemory, Writes: moved(j.MemoryMoves)},
+		{Name: StepState, Writes: opt(j.State.Old != j.State.New, layout.CurrentState)},
+		{Name: StepChangelog, Writes: opt(j.Changelog != nil, layout.Changelog)},
+		{Name: StepForeshadow, Writes: opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
+		{Name: StepUnknownEntities, Writes: opt(j.UnknownEntities != nil, layout.UnknownEntities)},
+		{Name: StepRevisions, Writes: revs},
+		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
+		{Name: StepCleanup, Writes: []string{layout.RollbackJournal}},
 	}
 }
 
@@ -537,17 +523,17 @@ func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
 func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, error) {
 	root := env.Root
 	steps := []journal.Step{
-		{Name: RStepMove, Run: func() error { return moveAll(root, j.Moves) }},
-		{Name: RStepMemory, Run: func() error { return moveAll(root, j.MemoryMoves) }},
-		{Name: RStepState, Run: func() error { return rollbackState(root, j) }},
-		{Name: RStepChangelog, Run: func() error { return rollbackChangelog(root, j.Changelog) }},
-		{Name: RStepForeshadow, Run: func() error {
+		{Name: StepMove, Run: func() error { return moveAll(root, j.Moves) }},
+		{Name: StepMemory, Run: func() error { return moveAll(root, j.MemoryMoves) }},
+		{Name: StepState, Run: func() error { return rollbackState(root, j) }},
+		{Name: StepChangelog, Run: func() error { return rollbackChangelog(root, j.Changelog) }},
+		{Name: StepForeshadow, Run: func() error {
 			return rewrite(root, j, j.Foreshadow, func(cur []byte) ([]byte, error) { return rollbackForeshadow(cur, j.To) })
 		}},
-		{Name: RStepUnknownEntities, Run: func() error {
+		{Name: StepUnknownEntities, Run: func() error {
 			return rewrite(root, j, j.UnknownEntities, func(cur []byte) ([]byte, error) { return filterUnknown(cur, j.To), nil })
 		}},
-		{Name: RStepRevisions, Run: func() error {
+		{Name: StepRevisions, Run: func() error {
 			for _, k := range j.Revisions {
 				if _, err := revision.SetStatus(root, k, revision.StatusRejected, RolledBackNote, j.StartedAt); err != nil {
 					return err
@@ -555,8 +541,8 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 			}
 			return nil
 		}},
-		{Name: RStepCheckpoint, Run: func() error { return rollbackCheckpoint(root, j) }},
-		{Name: RStepCleanup, Run: func() error { return root.Remove(layout.RollbackJournal) }},
+		{Name: StepCheckpoint, Run: func() error { return rollbackCheckpoint(root, j) }},
+		{Name: StepCleanup, Run: func() error { return root.Remove(layout.RollbackJournal) }},
 	}
 	temps := []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.Checkpoint}
 	for _, k := range j.Revisions {
