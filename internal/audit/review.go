@@ -22,7 +22,7 @@ var AgentTypes = []string{"knowledge_leak", "character_drift", "ability", "broke
 func ReviewPath(b int) string { return "logs/continuity/agent-report-" + layout.Pad(b) + ".json" }
 
 // StagingReview is where the auditor's executor writes its answer.
-func StagingReview(b int) string { return "staging/continuity/audit-" + layout.Pad(b) + ".json" }
+func StagingReview(b int) string { return layout.StagingAuditReview(b) }
 
 // ParseReview decodes and checks an auditor's answer for the window
 // from..to: scope sliding_window, the same chapter_range, every issue with

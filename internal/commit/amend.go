@@ -27,14 +27,14 @@ var AmendSteps = []string{StepJournal, StepSummary, StepState, StepForeshadow, S
 
 // amendWorkDir holds the recomputed state, changelog, foreshadowing and
 // unknown-entity log until the journal's steps move them into place.
-func amendWorkDir(c int) string { return "staging/amend/chapter-" + layout.Pad(c) }
+func amendWorkDir(c int) string { return layout.AmendWork(c) }
 
 // amendedDir keeps every file an amend replaced (nothing committed is
 // lost): staging/amended/chapter-NNN[-n]/<project path>.
 func amendedDir(root *project.Root, c int) string {
-	dir := "staging/amended/chapter-" + layout.Pad(c)
+	dir := layout.Amended(c, 1)
 	for n := 2; root.Exists(dir); n++ {
-		dir = "staging/amended/chapter-" + layout.Pad(c) + "-" + strconv.Itoa(n)
+		dir = layout.Amended(c, n)
 	}
 	return dir
 }
@@ -548,7 +548,7 @@ func amendPlan(j *AmendJournal) []journal.PlanStep {
 }
 
 func cleanupWrites(j *AmendJournal) []string {
-	w := []string{"staging/…/chapter-" + layout.Pad(j.Chapter) + "*", layout.AmendJournal(j.Chapter)}
+	w := []string{layout.StagingChapterFiles(j.Chapter), layout.AmendJournal(j.Chapter)}
 	if j.KeepDelta != "" {
 		w = append(w, j.KeepDelta)
 	}

@@ -591,7 +591,7 @@ func plan(j *Journal) []journal.PlanStep {
 		{Name: StepChapterLog, Writes: logW},
 		{Name: StepMaintenance, Writes: maintW},
 		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
-		{Name: StepCleanup, Writes: []string{"staging/…/chapter-" + layout.Pad(c) + "*", layout.CommitJournal(c)}},
+		{Name: StepCleanup, Writes: []string{layout.StagingChapterFiles(c), layout.CommitJournal(c)}},
 	}
 }
 

@@ -212,7 +212,29 @@ const (
 	StagingStamps    = "staging/.stamps"
 	StagingRevisions = "staging/revisions"
 	StagingVolumes   = "staging/volumes"
+	// StagingSetup mirrors the final paths of the setup steps' outputs;
+	// StagingReplaced keeps committed files a --replace or REDO set aside.
+	StagingSetup    = "staging/setup"
+	StagingReplaced = "staging/replaced"
 )
+
+// AuditPacket is the packet of the continuity audit ending at chapter c.
+func AuditPacket(c int) string { return StagingManifests + "/audit-" + Pad(c) + ".packet.json" }
+
+// StagingAuditReview is where the continuity reviewer writes the review of
+// the audit window ending at chapter b.
+func StagingAuditReview(b int) string { return "staging/continuity/audit-" + Pad(b) + ".json" }
+
+// AmendWork holds an amend's recomputed files until its journal moves
+// them; Amended keeps the replaced committed files of chapter c (the n-th
+// amend of it gets -n).
+func AmendWork(c int) string { return "staging/amend/chapter-" + Pad(c) }
+func Amended(c, n int) string {
+	if n <= 1 {
+		return "staging/amended/chapter-" + Pad(c)
+	}
+	return "staging/amended/chapter-" + Pad(c) + "-" + strconv.Itoa(n)
+}
 
 // StagingChapterDirs hold the per-chapter staging files named chapter-NNN…
 // (listing these few directories is cheaper than walking staging/).
@@ -220,6 +242,10 @@ var StagingChapterDirs = []string{
 	"staging/chapters", "staging/summaries", "staging/state", "staging/evaluations",
 	"staging/reviews", StagingManifests, StagingLogs, StagingStamps,
 }
+
+// StagingChapterFiles is how a plan names every per-chapter staging file
+// of chapter c (in StagingChapterDirs) that its cleanup step removes.
+func StagingChapterFiles(c int) string { return "staging/…/chapter-" + Pad(c) + "*" }
 
 // Stamp is the pipeline's resume marker of a stage of one revision round,
 // written only after the stage completed (SPEC §10).

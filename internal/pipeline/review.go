@@ -15,7 +15,7 @@ import (
 )
 
 // reviewPacket is where audit:NNN's packet is written for the executor.
-func reviewPacket(c int) string { return "staging/manifests/audit-" + layout.Pad(c) + ".packet.json" }
+func reviewPacket(c int) string { return layout.AuditPacket(c) }
 
 // reviewContinuity runs the optional continuity-auditor step audit:NNN
 // (settings continuity_audit "agent", SPEC §21) after a commit whose

@@ -162,7 +162,7 @@ func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 func awaitingApproval(v int, dry *volumeplan.Result) *errs.Error {
 	staged := []string{}
 	for _, f := range dry.Files {
-		staged = append(staged, "staging/"+f)
+		staged = append(staged, layout.Staged(f))
 	}
 	vv, n := layout.PadVol(v), strconv.Itoa(v)
 	return errs.Newf(errs.AwaitingApproval, "第 %d 卷的规划已通过校验，等待作者审阅：第 %d–%d 章，见 %s",

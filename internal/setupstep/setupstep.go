@@ -11,7 +11,7 @@ import (
 )
 
 // Staging is where setup outputs are written, mirroring their final paths.
-const Staging = "staging/setup"
+const Staging = layout.StagingSetup
 
 // Final paths the setup steps produce.
 const (
@@ -19,7 +19,7 @@ const (
 	Storylines     = "storylines/storylines.json"
 	StyleSamples   = "style-samples.md"
 	SamplesDir     = "style-samples"
-	ReplacedDir    = "staging/replaced"
+	ReplacedDir    = layout.StagingReplaced
 	MinRules       = 3
 	MinCharacters  = 2
 	roleProtagonst = "protagonist"

@@ -219,7 +219,7 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 		return n.set(stepid.Draft, ReasonRevising), nil
 	case checkpoint.Polishing:
 		// A polish needs the text it polishes: with the staging chapter
-		// gone, rule 6 drafts the chapter again (DESIGN "Redraft
+		// gone, rule 6 drafts the chapter again (DECISIONS "Redraft
 		// invalidates later products").
 		if (g == nil || !g.Polished) && root.IsFile(layout.StagingChapter(target)) {
 			n.Evidence = p.evidence(g)

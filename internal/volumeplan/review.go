@@ -147,7 +147,7 @@ func ExecuteReview(root *project.Root, j *ReviewJournal, fresh bool, crash func(
 					return err
 				}
 			}
-			for _, rel := range []string{layout.StagingVolumeDir(v), "staging/volumes"} {
+			for _, rel := range []string{layout.StagingVolumeDir(v), layout.StagingVolumes} {
 				if abs, err := root.Abs(rel); err == nil {
 					os.Remove(abs) // only when empty
 				}
