@@ -12,6 +12,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -201,13 +202,12 @@ func stateVersion(root *project.Root, p *Packet) any {
 	if v, ok := inlineValue(p, "base_state_version"); ok {
 		return v
 	}
-	var st map[string]any
-	if root != nil && root.IsFile(layout.CurrentState) && root.ReadJSON(layout.CurrentState, &st) == nil {
-		if n, ok := jsonio.Int(st["state_version"]); ok {
+	if root != nil {
+		if n, err := stateops.StateVersion(root); err == nil {
 			return n
 		}
 	}
-	return 0
+	return 0 // an unreadable state: the commit's own check reports it
 }
 
 // inlineValue reads manifest.inline[key].

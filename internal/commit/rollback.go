@@ -385,15 +385,11 @@ func rollbackBaseline(root *project.Root, c int) error {
 // baseVersion is the baseline's state_version read from its top-level
 // line (0 without a baseline); lines at or below it predate the suite.
 func baseVersion(root *project.Root) int {
-	data, err := readIfExists(root, layout.Baseline)
-	if err != nil || data == nil {
-		return 0
-	}
-	doc, err := stateops.Open(data, layout.Baseline)
+	v, err := stateops.FileVersion(root, layout.Baseline)
 	if err != nil {
 		return 0
 	}
-	return doc.Version
+	return v
 }
 
 // scanChangelog finds the byte offset of the first replayed line of a
