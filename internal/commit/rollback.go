@@ -228,7 +228,7 @@ func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]s
 	// ending at a rolled-back chapter go with that chapter, and so do the "latest" copies written then (SPEC §21): they
 	// describe text that is no longer committed.
 	for k := c; k <= last; k++ {
-		for _, rel := range []string{layout.ContinuityReport(k), audit.ReviewPath(k)} {
+		for _, rel := range []string{layout.ContinuityReport(k), layout.AgentAuditReport(k)} {
 			if root.Exists(rel) {
 				j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
 			}

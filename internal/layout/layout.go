@@ -27,6 +27,10 @@ const (
 	WorldRules       = "world/rules.json"
 	CharactersActive = "characters/active"
 	StorylineSpec    = "storylines/storyline-spec.json"
+	Storylines       = "storylines/storylines.json" // setup:world's storylines (SPEC §17)
+	CharactersDir    = "characters"
+	VolumesDir       = "volumes"
+	StateBackups     = "state/backups" // every file a repair (rebuild) replaced
 	CurrentState     = "state/current-state.json"
 	Changelog        = "state/changelog.jsonl"
 	Baseline         = "state/baseline.json"
@@ -51,8 +55,8 @@ const (
 
 // Managed are the files and folders the suite owns (SPEC §22.1): no
 // output the user names with -o/--out may land on or under them.
-var Managed = []string{Checkpoint, ChaptersDir, SummariesDir, "state", EvaluationsDir, "volumes", WorldDir,
-	"characters", StorylinesDir, "foreshadowing", Staging, Settings, Brief}
+var Managed = []string{Checkpoint, ChaptersDir, SummariesDir, "state", EvaluationsDir, VolumesDir, WorldDir,
+	CharactersDir, StorylinesDir, "foreshadowing", Staging, Settings, Brief}
 
 // Staged is where rel waits in staging before a commit moves it to rel.
 func Staged(rel string) string { return Staging + "/" + rel }
@@ -217,6 +221,10 @@ const (
 	StagingSetup    = "staging/setup"
 	StagingReplaced = "staging/replaced"
 )
+
+// AgentAuditReport is the continuity auditor's stored review of the
+// window ending at chapter b.
+func AgentAuditReport(b int) string { return "logs/continuity/agent-report-" + Pad(b) + ".json" }
 
 // AuditPacket is the packet of the continuity audit ending at chapter c.
 func AuditPacket(c int) string { return StagingManifests + "/audit-" + Pad(c) + ".packet.json" }

@@ -361,7 +361,7 @@ func (j *Journal) contracts(root *project.Root) error {
 		return nil
 	}
 	for _, v := range vols {
-		dir := "volumes/" + v.Name() + "/chapter-contracts"
+		dir := layout.VolumesDir + "/" + v.Name() + "/" + layout.VolumeContractsDir
 		ents, err := root.ReadDir(dir)
 		if err != nil || !v.IsDir() {
 			continue

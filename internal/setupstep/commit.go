@@ -185,7 +185,7 @@ func cleanup(root *project.Root, stage string) error {
 			return err
 		}
 	}
-	for _, rel := range []string{StagedPath("characters/active"), StagedPath("characters"), StagedPath(WorldDir), StagedPath("storylines"), Staging} {
+	for _, rel := range []string{StagedPath(layout.CharactersActive), StagedPath(layout.CharactersDir), StagedPath(WorldDir), StagedPath(layout.StorylinesDir), Staging} {
 		if abs, err := root.Abs(rel); err == nil {
 			os.Remove(abs) // only when empty
 		}

@@ -16,7 +16,7 @@ const Staging = layout.StagingSetup
 // Final paths the setup steps produce.
 const (
 	WorldDir       = "world"
-	Storylines     = "storylines/storylines.json"
+	Storylines     = layout.Storylines
 	StyleSamples   = "style-samples.md"
 	SamplesDir     = "style-samples"
 	ReplacedDir    = layout.StagingReplaced
