@@ -6,6 +6,7 @@
 package abandon
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,7 +51,8 @@ func checkInFlight(root *project.Root, cp *checkpoint.Checkpoint, c int, zh, en 
 		return blockedInFlight(err)
 	}
 	if want := inflightOrNext(cp); c != want {
-		return errs.Newf(errs.StageOrder, "第 %d 章不在制作中（在制章节为第 %d 章），不能"+zh, "chapter %d is not in flight (the chapter in flight is %d) and cannot be "+en, c, want).
+		return errs.New(errs.StageOrder, fmt.Sprintf("第 %d 章不在制作中（在制章节为第 %d 章），不能%s", c, want, zh),
+			fmt.Sprintf("chapter %d is not in flight (the chapter in flight is %d) and cannot be %s", c, want, en)).
 			With("chapter", c).With("inflight_chapter", cp.Summarize().Inflight).
 			Hint("已提交的章节请用 novel-commit rollback --to "+n, "for a committed chapter use novel-commit rollback --to "+n)
 	}
