@@ -2,6 +2,7 @@ package journal
 
 import (
 	"encoding/json"
+	"io/fs"
 	"regexp"
 	"strconv"
 
@@ -114,6 +115,11 @@ func List(root *project.Root, k Kind) ([]Pending, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pendingIn(root, ents, k), nil
+}
+
+// pendingIn picks kind k's journals out of a listing of staging/.
+func pendingIn(root *project.Root, ents []fs.DirEntry, k Kind) []Pending {
 	spec := kinds[k]
 	var out []Pending
 	for _, e := range ents {
@@ -132,7 +138,7 @@ func List(root *project.Root, k Kind) ([]Pending, error) {
 		}
 		out = append(out, Pending{Kind: k, Arg: arg, File: layout.Staging + "/" + e.Name()})
 	}
-	return out, nil
+	return out
 }
 
 // Unfinished reports whether kind k on arg has an unfinished journal,
@@ -157,12 +163,12 @@ func Blocked(root *project.Root, blockers ...Kind) error {
 }
 
 func firstUnfinished(root *project.Root, blockers []Kind, self Kind, arg string) error {
+	ents, err := root.ReadDir(layout.Staging) // one listing serves every kind
+	if err != nil {
+		return err
+	}
 	for _, b := range blockers {
-		ps, err := List(root, b)
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
+		for _, p := range pendingIn(root, ents, b) {
 			if b == self && (p.Arg == arg || p.Arg == "") {
 				continue // k's own journal (or one too damaged to tell): resumed, its Load reports it
 			}
