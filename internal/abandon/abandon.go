@@ -47,8 +47,8 @@ func Check(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
 // zh and en name the action ("不能放弃" / "cannot be abandoned").
 func checkInFlight(root *project.Root, cp *checkpoint.Checkpoint, c int, zh, en string) error {
 	n := strconv.Itoa(c)
-	if err := journal.Blocked(root, journal.Commit); err != nil {
-		return blockedInFlight(err)
+	if err := journal.BlockedExit(errs.ExitBlocked, root, journal.Commit); err != nil {
+		return err
 	}
 	if want := inflightOrNext(cp); c != want {
 		return errs.New(errs.StageOrder, fmt.Sprintf("第 %d 章不在制作中（在制章节为第 %d 章），不能%s", c, want, zh),
@@ -146,13 +146,4 @@ func pruneEmpty(root *project.Root, rel string) {
 	for i := len(dirs) - 1; i >= 0; i-- {
 		os.Remove(dirs[i]) // fails, harmlessly, on a non-empty directory
 	}
-}
-
-// blockedInFlight keeps the exit status these commands always gave an
-// unfinished commit (3, blocked) on the registry's one refusal.
-func blockedInFlight(err error) error {
-	if e := errs.As(err); e != nil && e.Code == errs.State {
-		return e.WithExit(errs.ExitBlocked)
-	}
-	return err
 }

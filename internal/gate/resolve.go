@@ -128,10 +128,7 @@ func checkResolve(env Env, cp *checkpoint.Checkpoint, c int, action string) (*re
 		if !cp.Writable() {
 			return nil, stateErr(cp)
 		}
-		if err := journal.Blocked(root, journal.Commit); err != nil {
-			if e := errs.As(err); e != nil && e.Code == errs.State {
-				e.WithExit(errs.ExitBlocked) // the exit status resolve always gave an unfinished commit
-			}
+		if err := journal.BlockedExit(errs.ExitBlocked, root, journal.Commit); err != nil {
 			return nil, err
 		}
 	case ActRegen:

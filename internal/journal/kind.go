@@ -162,6 +162,18 @@ func Blocked(root *project.Root, blockers ...Kind) error {
 	return firstUnfinished(root, blockers, "", "")
 }
 
+// BlockedExit is Blocked for the commands that have always refused an
+// unfinished transaction with another exit status (novel-step next,
+// abandon and redraft, novel-gate resolve: 3, blocked, like their other
+// refusals): the same wording, their status.
+func BlockedExit(exit int, root *project.Root, blockers ...Kind) error {
+	err := Blocked(root, blockers...)
+	if e := errs.As(err); e != nil && e.Code == errs.State {
+		e.WithExit(exit)
+	}
+	return err
+}
+
 func firstUnfinished(root *project.Root, blockers []Kind, self Kind, arg string) error {
 	ents, err := root.ReadDir(layout.Staging) // one listing serves every kind
 	if err != nil {
