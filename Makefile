@@ -59,8 +59,9 @@ bench: build
 	$(call sq,$(BIN)/bench) -bin $(call sq,$(BIN)) -dir $(call sq,$(CURDIR)/.bench) -pipeline $(call sq,$(CURDIR)/pipeline.mk) $(BENCH_FLAGS)
 
 ## test: formatting, vet, staticcheck, unit tests and every testscript suite, with -short: the
-##       long campaigns, epubcheck (Java), most provider personalities and the demo pipelines
-##       that only repeat what a shorter script proves wait for make test-long (< 90 s here)
+##       long campaigns, epubcheck (Java), most provider personalities, the agent's real
+##       one-second timeout tests and the demo pipelines that only repeat what a shorter script
+##       proves wait for make test-long (< 90 s here)
 # Its temporary projects live on tmpfs where there is one (/dev/shm): the suite fsyncs every write,
 # which on a disk costs a quarter of the run; make test-full and CI use the ordinary TMPDIR.
 test: fmt-check vet staticcheck

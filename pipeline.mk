@@ -216,8 +216,8 @@ _continue: _locked
 	  budget=(--budget=$(call sq,$(BUDGET)) --budget-currency=$(call sq,$(BUDGET_CURRENCY)) --since "$$since"); \
 	fi; \
 	for i in $$(seq 1 $(N)); do \
-	  out=$$(novel-agent pipeline next $$strict $${budget[@]+"$${budget[@]}"} --jq '"\(.status) \(.chapter)"'); set -- $$out; strict=; \
-	  if [ "$$1" != run ]; then echo "第 $$2 章是本卷最后一章：请进行卷末回顾（make -f pipeline.mk review）" >&2; exit 0; fi; \
+	  out=$$(novel-agent pipeline next $$strict $${budget[@]+"$${budget[@]}"} --jq '"\(.status) \(.chapter) \(.message // "")"'); set -f; set -- $$out; set +f; strict=; \
+	  if [ "$$1" != run ]; then shift 2; echo "$$*" >&2; exit 0; fi; \
 	  $(SUBMAKE) _chapter C=$$2; \
 	done
 else

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
@@ -31,7 +32,7 @@ type repairCase struct {
 // amendDone: the staged summary was moved in and no amend journal is left.
 func amendDone(p string) bool {
 	return !fileExists(filepath.Join(p, "staging", "summaries", "chapter-002-summary.md")) &&
-		!fileExists(filepath.Join(p, commit.AmendJournalPath(2)))
+		!fileExists(filepath.Join(p, layout.AmendJournal(2)))
 }
 
 // TestKillRepairs SIGKILLs `novel-commit rebuild`, `novel-commit amend`,

@@ -6,6 +6,7 @@
 package abandon
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
@@ -45,12 +47,12 @@ func Check(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
 // zh and en name the action ("不能放弃" / "cannot be abandoned").
 func checkInFlight(root *project.Root, cp *checkpoint.Checkpoint, c int, zh, en string) error {
 	n := strconv.Itoa(c)
-	if root.IsFile(layout.CommitJournal(c)) {
-		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s 存在），不能"+zh, "chapter %d is being committed (%s exists) and cannot be "+en, c, layout.CommitJournal(c)).
-			With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+n+" 完成提交", "finish it with novel-commit --chapter "+n)
+	if err := journal.BlockedExit(errs.ExitBlocked, root, journal.Commit); err != nil {
+		return err
 	}
 	if want := inflightOrNext(cp); c != want {
-		return errs.Newf(errs.StageOrder, "第 %d 章不在制作中（在制章节为第 %d 章），不能"+zh, "chapter %d is not in flight (the chapter in flight is %d) and cannot be "+en, c, want).
+		return errs.New(errs.StageOrder, fmt.Sprintf("第 %d 章不在制作中（在制章节为第 %d 章），不能%s", c, want, zh),
+			fmt.Sprintf("chapter %d is not in flight (the chapter in flight is %d) and cannot be %s", c, want, en)).
 			With("chapter", c).With("inflight_chapter", cp.Summarize().Inflight).
 			Hint("已提交的章节请用 novel-commit rollback --to "+n, "for a committed chapter use novel-commit rollback --to "+n)
 	}

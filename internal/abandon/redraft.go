@@ -14,7 +14,7 @@ import (
 // Redraft is what `novel-step redraft` does, or would do, to a chapter
 // whose staging chapter is gone: the products its round made from the old
 // text are set aside and the stage goes back to where the round's draft
-// starts (DESIGN "Redraft invalidates later products").
+// starts (DECISIONS "Redraft invalidates later products").
 type Redraft struct {
 	Chapter int      `json:"chapter"`
 	Changed bool     `json:"changed"`

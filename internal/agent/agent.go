@@ -62,15 +62,16 @@ type Outcome struct {
 // the backend allows), then writes every file output. Nothing is written
 // unless the whole answer is valid.
 func Execute(root *project.Root, p *Packet, b Backend) (*Outcome, error) {
-	return ExecuteRecording(root, p, b, nil)
+	return ExecuteRecording(root, p, b, nil, nil)
 }
 
 // ExecuteRecording is Execute that hands the answer's usage to record
 // once the answer is valid and before any output is written: a kill in
 // between leaves a usage record without outputs (the attempt is redone
 // from scratch), never outputs without their usage (kept as they are, so
-// the run log would lose the model and tokens).
-func ExecuteRecording(root *project.Root, p *Packet, b Backend, record func(any) error) (*Outcome, error) {
+// the run log would lose the model and tokens). check lints a chapter
+// answer (nil: none).
+func ExecuteRecording(root *project.Root, p *Packet, b Backend, record func(any) error, check ChapterCheck) (*Outcome, error) {
 	perRequest, isPer := b.(PerRequest)
 	if isPer && record != nil {
 		perRequest.SetRecorder(record)
@@ -94,13 +95,13 @@ func ExecuteRecording(root *project.Root, p *Packet, b Backend, record func(any)
 			// Replacements applied by code to the previous draft; the
 			// result is linted like any chapter a live writer returns.
 			res, err = parseFix(root, p, reply.Text, reply.Source)
-			if err == nil && ErrorLints != nil {
-				if lerr := ErrorLints(root, p, res.Files[0].Data); lerr != nil {
+			if err == nil && check != nil {
+				if lerr := check(root, p, res.Files[0].Data); lerr != nil {
 					res, err = nil, invalid(p, reply.Source, lerr)
 				}
 			}
 		case reply.Live:
-			res, err = parseLive(root, p, reply.Text, reply.Source)
+			res, err = parseLive(root, p, reply.Text, reply.Source, check)
 		default:
 			res, err = ParseAnswer(p, reply.Text, reply.Source)
 		}

@@ -38,7 +38,7 @@ func (g given) Ask(*Packet, error) (*Reply, error) {
 // chapter's run log like a pipeline attempt (model: who wrote it, when the
 // caller says; now: the suite clock's stamp), so the chapter log, the
 // report and the judges' record read the same on every route.
-func Apply(root *project.Root, p *Packet, answer []byte, source, model, now string) (*Outcome, error) {
+func Apply(root *project.Root, p *Packet, answer []byte, source, model, now string, check ChapterCheck) (*Outcome, error) {
 	var report *Expected
 	if o, ok := p.Output(ViaStdout, nil); ok {
 		if err := CheckOutputPath(o.Path); err != nil {
@@ -49,7 +49,7 @@ func Apply(root *project.Root, p *Packet, answer []byte, source, model, now stri
 		}
 		report = &o
 	}
-	out, err := Execute(root, p, given{text: answer, source: source})
+	out, err := ExecuteRecording(root, p, given{text: answer, source: source}, nil, check)
 	if err != nil {
 		return nil, err
 	}

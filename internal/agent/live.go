@@ -12,28 +12,29 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// ErrorLints is the hook where the executor also runs the error-severity
-// chapter lints of SPEC §20 (internal/lint) on a Markdown answer before
-// writing it, so the one re-ask quotes the lint's exact problem. nil runs
-// none. It is a variable so the command layer (internal/cmd/novelagent)
-// can wire the lint package in without agent depending on it; a returned
-// error is quoted in the re-ask like any validation error.
-var ErrorLints func(root *project.Root, p *Packet, chapter []byte) error
+// ChapterCheck is how the executor also runs the error-severity chapter
+// lints of SPEC §20 (internal/lint) on a Markdown answer before writing
+// it, so the one re-ask quotes the lint's exact problem. nil runs none.
+// The command layer (internal/cmd/novelagent) passes the lint package in
+// without agent depending on it; a returned error is quoted in the re-ask
+// like any validation error.
+type ChapterCheck func(root *project.Root, p *Packet, chapter []byte) error
 
 // parseLive turns a live model's answer (openai and command backends) into
 // outputs: answer hygiene, the fields the packet knows filled from the
 // packet, then the same validation as `novel-step validate` (package
 // products / eval), so a re-ask can quote the exact problem (SPEC §18).
-func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Result, error) {
+func parseLive(root *project.Root, p *Packet, answer []byte, source string, check ChapterCheck) (*Result, error) {
 	if !utf8.Valid(answer) {
 		return nil, answerErr(p, source, "不是有效的 UTF-8", "is not valid UTF-8")
 	}
 	switch p.Agent.Name {
 	case stepid.ChapterWriter, stepid.StyleRefiner:
-		return liveChapter(root, p, string(answer), source)
+		return liveChapter(root, p, string(answer), source, check)
 	case stepid.Summarizer:
 		raw, err := liveObject(p, answer, source)
 		if err != nil {
@@ -97,7 +98,7 @@ func parseLive(root *project.Root, p *Packet, answer []byte, source string) (*Re
 	return ParseAnswer(p, ExtractJSON(string(answer)), source)
 }
 
-func liveChapter(root *project.Root, p *Packet, answer, source string) (*Result, error) {
+func liveChapter(root *project.Root, p *Packet, answer, source string, check ChapterCheck) (*Result, error) {
 	text, n := CleanChapter(answer)
 	if n != 0 && n != p.Chapter {
 		return nil, answerErr(p, source, "的标题是第 "+strconv.Itoa(n)+" 章，应为第 "+strconv.Itoa(p.Chapter)+" 章（# 第"+strconv.Itoa(p.Chapter)+"章 标题）",
@@ -111,8 +112,8 @@ func liveChapter(root *project.Root, p *Packet, answer, source string) (*Result,
 	if len(bytes.TrimSpace([]byte(text))) == 0 {
 		return nil, answerErr(p, source, "去掉思考内容与闲聊后是空的", "is empty once reasoning and chatter are removed")
 	}
-	if ErrorLints != nil {
-		if err := ErrorLints(root, p, res.Files[0].Data); err != nil {
+	if check != nil {
+		if err := check(root, p, res.Files[0].Data); err != nil {
 			return nil, invalid(p, source, err)
 		}
 	}
@@ -205,13 +206,12 @@ func stateVersion(root *project.Root, p *Packet) any {
 	if v, ok := inlineValue(p, "base_state_version"); ok {
 		return v
 	}
-	var st map[string]any
-	if root != nil && root.IsFile(layout.CurrentState) && root.ReadJSON(layout.CurrentState, &st) == nil {
-		if n, ok := jsonio.Int(st["state_version"]); ok {
+	if root != nil {
+		if n, err := stateops.StateVersion(root); err == nil {
 			return n
 		}
 	}
-	return 0
+	return 0 // an unreadable state: the commit's own check reports it
 }
 
 // inlineValue reads manifest.inline[key].

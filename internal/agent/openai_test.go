@@ -121,7 +121,11 @@ func TestOpenAIReasksOnceThenFails(t *testing.T) {
 	}
 }
 
-func TestOpenAITimeoutAndUnreachable(t *testing.T) {
+// A server slower than NOVEL_LLM_TIMEOUT is an E_AGENT timeout.
+func TestOpenAITimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short (make test): real one-second timeouts run in make test-long")
+	}
 	base, _ := startFake(t, llmfake.Script{Responses: []llmfake.Response{{DelayMS: 1500, Content: goodEval}, {DelayMS: 1500, Content: goodEval}}})
 	root, p := judgeProject(t)
 	b, _ := NewOpenAI(root, env(base, map[string]string{"NOVEL_LLM_TIMEOUT": "1", "NOVEL_LLM_RETRIES": "1"}))
@@ -129,11 +133,16 @@ func TestOpenAITimeoutAndUnreachable(t *testing.T) {
 	if e := errs.As(err); e == nil || e.Code != errs.Agent || !strings.Contains(e.Zh, "超时") {
 		t.Fatalf("timeout: %v", err)
 	}
+}
+
+// A server nobody listens on is an E_AGENT "cannot connect".
+func TestOpenAIUnreachable(t *testing.T) {
+	root, p := judgeProject(t)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
-	b, _ = NewOpenAI(root, env(dead, map[string]string{"NOVEL_LLM_RETRIES": "0"}))
-	_, err = Execute(root, p, b)
+	b, _ := NewOpenAI(root, env(dead, map[string]string{"NOVEL_LLM_RETRIES": "0"}))
+	_, err := Execute(root, p, b)
 	if e := errs.As(err); e == nil || e.Code != errs.Agent || !strings.Contains(e.Zh, "无法连接") {
 		t.Fatalf("unreachable: %v", err)
 	}

@@ -159,11 +159,11 @@ func TestLiveSetupValidates(t *testing.T) {
 		return []byte("好的，设定如下：\n```json\n" + `{"files":{"world/overview.md":"# 概况\n\n云岚山。","world/rules.json":{"rules":[` +
 			strings.Join(rules, ",") + `]},"storylines/storylines.json":{"storylines":[{"id":"main-arc","name":"主线","type":"main"}]}}}` + "\n```")
 	}
-	_, err = parseLive(nil, p, answer("W-001", "W-002", "W-002"), "model answer")
+	_, err = parseLive(nil, p, answer("W-001", "W-002", "W-002"), "model answer", nil)
 	if e := errs.As(err); e == nil || e.Code != errs.Agent || !strings.Contains(e.Message("zh"), "规则 id W-002 重复") {
 		t.Fatalf("duplicate rule ids: %v", err)
 	}
-	res, err := parseLive(nil, p, answer("W-001", "W-002", "W-003"), "model answer")
+	res, err := parseLive(nil, p, answer("W-001", "W-002", "W-003"), "model answer", nil)
 	if err != nil || len(res.Files) != 3 {
 		t.Fatalf("valid answer: %v", err)
 	}

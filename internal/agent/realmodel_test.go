@@ -70,7 +70,7 @@ func (c *client) run(t *testing.T, pkt string) (*Outcome, error) {
 	return ExecuteRecording(c.root, p, c.OpenAI, func(u any) error {
 		c.usages = append(c.usages, u.(RequestUsage))
 		return nil
-	})
+	}, nil)
 }
 
 func (c *client) bodies(t *testing.T) []map[string]any {
@@ -357,6 +357,9 @@ func TestErrorBodyWith200(t *testing.T) {
 // A request that timed out is retried once, not until the retries run out;
 // a second total timeout is not transient (it would time out again).
 func TestTimeoutRetriedOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short (make test): real one-second timeouts run in make test-long")
+	}
 	slow := llmfake.Response{DelayMS: 1500, Content: goodEval}
 	c := newClient(t, llmfake.Script{Responses: []llmfake.Response{slow, slow, slow}}, nil, map[string]string{"NOVEL_LLM_TIMEOUT": "1"})
 	_, err := c.run(t, judgePkt)
@@ -395,6 +398,9 @@ func TestStreamDeepSeekReasonerUsageAndCost(t *testing.T) {
 // The idle timeout tells a live reasoner (chunks keep coming, slower in
 // total than the idle limit) from a dead server (stops sending).
 func TestStreamIdleTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short (make test): real one-second timeouts run in make test-long")
+	}
 	live := llmfake.Response{Content: goodEval, Reasoning: "想一想", Chunks: 2, ChunkDelayMS: 400}
 	c := newClient(t, llmfake.Script{Responses: []llmfake.Response{live}}, nil,
 		map[string]string{"NOVEL_LLM_STREAM": "true", "NOVEL_LLM_IDLE_TIMEOUT": "1", "NOVEL_LLM_TIMEOUT": "30"})
@@ -554,7 +560,7 @@ func TestInsufficientSystemResourceRetried(t *testing.T) {
 func TestUsageRecordFailureWritesNothing(t *testing.T) {
 	c := newClient(t, llmfake.Script{Responses: []llmfake.Response{{Content: "# 第1章 灯\n\n正文。"}}}, nil, nil)
 	p, _ := ParsePacket([]byte(writerPkt), "p.json")
-	_, err := ExecuteRecording(c.root, p, c.OpenAI, func(any) error { return errs.New(errs.IO, "满了", "disk full") })
+	_, err := ExecuteRecording(c.root, p, c.OpenAI, func(any) error { return errs.New(errs.IO, "满了", "disk full") }, nil)
 	if !errs.Is(err, errs.IO) {
 		t.Fatal(err)
 	}

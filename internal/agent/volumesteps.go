@@ -55,7 +55,7 @@ func parseContracts(p *Packet, answer []byte, source string) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		path := "staging/" + layout.Contract(p.Volume, c)
+		path := layout.Staged(layout.Contract(p.Volume, c))
 		if _, asked := want[path]; !asked {
 			return nil, answerErr(p, source, "含有本批次之外的第 "+strconv.Itoa(c)+" 章契约", "has a contract for chapter "+strconv.Itoa(c)+", outside this batch").With("chapter", c)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/volume"
 )
 
@@ -128,7 +129,7 @@ func (w *Window) Inventories(root *project.Root, vol int, now string) (*Inventor
 	if err != nil {
 		return nil, err
 	}
-	w.rhythm(sched, &inv.Rhythm)
+	w.rhythm(sched, settings.LoadLanguage(root), &inv.Rhythm)
 	if err := w.bridges(root, vol, &inv.Bridges); err != nil {
 		return nil, err
 	}
@@ -163,7 +164,9 @@ func (w *Window) foreshadowInventory(root *project.Root, vol int, out *Foreshado
 	return nil
 }
 
-func (w *Window) rhythm(s *volume.Schedule, out *Rhythm) {
+// rhythm compares the window with the storyline schedule; its warnings
+// are in lang (settings.json "language").
+func (w *Window) rhythm(s *volume.Schedule, lang string, out *Rhythm) {
 	lines := map[string]*LineRhythm{}
 	get := func(id string) *LineRhythm {
 		if lines[id] == nil {
@@ -199,9 +202,9 @@ func (w *Window) rhythm(s *volume.Schedule, out *Rhythm) {
 		}
 		switch {
 		case l.Schedule == "active" && len(l.Chapters) == 0:
-			out.Warnings = append(out.Warnings, "活跃故事线 "+id+" 在本窗口中一次也没有出现")
+			out.Warnings = append(out.Warnings, errs.Text(lang, "活跃故事线 "+id+" 在本窗口中一次也没有出现", "active storyline "+id+" does not appear once in this window"))
 		case l.Schedule == "dormant" && len(l.Chapters) > 0:
-			out.Warnings = append(out.Warnings, "休眠故事线 "+id+" 在本窗口中出现了")
+			out.Warnings = append(out.Warnings, errs.Text(lang, "休眠故事线 "+id+" 在本窗口中出现了", "dormant storyline "+id+" appears in this window"))
 		}
 		out.Storylines = append(out.Storylines, *l)
 	}

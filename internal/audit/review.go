@@ -7,7 +7,6 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
-	"github.com/novelsuite/novel/internal/layout"
 )
 
 // The optional continuity-auditor review (settings continuity_audit:
@@ -17,12 +16,6 @@ import (
 
 // AgentTypes are the issue types the auditor may add to the checks' own.
 var AgentTypes = []string{"knowledge_leak", "character_drift", "ability", "broken_promise", "naming"}
-
-// ReviewPath is logs/continuity/agent-report-NNN.json for a window ending at b.
-func ReviewPath(b int) string { return "logs/continuity/agent-report-" + layout.Pad(b) + ".json" }
-
-// StagingReview is where the auditor's executor writes its answer.
-func StagingReview(b int) string { return "staging/continuity/audit-" + layout.Pad(b) + ".json" }
 
 // ParseReview decodes and checks an auditor's answer for the window
 // from..to: scope sliding_window, the same chapter_range, every issue with

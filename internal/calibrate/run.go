@@ -262,7 +262,7 @@ func (r *runner) judgeIn(scratch string, p Pair, text string) (Variant, error) {
 	if err != nil {
 		return Variant{}, err
 	}
-	out, err := agent.ExecuteRecording(root, pk, backend, r.record)
+	out, err := agent.ExecuteRecording(root, pk, backend, r.record, nil)
 	if err != nil {
 		return Variant{}, err
 	}

@@ -9,18 +9,21 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// RaceEnv names a test-only hook: when set, Update copies that file over
-// .checkpoint.json just before it takes the lock, as another writer
-// finishing between the command's first read and its lock would.
+// RaceEnv names a test-only hook (RaceHook): when set, that file is
+// copied over .checkpoint.json just before the lock is taken, as another
+// writer finishing between the command's first read and its lock would.
 const RaceEnv = "NOVEL_TEST_CHECKPOINT_RACE"
 
 // Writer is a command about to write the checkpoint and how it locks.
 type Writer struct {
 	Root         *project.Root
-	Getenv       func(string) string // NOVEL_LOCK_TOKEN (lock.Guard), RaceEnv
+	Getenv       func(string) string // NOVEL_LOCK_TOKEN (lock.Guard)
 	Chapter      int                 // recorded in the lock (0: none)
 	StaleMinutes int
 	Now          string // stamps last_checkpoint_time
+	// BeforeLock, when set, runs just before the lock is taken: the
+	// commands pass RaceHook(getenv), as they pass journal.CrashHook.
+	BeforeLock func() error
 }
 
 // Update is the one way a command writes the checkpoint (SPEC §22
@@ -33,8 +36,10 @@ type Writer struct {
 // other writes and edits cp; when it returns save, Update saves cp last.
 // The lock is held until Update returns.
 func Update(w Writer, first Snapshot, fn func(cp *Checkpoint, moved bool) (save bool, err error)) (*Checkpoint, error) {
-	if err := raceHook(w); err != nil {
-		return nil, err
+	if w.BeforeLock != nil {
+		if err := w.BeforeLock(); err != nil {
+			return nil, err
+		}
 	}
 	release, err := lock.Guard(w.Root, w.Getenv, w.Chapter, w.StaleMinutes)
 	if err != nil {
@@ -69,17 +74,21 @@ func edit(root *project.Root, now string, fn func(*Checkpoint, Snapshot) (bool, 
 	return cp, nil
 }
 
-func raceHook(w Writer) error {
-	if w.Getenv == nil {
-		return nil
+// RaceHook is the RaceEnv hook of root read through getenv (nil getenv or
+// an unset RaceEnv: it does nothing).
+func RaceHook(root *project.Root, getenv func(string) string) func() error {
+	return func() error {
+		if getenv == nil {
+			return nil
+		}
+		src := getenv(RaceEnv)
+		if src == "" {
+			return nil
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return errs.Newf(errs.IO, "%s：无法读取 %s：%v", "%s: cannot read %s: %v", RaceEnv, src, err)
+		}
+		return root.WriteFile(layout.Checkpoint, data)
 	}
-	src := w.Getenv(RaceEnv)
-	if src == "" {
-		return nil
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return errs.Newf(errs.IO, "%s：无法读取 %s：%v", "%s: cannot read %s: %v", RaceEnv, src, err)
-	}
-	return w.Root.WriteFile(layout.Checkpoint, data)
 }

@@ -27,7 +27,8 @@ func TestUpdateRereadsUnderTheLock(t *testing.T) {
 	race := filepath.Join(t.TempDir(), "race.json")
 	os.WriteFile(race, []byte(`{"last_completed_chapter":3,"current_volume":1,"orchestrator_state":"WRITING","custom":1}`), 0o644)
 	env := map[string]string{RaceEnv: race}
-	w := Writer{Root: root, Getenv: func(k string) string { return env[k] }, Now: "2026-01-01T00:00:00Z"}
+	getenv := func(k string) string { return env[k] }
+	w := Writer{Root: root, Getenv: getenv, Now: "2026-01-01T00:00:00Z", BeforeLock: RaceHook(root, getenv)}
 	var sawMoved bool
 	cp, err := Update(w, first, func(cp *Checkpoint, moved bool) (bool, error) {
 		sawMoved = moved

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
@@ -23,31 +22,19 @@ import (
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
-// Amend step names, in order (plan[].name; NOVEL_CRASH_AT takes one).
-const (
-	AStepSummary         = "summary"
-	AStepState           = "state"
-	AStepForeshadow      = "foreshadow"
-	AStepUnknownEntities = "unknown_entities"
-	AStepCleanup         = "cleanup"
-)
-
 // AmendSteps lists the amend step names in execution order.
-var AmendSteps = []string{StepJournal, AStepSummary, AStepState, AStepForeshadow, AStepUnknownEntities, AStepCleanup}
-
-// AmendJournalPath is the journal of `novel-commit amend --chapter C`.
-func AmendJournalPath(c int) string { return "staging/amend-" + layout.Pad(c) + ".journal.json" }
+var AmendSteps = []string{StepJournal, StepSummary, StepState, StepForeshadow, StepUnknownEntities, StepCleanup}
 
 // amendWorkDir holds the recomputed state, changelog, foreshadowing and
 // unknown-entity log until the journal's steps move them into place.
-func amendWorkDir(c int) string { return "staging/amend/chapter-" + layout.Pad(c) }
+func amendWorkDir(c int) string { return layout.AmendWork(c) }
 
 // amendedDir keeps every file an amend replaced (nothing committed is
 // lost): staging/amended/chapter-NNN[-n]/<project path>.
 func amendedDir(root *project.Root, c int) string {
-	dir := "staging/amended/chapter-" + layout.Pad(c)
+	dir := layout.Amended(c, 1)
 	for n := 2; root.Exists(dir); n++ {
-		dir = "staging/amended/chapter-" + layout.Pad(c) + "-" + strconv.Itoa(n)
+		dir = layout.Amended(c, n)
 	}
 	return dir
 }
@@ -85,14 +72,6 @@ type AmendOutput struct {
 	Warnings  []string `json:"warnings"`
 }
 
-// AmendDryRun is what `amend --dry-run` prints.
-type AmendDryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	AmendOutput
-}
-
 // AmendJournal is staging/amend-NNN.journal.json. The recomputed files
 // are written into amendWorkDir before it; every step is a set of
 // replaces, which are repeatable (a replace whose From is gone is done).
@@ -118,33 +97,15 @@ type AmendJournal struct {
 // Read is the checkpoint as PrepareAmend read it.
 func (j *AmendJournal) Read() checkpoint.Snapshot { return j.cpBytes }
 
-// PendingAmend returns the chapter of an unfinished amend, or 0.
-func PendingAmend(root *project.Root) (int, error) {
-	entries, err := root.ReadDir("staging")
-	if err != nil {
-		return 0, nil // no staging/ at all
-	}
-	const pre, suf = "amend-", ".journal.json"
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, pre) && strings.HasSuffix(name, suf) {
-			if n, err := strconv.Atoi(name[len(pre) : len(name)-len(suf)]); err == nil && n > 0 {
-				return n, nil
-			}
-		}
-	}
-	return 0, nil
-}
-
 // LoadAmendJournal reads chapter c's unfinished amend journal.
 func LoadAmendJournal(root *project.Root, c int) (*AmendJournal, error) {
 	var j AmendJournal
-	if err := journal.Read(root, AmendJournalPath(c), "修订日志", "amend journal", &j); err != nil {
+	if err := journal.Read(root, layout.AmendJournal(c), "修订日志", "amend journal", &j); err != nil {
 		return nil, err
 	}
 	if j.Chapter != c || len(j.Plan) == 0 {
-		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是第 %d 章的修订日志", "%s is not the amend journal of chapter %d", AmendJournalPath(c), c).
-			With("file", AmendJournalPath(c)), AmendJournalPath(c), "修订日志", "amend journal")
+		return nil, journal.Damaged(root, errs.Newf(errs.Schema, "%s 不是第 %d 章的修订日志", "%s is not the amend journal of chapter %d", layout.AmendJournal(c), c).
+			With("file", layout.AmendJournal(c)), layout.AmendJournal(c), "修订日志", "amend journal")
 	}
 	return &j, nil
 }
@@ -577,17 +538,17 @@ func amendPlan(j *AmendJournal) []journal.PlanStep {
 		return out
 	}
 	return []journal.PlanStep{
-		{Name: StepJournal, Writes: []string{AmendJournalPath(j.Chapter)}},
-		{Name: AStepSummary, Writes: tos(j.Summary)},
-		{Name: AStepState, Writes: tos(j.State)},
-		{Name: AStepForeshadow, Writes: tos(j.Foreshadow)},
-		{Name: AStepUnknownEntities, Writes: tos(j.Unknown)},
-		{Name: AStepCleanup, Writes: cleanupWrites(j)},
+		{Name: StepJournal, Writes: []string{layout.AmendJournal(j.Chapter)}},
+		{Name: StepSummary, Writes: tos(j.Summary)},
+		{Name: StepState, Writes: tos(j.State)},
+		{Name: StepForeshadow, Writes: tos(j.Foreshadow)},
+		{Name: StepUnknownEntities, Writes: tos(j.Unknown)},
+		{Name: StepCleanup, Writes: cleanupWrites(j)},
 	}
 }
 
 func cleanupWrites(j *AmendJournal) []string {
-	w := []string{"staging/…/chapter-" + layout.Pad(j.Chapter) + "*", AmendJournalPath(j.Chapter)}
+	w := []string{layout.StagingChapterFiles(j.Chapter), layout.AmendJournal(j.Chapter)}
 	if j.KeepDelta != "" {
 		w = append(w, j.KeepDelta)
 	}
@@ -612,14 +573,14 @@ func ExecuteAmend(env Env, j *AmendJournal, fresh bool) (*AmendOutput, error) {
 		}
 	}
 	replaceAll := func(g []Replace) func() error { return func() error { return replaceFiles(root, g) } }
-	tx := journal.Tx{File: AmendJournalPath(j.Chapter), Key: "amend_step", Resume: "novel-commit amend --chapter " + strconv.Itoa(j.Chapter),
+	tx := journal.Tx{File: layout.AmendJournal(j.Chapter), Key: "amend_step", Resume: "novel-commit amend --chapter " + strconv.Itoa(j.Chapter),
 		Temps: []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.ChapterLog(j.Chapter)}}
 	err := tx.Run(root, j, fresh, env.Crash, []journal.Step{
-		{Name: AStepSummary, Run: replaceAll(j.Summary)},
-		{Name: AStepState, Run: replaceAll(j.State)},
-		{Name: AStepForeshadow, Run: replaceAll(j.Foreshadow)},
-		{Name: AStepUnknownEntities, Run: replaceAll(j.Unknown)},
-		{Name: AStepCleanup, Run: func() error { return amendCleanup(root, j) }},
+		{Name: StepSummary, Run: replaceAll(j.Summary)},
+		{Name: StepState, Run: replaceAll(j.State)},
+		{Name: StepForeshadow, Run: replaceAll(j.Foreshadow)},
+		{Name: StepUnknownEntities, Run: replaceAll(j.Unknown)},
+		{Name: StepCleanup, Run: func() error { return amendCleanup(root, j) }},
 	})
 	if err != nil {
 		return nil, err
@@ -684,7 +645,7 @@ func amendCleanup(root *project.Root, j *AmendJournal) error {
 		}
 		os.Remove(filepath.Dir(abs)) // staging/amend/ once no other amend uses it
 	}
-	return root.Remove(AmendJournalPath(c))
+	return root.Remove(layout.AmendJournal(c))
 }
 
 // AmendStage names the amend packet file (staging/manifests/chapter-NNN-amend.packet.json).
@@ -720,20 +681,6 @@ func ChapterLine(root *project.Root, c int) (*Line, error) {
 		return nil, err
 	}
 	return &lines[idx].line, nil
-}
-
-// PendingAmendError refuses other state writers (a chapter commit, a
-// backfill, a rollback) while an amend is unfinished: they would replay
-// or extend a changelog the amend is halfway through replacing.
-func PendingAmendError(root *project.Root) error {
-	c, err := PendingAmend(root)
-	if err != nil || c == 0 {
-		return err
-	}
-	n := strconv.Itoa(c)
-	return errs.Newf(errs.State, "第 %d 章的修订尚未完成（%s）", "the amend of chapter %d is unfinished (%s)", c, AmendJournalPath(c)).
-		With("journal", AmendJournalPath(c)).WithExit(errs.ExitFailed).
-		Hint("先运行 novel-commit amend --chapter "+n+" 完成它", "run novel-commit amend --chapter "+n+" first to finish it")
 }
 
 // lastVersion is the state_version of the newest commit line.

@@ -93,7 +93,7 @@ func TestAmendCrashAfterEveryStep(t *testing.T) {
 			if code, out := novel(bin, dir, []string{"NOVEL_CRASH_AT=" + step}, "amend", "--chapter", "3"); code != 137 {
 				t.Fatalf("crash at %s: exit %d, want 137\n%s", step, code, out)
 			}
-			if step != commit.AStepCleanup {
+			if step != commit.StepCleanup {
 				// While the journal exists the other state writers wait for it.
 				for _, args := range [][]string{{"--chapter", "5"}, {"rollback", "--to", "2"}} {
 					if code, out := novel(bin, dir, nil, args...); code != 1 || !strings.Contains(out, "amend --chapter 3") {
@@ -102,7 +102,7 @@ func TestAmendCrashAfterEveryStep(t *testing.T) {
 				}
 			}
 			code, out := novel(bin, dir, nil, "amend", "--chapter", "3")
-			if step == commit.AStepCleanup {
+			if step == commit.StepCleanup {
 				if code != 1 || !strings.Contains(out, `"code":"E_MISSING_FILE"`) {
 					t.Fatalf("amend again after a finished one: exit %d\n%s", code, out)
 				}

@@ -30,13 +30,20 @@ import (
 	"github.com/novelsuite/novel/internal/volume"
 )
 
-// Step names, in order (plan[].name; NOVEL_CRASH_AT takes one of them).
+// Step names of the commit, backfill, rollback and amend journals
+// (plan[].name; NOVEL_CRASH_AT takes one of them): one name per kind of
+// write, whichever transaction makes it. Steps, RollbackSteps and
+// AmendSteps give each transaction's order.
 const (
 	StepJournal         = journal.StepJournal
 	StepMove            = "move"
+	StepSummary         = "summary"
+	StepMemory          = "memory"
 	StepState           = "state"
+	StepChangelog       = "changelog"
 	StepForeshadow      = "foreshadow"
 	StepUnknownEntities = "unknown_entities"
+	StepRevisions       = "revisions"
 	StepChapterLog      = "chapter_log"
 	StepMaintenance     = "maintenance"
 	StepCheckpoint      = "checkpoint"
@@ -61,14 +68,6 @@ type Output struct {
 	OrchestratorState string             `json:"orchestrator_state"`
 	Periodic          Periodic           `json:"periodic"`
 	Maintenance       any                `json:"maintenance"`
-}
-
-// DryRun is what --dry-run prints: the plan and the predicted result.
-type DryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	Output
 }
 
 // Journal is staging/commit-NNN.journal.json, written before the first
@@ -592,7 +591,7 @@ func plan(j *Journal) []journal.PlanStep {
 		{Name: StepChapterLog, Writes: logW},
 		{Name: StepMaintenance, Writes: maintW},
 		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
-		{Name: StepCleanup, Writes: []string{"staging/…/chapter-" + layout.Pad(c) + "*", layout.CommitJournal(c)}},
+		{Name: StepCleanup, Writes: []string{layout.StagingChapterFiles(c), layout.CommitJournal(c)}},
 	}
 }
 

@@ -426,7 +426,7 @@ func foreshadowFromLog(root *project.Root, entries []entry) ([]byte, error) {
 }
 
 // BackupDir keeps every file a repair replaced (rebuild).
-const BackupDir = "state/backups"
+const BackupDir = layout.StateBackups
 
 // keepBackup saves data (the file rel is about to be replaced) as
 // state/backups/<name>.<UTC time>[-n].<ext>, never over another backup.

@@ -20,23 +20,9 @@ import (
 	"github.com/novelsuite/novel/internal/stateops"
 )
 
-// Rollback step names, in order (plan[].name; NOVEL_CRASH_AT takes one).
-const (
-	RStepJournal         = journal.StepJournal
-	RStepMove            = "move"
-	RStepMemory          = "memory"
-	RStepState           = "state"
-	RStepChangelog       = "changelog"
-	RStepForeshadow      = "foreshadow"
-	RStepUnknownEntities = "unknown_entities"
-	RStepRevisions       = "revisions"
-	RStepCheckpoint      = "checkpoint"
-	RStepCleanup         = "cleanup"
-)
-
 // RollbackSteps lists the rollback step names in execution order.
-var RollbackSteps = []string{RStepJournal, RStepMove, RStepMemory, RStepState, RStepChangelog,
-	RStepForeshadow, RStepUnknownEntities, RStepRevisions, RStepCheckpoint, RStepCleanup}
+var RollbackSteps = []string{StepJournal, StepMove, StepMemory, StepState, StepChangelog,
+	StepForeshadow, StepUnknownEntities, StepRevisions, StepCheckpoint, StepCleanup}
 
 // RolledBackNote is the decision note of revision files of rolled-back chapters.
 const RolledBackNote = "rolled back"
@@ -48,14 +34,6 @@ type RollbackOutput struct {
 	StateVersion int            `json:"state_version"`
 	Moved        []journal.Move `json:"moved"`
 	Warnings     []string       `json:"warnings"`
-}
-
-// RollbackDryRun is what `rollback --dry-run` prints.
-type RollbackDryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	RollbackOutput
 }
 
 // Truncation pins a file cut back to its first Size bytes.
@@ -93,26 +71,6 @@ type RollbackJournal struct {
 
 // Read is the checkpoint as PrepareRollback read it.
 func (j *RollbackJournal) Read() checkpoint.Snapshot { return j.cpBytes }
-
-// PendingRollback reports whether a rollback journal exists.
-func PendingRollback(root *project.Root) bool { return root.Exists(layout.RollbackJournal) }
-
-// PendingRollbackError refuses other writers while a rollback is unfinished.
-func PendingRollbackError(root *project.Root) error {
-	if !PendingRollback(root) {
-		return nil
-	}
-	to := "C"
-	var j struct {
-		To int `json:"to"`
-	}
-	if root.ReadJSON(layout.RollbackJournal, &j) == nil && j.To > 0 {
-		to = strconv.Itoa(j.To)
-	}
-	return errs.Newf(errs.State, "回滚尚未完成（%s）", "a rollback is unfinished (%s)", layout.RollbackJournal).
-		With("journal", layout.RollbackJournal).WithExit(errs.ExitFailed).
-		Hint("先运行 novel-commit rollback --to "+to+" 完成它", "run novel-commit rollback --to "+to+" first to finish it")
-}
 
 // LoadRollbackJournal reads the pending rollback journal.
 func LoadRollbackJournal(root *project.Root) (*RollbackJournal, error) {
@@ -181,10 +139,10 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	j.Plan = rollbackPlan(j)
 	// Every path is resolved before the journal is written, so a refusal
 	// leaves nothing behind (SPEC §22.1).
-	if err := checkMoves(root, "rollback_step", RStepMove, j.Moves); err != nil {
+	if err := checkMoves(root, "rollback_step", StepMove, j.Moves); err != nil {
 		return nil, err
 	}
-	if err := checkMoves(root, "rollback_step", RStepMemory, j.MemoryMoves); err != nil {
+	if err := checkMoves(root, "rollback_step", StepMemory, j.MemoryMoves); err != nil {
 		return nil, err
 	}
 	if err := checkPlanPaths(root, "rollback_step", j.Plan); err != nil {
@@ -270,7 +228,7 @@ func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]s
 	// ending at a rolled-back chapter go with that chapter, and so do the "latest" copies written then (SPEC §21): they
 	// describe text that is no longer committed.
 	for k := c; k <= last; k++ {
-		for _, rel := range []string{layout.ContinuityReport(k), audit.ReviewPath(k)} {
+		for _, rel := range []string{layout.ContinuityReport(k), layout.AgentAuditReport(k)} {
 			if root.Exists(rel) {
 				j.Moves = append(j.Moves, journal.Move{From: rel, To: dirs[k] + "/" + rel})
 			}
@@ -381,18 +339,6 @@ func rollbackDerived(root *project.Root, j *RollbackJournal) error {
 }
 
 func rollbackPreconditions(root *project.Root, cp *checkpoint.Checkpoint, c int) error {
-	if d, err := PendingJournal(root); err != nil {
-		return err
-	} else if d != 0 {
-		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s），不能回滚", "the commit of chapter %d is unfinished (%s); cannot roll back", d, layout.CommitJournal(d)).
-			With("journal", layout.CommitJournal(d)).With("chapter", d).WithExit(errs.ExitFailed).
-			Hint("先运行 novel-commit --chapter "+strconv.Itoa(d)+" 完成它", "run novel-commit --chapter "+strconv.Itoa(d)+" first to finish it")
-	}
-	if v := cp.CurrentVolume; v > 0 && root.Exists(layout.VolumeJournal(v)) {
-		return errs.Newf(errs.State, "第 %d 卷的规划提交尚未完成（%s），不能回滚", "the volume %d plan commit is unfinished (%s); cannot roll back", v, layout.VolumeJournal(v)).
-			With("journal", layout.VolumeJournal(v)).WithExit(errs.ExitFailed).
-			Hint("先运行 novel-commit volume --volume "+strconv.Itoa(v)+" 完成它", "run novel-commit volume --volume "+strconv.Itoa(v)+" first to finish it")
-	}
 	if c > cp.LastCompleted {
 		return errs.Newf(errs.State, "第 %d 章尚未提交（last_completed_chapter=%d），没有可回滚的内容", "chapter %d is not committed (last_completed_chapter=%d); there is nothing to roll back",
 			c, cp.LastCompleted).With("to", c).With("last_completed_chapter", cp.LastCompleted).WithExit(errs.ExitFailed).
@@ -439,15 +385,11 @@ func rollbackBaseline(root *project.Root, c int) error {
 // baseVersion is the baseline's state_version read from its top-level
 // line (0 without a baseline); lines at or below it predate the suite.
 func baseVersion(root *project.Root) int {
-	data, err := readIfExists(root, layout.Baseline)
-	if err != nil || data == nil {
-		return 0
-	}
-	doc, err := stateops.Open(data, layout.Baseline)
+	v, err := stateops.FileVersion(root, layout.Baseline)
 	if err != nil {
 		return 0
 	}
-	return doc.Version
+	return v
 }
 
 // scanChangelog finds the byte offset of the first replayed line of a
@@ -559,16 +501,16 @@ func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
 		revs = append(revs, layout.Revision(k))
 	}
 	return []journal.PlanStep{
-		{Name: RStepJournal, Writes: []string{layout.RollbackJournal}},
-		{Name: RStepMove, Writes: moved(j.Moves)},
-		{Name: RStepMemory, Writes: moved(j.MemoryMoves)},
-		{Name: RStepState, Writes: opt(j.State.Old != j.State.New, layout.CurrentState)},
-		{Name: RStepChangelog, Writes: opt(j.Changelog != nil, layout.Changelog)},
-		{Name: RStepForeshadow, Writes: opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
-		{Name: RStepUnknownEntities, Writes: opt(j.UnknownEntities != nil, layout.UnknownEntities)},
-		{Name: RStepRevisions, Writes: revs},
-		{Name: RStepCheckpoint, Writes: []string{layout.Checkpoint}},
-		{Name: RStepCleanup, Writes: []string{layout.RollbackJournal}},
+		{Name: StepJournal, Writes: []string{layout.RollbackJournal}},
+		{Name: StepMove, Writes: moved(j.Moves)},
+		{Name: StepMemory, Writes: moved(j.MemoryMoves)},
+		{Name: StepState, Writes: opt(j.State.Old != j.State.New, layout.CurrentState)},
+		{Name: StepChangelog, Writes: opt(j.Changelog != nil, layout.Changelog)},
+		{Name: StepForeshadow, Writes: opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
+		{Name: StepUnknownEntities, Writes: opt(j.UnknownEntities != nil, layout.UnknownEntities)},
+		{Name: StepRevisions, Writes: revs},
+		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
+		{Name: StepCleanup, Writes: []string{layout.RollbackJournal}},
 	}
 }
 
@@ -577,17 +519,17 @@ func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
 func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, error) {
 	root := env.Root
 	steps := []journal.Step{
-		{Name: RStepMove, Run: func() error { return moveAll(root, j.Moves) }},
-		{Name: RStepMemory, Run: func() error { return moveAll(root, j.MemoryMoves) }},
-		{Name: RStepState, Run: func() error { return rollbackState(root, j) }},
-		{Name: RStepChangelog, Run: func() error { return rollbackChangelog(root, j.Changelog) }},
-		{Name: RStepForeshadow, Run: func() error {
+		{Name: StepMove, Run: func() error { return moveAll(root, j.Moves) }},
+		{Name: StepMemory, Run: func() error { return moveAll(root, j.MemoryMoves) }},
+		{Name: StepState, Run: func() error { return rollbackState(root, j) }},
+		{Name: StepChangelog, Run: func() error { return rollbackChangelog(root, j.Changelog) }},
+		{Name: StepForeshadow, Run: func() error {
 			return rewrite(root, j, j.Foreshadow, func(cur []byte) ([]byte, error) { return rollbackForeshadow(cur, j.To) })
 		}},
-		{Name: RStepUnknownEntities, Run: func() error {
+		{Name: StepUnknownEntities, Run: func() error {
 			return rewrite(root, j, j.UnknownEntities, func(cur []byte) ([]byte, error) { return filterUnknown(cur, j.To), nil })
 		}},
-		{Name: RStepRevisions, Run: func() error {
+		{Name: StepRevisions, Run: func() error {
 			for _, k := range j.Revisions {
 				if _, err := revision.SetStatus(root, k, revision.StatusRejected, RolledBackNote, j.StartedAt); err != nil {
 					return err
@@ -595,8 +537,8 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 			}
 			return nil
 		}},
-		{Name: RStepCheckpoint, Run: func() error { return rollbackCheckpoint(root, j) }},
-		{Name: RStepCleanup, Run: func() error { return root.Remove(layout.RollbackJournal) }},
+		{Name: StepCheckpoint, Run: func() error { return rollbackCheckpoint(root, j) }},
+		{Name: StepCleanup, Run: func() error { return root.Remove(layout.RollbackJournal) }},
 	}
 	temps := []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.Checkpoint}
 	for _, k := range j.Revisions {

@@ -295,14 +295,14 @@ func TestRollbackCrashAfterEveryStep(t *testing.T) {
 			if code, out := novel(bin, dir, []string{"NOVEL_CRASH_AT=" + step}, "rollback", "--to", "3"); code != 137 {
 				t.Fatalf("crash at %s: exit %d, want 137\n%s", step, code, out)
 			}
-			if step != commit.RStepCleanup {
+			if step != commit.StepCleanup {
 				// While the journal exists other writers wait for it.
 				if code, out := novel(bin, dir, nil, "--chapter", "3"); code != 1 || !strings.Contains(out, "rollback --to 3") {
 					t.Fatalf("commit during an unfinished rollback: exit %d\n%s", code, out)
 				}
 			}
 			code, out := novel(bin, dir, nil, "rollback", "--to", "3")
-			if step == commit.RStepCleanup {
+			if step == commit.StepCleanup {
 				// The rollback had finished: chapter 3 is no longer committed.
 				if code != 1 || !strings.Contains(out, `"code":"E_STATE"`) {
 					t.Fatalf("rollback again after a finished one: exit %d\n%s", code, out)

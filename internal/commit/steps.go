@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 
@@ -21,44 +20,6 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
 )
-
-// Maintenance is the step-6 hook (SPEC §16); its errors become warnings.
-// A variable so tests can observe or replace it.
-var Maintenance = func(root *project.Root, c int, eval map[string]any, now string) (any, []string) {
-	rep, warns := maintenance.Run(root, c, eval, now)
-	return rep, warns
-}
-
-var journalRE = regexp.MustCompile(`^commit-(\d{3,})\.journal\.json$`)
-
-// PendingCommitError refuses an action (zh/en, e.g. "修订"/"amend") while a
-// chapter commit is unfinished: its journal must be replayed first.
-func PendingCommitError(root *project.Root, zh, en string) error {
-	c, err := PendingJournal(root)
-	if err != nil || c == 0 {
-		return err
-	}
-	n := strconv.Itoa(c)
-	return errs.Newf(errs.State, "第 %d 章的提交尚未完成，不能"+zh, "the commit of chapter %d is unfinished; cannot "+en, c).WithExit(errs.ExitFailed).
-		Hint("先运行 novel-commit --chapter "+n, "run novel-commit --chapter "+n+" first")
-}
-
-// PendingJournal returns the chapter of an existing commit journal, or 0.
-func PendingJournal(root *project.Root) (int, error) {
-	ents, err := root.ReadDir(layout.Staging)
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range ents {
-		if m := journalRE.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
-			n, _ := strconv.Atoi(m[1])
-			if n > 0 {
-				return n, nil
-			}
-		}
-	}
-	return 0, nil
-}
 
 // LoadJournal reads chapter c's journal.
 func LoadJournal(root *project.Root, c int) (*Journal, error) {
@@ -108,7 +69,8 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 				return nil // no eval to learn from; the audits run on the next written chapter
 			}
 			ev, _ := j.Eval.(map[string]any)
-			rep, warns := Maintenance(root, j.Chapter, ev, j.CommittedAt)
+			// Maintenance (SPEC §16): its errors become warnings.
+			rep, warns := maintenance.Run(root, j.Chapter, ev, j.CommittedAt)
 			out.Maintenance = rep
 			out.Warnings = append(out.Warnings, warns...)
 			var items []foreshadow.Item

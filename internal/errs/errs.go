@@ -145,27 +145,22 @@ func (e *Error) En0() string {
 	return e.Zh
 }
 
-// Message returns the message in lang ("en" or anything else for zh).
-func (e *Error) Message(lang string) string {
-	if lang == "en" {
-		return e.En0()
+// Text is the suite's one rule for user-facing text in two languages:
+// the English text when lang (settings.json "language") is "en", the
+// Chinese one otherwise; a side left empty falls back to the other.
+// Errors, warnings and --text lines all choose through it.
+func Text(lang, zh, en string) string {
+	if (lang == "en" && en != "") || zh == "" {
+		return en
 	}
-	if e.Zh != "" {
-		return e.Zh
-	}
-	return e.En
+	return zh
 }
 
+// Message returns the message in lang ("en" or anything else for zh).
+func (e *Error) Message(lang string) string { return Text(lang, e.Zh, e.En) }
+
 // HintText returns the hint in lang.
-func (e *Error) HintText(lang string) string {
-	if lang == "en" && e.HintEn != "" {
-		return e.HintEn
-	}
-	if e.HintZh != "" {
-		return e.HintZh
-	}
-	return e.HintEn
-}
+func (e *Error) HintText(lang string) string { return Text(lang, e.HintZh, e.HintEn) }
 
 func (e *Error) Unwrap() error { return e.Cause }
 

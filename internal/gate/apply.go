@@ -173,7 +173,8 @@ func Apply(env Env, c int) (*Result, error) {
 		return p.done, nil
 	}
 	if p.writesNeeded() {
-		w := checkpoint.Writer{Root: root, Getenv: env.Getenv, Chapter: c, StaleMinutes: env.Settings.LockStaleMinutes, Now: env.Now}
+		w := checkpoint.Writer{Root: root, Getenv: env.Getenv, Chapter: c, StaleMinutes: env.Settings.LockStaleMinutes, Now: env.Now,
+			BeforeLock: checkpoint.RaceHook(root, env.Getenv)}
 		if _, err := checkpoint.Update(w, snap, func(fresh *checkpoint.Checkpoint, moved bool) (bool, error) {
 			if moved {
 				if p, err = planApply(env, fresh, c); err != nil || p.done != nil || !p.writesNeeded() {

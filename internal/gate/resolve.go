@@ -9,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
@@ -54,7 +55,8 @@ func Resolve(env Env, c int, action, note string) (*ResolveResult, error) {
 		return nil, err
 	}
 	var res *ResolveResult
-	w := checkpoint.Writer{Root: env.Root, Getenv: env.Getenv, Chapter: c, StaleMinutes: env.Settings.LockStaleMinutes, Now: env.Now}
+	w := checkpoint.Writer{Root: env.Root, Getenv: env.Getenv, Chapter: c, StaleMinutes: env.Settings.LockStaleMinutes, Now: env.Now,
+		BeforeLock: checkpoint.RaceHook(env.Root, env.Getenv)}
 	cp, err = checkpoint.Update(w, snap, func(fresh *checkpoint.Checkpoint, moved bool) (save bool, err error) {
 		if moved {
 			if in, err = checkResolve(env, fresh, c, action); err != nil {
@@ -126,9 +128,8 @@ func checkResolve(env Env, cp *checkpoint.Checkpoint, c int, action string) (*re
 		if !cp.Writable() {
 			return nil, stateErr(cp)
 		}
-		if root.IsFile(layout.CommitJournal(c)) {
-			return nil, errs.Newf(errs.State, "第 %d 章的提交尚未完成，不能改动", "chapter %d is being committed and cannot be changed", c).
-				With("file", layout.CommitJournal(c)).Hint("先运行 novel-commit --chapter "+n, "run novel-commit --chapter "+n+" first")
+		if err := journal.BlockedExit(errs.ExitBlocked, root, journal.Commit); err != nil {
+			return nil, err
 		}
 	case ActRegen:
 		if err := abandon.Check(root, cp, c); err != nil {

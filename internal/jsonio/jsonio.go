@@ -564,6 +564,35 @@ func Int(v any) (int, bool) {
 	return 0, false
 }
 
+// RawInt reads a bare JSON integer field (a quoted "48" is not one):
+// the one lenient reader of integer fields kept raw.
+func RawInt(r json.RawMessage) (int, bool) {
+	r = bytes.TrimSpace(r)
+	if len(r) == 0 || (r[0] != '-' && (r[0] < '0' || r[0] > '9')) {
+		return 0, false
+	}
+	var n json.Number
+	dec := json.NewDecoder(bytes.NewReader(r))
+	dec.UseNumber()
+	if dec.Decode(&n) != nil {
+		return 0, false
+	}
+	return Int(n)
+}
+
+// RawFloat reads a bare JSON number field.
+func RawFloat(r json.RawMessage) (float64, bool) {
+	r = bytes.TrimSpace(r)
+	if len(r) == 0 || (r[0] != '-' && (r[0] < '0' || r[0] > '9')) {
+		return 0, false
+	}
+	var n json.Number
+	if json.Unmarshal(r, &n) != nil {
+		return 0, false
+	}
+	return Float(n)
+}
+
 // Float reads a number as float64.
 func Float(v any) (float64, bool) {
 	switch n := v.(type) {

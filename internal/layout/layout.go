@@ -27,6 +27,10 @@ const (
 	WorldRules       = "world/rules.json"
 	CharactersActive = "characters/active"
 	StorylineSpec    = "storylines/storyline-spec.json"
+	Storylines       = "storylines/storylines.json" // setup:world's storylines (SPEC §17)
+	CharactersDir    = "characters"
+	VolumesDir       = "volumes"
+	StateBackups     = "state/backups" // every file a repair (rebuild) replaced
 	CurrentState     = "state/current-state.json"
 	Changelog        = "state/changelog.jsonl"
 	Baseline         = "state/baseline.json"
@@ -51,8 +55,8 @@ const (
 
 // Managed are the files and folders the suite owns (SPEC §22.1): no
 // output the user names with -o/--out may land on or under them.
-var Managed = []string{Checkpoint, ChaptersDir, SummariesDir, "state", EvaluationsDir, "volumes", WorldDir,
-	"characters", StorylinesDir, "foreshadowing", Staging, Settings, Brief}
+var Managed = []string{Checkpoint, ChaptersDir, SummariesDir, "state", EvaluationsDir, VolumesDir, WorldDir,
+	CharactersDir, StorylinesDir, "foreshadowing", Staging, Settings, Brief}
 
 // Staged is where rel waits in staging before a commit moves it to rel.
 func Staged(rel string) string { return Staging + "/" + rel }
@@ -169,6 +173,15 @@ func RolledBack(c int) string { return "staging/rolled-back/chapter-" + Pad(c) }
 // RollbackJournal is the journal of `novel-commit rollback` (SPEC §8.4).
 const RollbackJournal = "staging/rollback.journal.json"
 
+// AmendJournal is the journal of `novel-commit amend --chapter C` (SPEC §23).
+func AmendJournal(c int) string { return "staging/amend-" + Pad(c) + ".journal.json" }
+
+// SetupJournal is the commit journal of a setup stage (SPEC §17).
+func SetupJournal(stage string) string { return "staging/setup-" + stage + ".journal.json" }
+
+// MigrateJournal is the journal of `novel migrate` (SPEC §22).
+const MigrateJournal = "staging/migrate.journal.json"
+
 // Volume-plan staging (SPEC §6.1).
 func StagingVolumeDir(v int) string { return StagingVolumes + "/vol-" + PadVol(v) }
 
@@ -203,7 +216,33 @@ const (
 	StagingStamps    = "staging/.stamps"
 	StagingRevisions = "staging/revisions"
 	StagingVolumes   = "staging/volumes"
+	// StagingSetup mirrors the final paths of the setup steps' outputs;
+	// StagingReplaced keeps committed files a --replace or REDO set aside.
+	StagingSetup    = "staging/setup"
+	StagingReplaced = "staging/replaced"
 )
+
+// AgentAuditReport is the continuity auditor's stored review of the
+// window ending at chapter b.
+func AgentAuditReport(b int) string { return "logs/continuity/agent-report-" + Pad(b) + ".json" }
+
+// AuditPacket is the packet of the continuity audit ending at chapter c.
+func AuditPacket(c int) string { return StagingManifests + "/audit-" + Pad(c) + ".packet.json" }
+
+// StagingAuditReview is where the continuity reviewer writes the review of
+// the audit window ending at chapter b.
+func StagingAuditReview(b int) string { return "staging/continuity/audit-" + Pad(b) + ".json" }
+
+// AmendWork holds an amend's recomputed files until its journal moves
+// them; Amended keeps the replaced committed files of chapter c (the n-th
+// amend of it gets -n).
+func AmendWork(c int) string { return "staging/amend/chapter-" + Pad(c) }
+func Amended(c, n int) string {
+	if n <= 1 {
+		return "staging/amended/chapter-" + Pad(c)
+	}
+	return "staging/amended/chapter-" + Pad(c) + "-" + strconv.Itoa(n)
+}
 
 // StagingChapterDirs hold the per-chapter staging files named chapter-NNN…
 // (listing these few directories is cheaper than walking staging/).
@@ -211,6 +250,10 @@ var StagingChapterDirs = []string{
 	"staging/chapters", "staging/summaries", "staging/state", "staging/evaluations",
 	"staging/reviews", StagingManifests, StagingLogs, StagingStamps,
 }
+
+// StagingChapterFiles is how a plan names every per-chapter staging file
+// of chapter c (in StagingChapterDirs) that its cleanup step removes.
+func StagingChapterFiles(c int) string { return "staging/…/chapter-" + Pad(c) + "*" }
 
 // Stamp is the pipeline's resume marker of a stage of one revision round,
 // written only after the stage completed (SPEC §10).
@@ -237,6 +280,11 @@ const (
 
 // VolumeJournal is the journal of a volume-plan commit (SPEC §6.1, §8.4).
 func VolumeJournal(v int) string { return "staging/volume-" + PadVol(v) + ".journal.json" }
+
+// VolumeReviewJournal is the journal of a volume-review commit (SPEC §23).
+func VolumeReviewJournal(v int) string {
+	return "staging/volume-" + PadVol(v) + "-review.journal.json"
+}
 
 // VolumeReplaced keeps a volume directory that a committed plan replaced.
 func VolumeReplaced(v, n int) string {

@@ -57,16 +57,16 @@ func (r *Report) fix(c Check, lang string) [2]string {
 	case Length:
 		p := r.Platform
 		if r.WordCount > p.WordsMax {
-			ins += pick(lang, "。把正文删减到 "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" 字：收紧本章自己的场景，不要删掉必需的情节",
+			ins += errs.Text(lang, "。把正文删减到 "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" 字：收紧本章自己的场景，不要删掉必需的情节",
 				". Trim the chapter to "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" words by tightening its own scenes, keeping the required events")
 			break
 		}
-		ins += pick(lang, "。把正文扩写到 "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" 字：补足场景与冲突，而不是注水",
+		ins += errs.Text(lang, "。把正文扩写到 "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" 字：补足场景与冲突，而不是注水",
 			". Expand the chapter to "+itoa(p.WordsTarget[0])+"–"+itoa(p.WordsTarget[1])+" words with scenes and conflict, not padding")
 	case ModelArtifacts:
-		ins += pick(lang, "。删除这些模型残留：", ". Delete these model leftovers: ") + excerpts(c)
+		ins += errs.Text(lang, "。删除这些模型残留：", ". Delete these model leftovers: ") + excerpts(c)
 	default:
-		ins += pick(lang, "。位置：", ". At: ") + excerpts(c)
+		ins += errs.Text(lang, "。位置：", ". At: ") + excerpts(c)
 	}
 	return [2]string{"lint:" + c.ID, ins}
 }
@@ -77,11 +77,4 @@ func excerpts(c Check) string {
 		parts = append(parts, "L"+itoa(e.Line)+" "+e.Excerpt)
 	}
 	return strings.Join(parts, " | ")
-}
-
-func pick(lang, zh, en string) string {
-	if lang == "en" {
-		return en
-	}
-	return zh
 }

@@ -117,7 +117,7 @@ func TestIncompleteDeadTempWriter(t *testing.T) {
 func TestAcquireHoldsFlockUntilInfoWritten(t *testing.T) {
 	r := newRoot(t)
 	checked := false
-	testHookAfterMkdir = func() {
+	after := func() {
 		checked = true
 		// Even aged past 10 s, the half-made lock is held while we hold the flock.
 		setDirAge(t, r, time.Minute)
@@ -126,8 +126,7 @@ func TestAcquireHoldsFlockUntilInfoWritten(t *testing.T) {
 			t.Errorf("during acquire: %+v %v", st, err)
 		}
 	}
-	defer func() { testHookAfterMkdir = nil }()
-	if _, err := Acquire(r, Options{PID: os.Getpid()}); err != nil {
+	if _, err := Acquire(r, Options{PID: os.Getpid(), AfterMkdir: after}); err != nil {
 		t.Fatal(err)
 	}
 	if !checked {

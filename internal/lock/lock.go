@@ -56,10 +56,6 @@ const (
 	MaxLease     = 24 * time.Hour
 )
 
-// testHookAfterMkdir, when set by a test, runs between the lock's mkdir
-// and its info write.
-var testHookAfterMkdir func()
-
 // Holder describes who holds the lock. The token is never shown: it is
 // the owner's proof for release and heartbeat.
 type Holder struct {
@@ -98,6 +94,9 @@ type Options struct {
 	// Lease > 0 makes Acquire take a leased lock (SPEC §27): held until
 	// now+Lease whatever the recorded pid.
 	Lease time.Duration
+	// AfterMkdir, when set, runs between the lock's mkdir and its info
+	// write: tests look inside that window (or signal the process there).
+	AfterMkdir func()
 }
 
 func (o Options) now() time.Time {
@@ -389,8 +388,8 @@ func Acquire(root *project.Root, o Options) (*Acquired, error) {
 			}
 			return heldErr(cur)
 		}
-		if testHookAfterMkdir != nil {
-			testHookAfterMkdir()
+		if o.AfterMkdir != nil {
+			o.AfterMkdir()
 		}
 		res, err = writeInfo(p, o, broke)
 		if interrupted = sig.stop(); interrupted != nil && err == nil {

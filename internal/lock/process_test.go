@@ -68,7 +68,7 @@ func helperAcquire() int {
 // can signal it inside that window.
 func helperAcquirePause() int {
 	r := helperRoot()
-	testHookAfterMkdir = func() {
+	after := func() {
 		os.WriteFile(os.Getenv("LOCK_TEST_READY"), nil, 0o644)
 		// Stay in the window until the test has sent its signal.
 		for i := 0; i < 1000; i++ {
@@ -78,7 +78,7 @@ func helperAcquirePause() int {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	if _, err := Acquire(r, Options{PID: os.Getpid()}); err != nil {
+	if _, err := Acquire(r, Options{PID: os.Getpid(), AfterMkdir: after}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return errs.Coerce(err).Exit
 	}

@@ -42,6 +42,6 @@ func AuditPacket(root *project.Root, det *audit.Report, vol int) *Packet {
 	return &Packet{Version: Version, Step: st.String(), Chapter: &c, Volume: vol,
 		Agent:           Agent{Name: st.Agent(), Kind: KindAgent, Mode: stepid.Audit},
 		Manifest:        Manifest{Inline: in, Paths: ps},
-		ExpectedOutputs: []Output{{Path: audit.StagingReview(to), Required: true, Via: "file"}},
+		ExpectedOutputs: []Output{{Path: layout.StagingAuditReview(to), Required: true, Via: "file"}},
 		Warnings:        []string{}, Next: []string{}}
 }

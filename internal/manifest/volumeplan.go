@@ -183,7 +183,7 @@ func (b *builder) planContext(start int) error {
 	b.pathsIf("recent_summaries", sums)
 	b.pathIf("current_state", layout.CurrentState)
 	b.pathIf("storyline_spec", layout.StorylineSpec)
-	b.pathIf("storylines", "storylines/storylines.json") // setup:world's storylines (SPEC §17)
+	b.pathIf("storylines", layout.Storylines) // setup:world's storylines (SPEC §17)
 	mems, err := storylineMemories(b.root)
 	if err != nil {
 		return err

@@ -97,7 +97,7 @@ func (b *builder) volumeContracts() error {
 	}
 	var batch []int
 	for _, c := range o.Chapters {
-		staged := "staging/" + layout.Contract(v, c)
+		staged := layout.Staged(layout.Contract(v, c))
 		if b.has(staged) || b.has(staged[:len(staged)-len(".json")]+".md") {
 			if len(batch) > 0 {
 				break
@@ -131,13 +131,13 @@ func (b *builder) volumeContracts() error {
 	b.pathIf("staged_storyline_schedule", layout.StagingVolumeDir(v)+"/storyline-schedule.json")
 	b.pathIf("staged_foreshadowing", layout.StagingVolumeDir(v)+"/foreshadowing.json")
 	if first > start {
-		b.pathIf("previous_contract", "staging/"+layout.Contract(v, first-1))
+		b.pathIf("previous_contract", layout.Staged(layout.Contract(v, first-1)))
 	}
 	if err := b.planContext(start); err != nil {
 		return err
 	}
 	for _, c := range batch {
-		b.output("staging/"+layout.Contract(v, c), true, ViaFile)
+		b.output(layout.Staged(layout.Contract(v, c)), true, ViaFile)
 	}
 	return nil
 }

@@ -95,9 +95,6 @@ const (
 // Steps lists the step names in execution order.
 var Steps = []string{journal.StepJournal, StepState, StepSettings, StepCheckpoint, StepCleanup}
 
-// JournalPath is the migration's journal.
-const JournalPath = "staging/migrate.journal.json"
-
 func (j *Journal) add(id, action, file, zh, en string) {
 	j.Result.Findings = append(j.Result.Findings, Finding{ID: id, Action: action, File: file, Message: zh + " / " + en})
 	if action == Apply {
@@ -364,7 +361,7 @@ func (j *Journal) contracts(root *project.Root) error {
 		return nil
 	}
 	for _, v := range vols {
-		dir := "volumes/" + v.Name() + "/chapter-contracts"
+		dir := layout.VolumesDir + "/" + v.Name() + "/" + layout.VolumeContractsDir
 		ents, err := root.ReadDir(dir)
 		if err != nil || !v.IsDir() {
 			continue
@@ -441,17 +438,17 @@ func plan(j *Journal) []journal.PlanStep {
 		cpW = []string{layout.Checkpoint}
 	}
 	return []journal.PlanStep{
-		{Name: journal.StepJournal, Writes: []string{JournalPath}},
+		{Name: journal.StepJournal, Writes: []string{layout.MigrateJournal}},
 		{Name: StepState, Writes: stateW},
 		{Name: StepSettings, Writes: settingsW},
 		{Name: StepCheckpoint, Writes: cpW},
-		{Name: StepCleanup, Writes: []string{JournalPath}},
+		{Name: StepCleanup, Writes: []string{layout.MigrateJournal}},
 	}
 }
 
 // Execute writes the journal (fresh) and runs the steps.
 func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*Result, error) {
-	tx := journal.Tx{File: JournalPath, Key: "migrate_step", Resume: "novel migrate", Temps: []string{layout.CurrentState, layout.Settings, layout.Checkpoint}}
+	tx := journal.Tx{File: layout.MigrateJournal, Key: "migrate_step", Resume: "novel migrate", Temps: []string{layout.CurrentState, layout.Settings, layout.Checkpoint}}
 	err := tx.Run(root, j, fresh, crash, []journal.Step{
 		{Name: StepState, Run: func() error {
 			if j.State != nil {
@@ -485,7 +482,7 @@ func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*R
 			cp["last_checkpoint_time"], _ = json.Marshal(j.MigratedAt)
 			return root.WriteFile(layout.Checkpoint, editCheckpoint(cp, j))
 		}},
-		{Name: StepCleanup, Run: func() error { return root.Remove(JournalPath) }},
+		{Name: StepCleanup, Run: func() error { return root.Remove(layout.MigrateJournal) }},
 	})
 	if err != nil {
 		return nil, err
@@ -513,7 +510,7 @@ func editCheckpoint(cp map[string]json.RawMessage, j *Journal) []byte {
 // Load reads an unfinished migration's journal.
 func Load(root *project.Root) (*Journal, error) {
 	var j Journal
-	if err := journal.Read(root, JournalPath, "迁移日志", "migration journal", &j); err != nil {
+	if err := journal.Read(root, layout.MigrateJournal, "迁移日志", "migration journal", &j); err != nil {
 		return nil, err
 	}
 	j.Result.Resume = true

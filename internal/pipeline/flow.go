@@ -218,6 +218,9 @@ type Status struct {
 	Round   int    `json:"round"`
 	// Progress is "STEP@rK": what the driver passes back as --prev.
 	Progress string `json:"progress,omitempty"`
+	// Message is what the driver prints when it stops at a volume's end,
+	// in the project's language.
+	Message string `json:"message,omitempty"`
 }
 
 // Next tells the driver whether chapter c (0: whatever is next) still has
@@ -237,7 +240,10 @@ func (e *Env) Next(c int, strict bool, prev string) (*Status, error) {
 		return &Status{Status: "done", Chapter: c}, nil
 	}
 	if c == 0 && !strict && cp.State == checkpoint.VolReview && !e.Root.Exists(layout.CommitJournal(cp.LastCompleted+1)) {
-		return &Status{Status: "volume_review", Chapter: cp.LastCompleted}, nil
+		n := strconv.Itoa(cp.LastCompleted)
+		return &Status{Status: "volume_review", Chapter: cp.LastCompleted, Message: errs.Text(settings.LoadLanguage(e.Root),
+			"第 "+n+" 章是本卷最后一章：请进行卷末回顾（make -f pipeline.mk review）",
+			"chapter "+n+" is the last chapter of its volume: review the volume (make -f pipeline.mk review)")}, nil
 	}
 	n, err := e.next()
 	if err != nil {

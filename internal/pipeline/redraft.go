@@ -17,7 +17,7 @@ import (
 // redraft sets them aside and returns the stage to the round's draft, so
 // summarize, refine, judge and the gate run again on the new text. It runs
 // before the writer, so a kill in between leaves a project whose next
-// step is still the draft (DESIGN "Redraft invalidates later products").
+// step is still the draft (DECISIONS "Redraft invalidates later products").
 func (e *Env) redraft(c int) error {
 	if there, err := e.Root.Lexists(layout.StagingChapter(c)); err != nil || there {
 		return err

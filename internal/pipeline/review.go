@@ -15,7 +15,7 @@ import (
 )
 
 // reviewPacket is where audit:NNN's packet is written for the executor.
-func reviewPacket(c int) string { return "staging/manifests/audit-" + layout.Pad(c) + ".packet.json" }
+func reviewPacket(c int) string { return layout.AuditPacket(c) }
 
 // reviewContinuity runs the optional continuity-auditor step audit:NNN
 // (settings continuity_audit "agent", SPEC §21) after a commit whose
@@ -43,7 +43,7 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 	if cp, err := checkpoint.Load(e.Root); err == nil {
 		vol = cp.CurrentVolume
 	}
-	packet, out := reviewPacket(to), audit.StagingReview(to)
+	packet, out := reviewPacket(to), layout.StagingAuditReview(to)
 	defer e.remove(packet, out)
 	defer e.removeEmptyDir(path.Dir(out))
 	if err := e.Root.WriteJSON(packet, manifest.AuditPacket(e.Root, &det, vol)); err != nil {
@@ -61,7 +61,7 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 			continue
 		}
 		lines := []string{fmt.Sprintf("  连续性复核（continuity-auditor）：高 %d · 中 %d · 低 %d → %s",
-			rep.Stats.High, rep.Stats.Medium, rep.Stats.Low, audit.ReviewPath(to))}
+			rep.Stats.High, rep.Stats.Medium, rep.Stats.Low, layout.AgentAuditReport(to))}
 		for _, is := range audit.Top(rep.Issues, maxListed) {
 			lines = append(lines, "    ["+is.Severity+"] "+is.Description)
 		}
@@ -74,7 +74,7 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 // failed run or a refused answer is the failure. The attempt is one line
 // of the steps run log either way.
 func (e *Env) auditAttempt(st stepid.Step, attempt int, agentCmd, packet string, from int) (*audit.Report, *errs.Error, error) {
-	to, out := st.Number, audit.StagingReview(st.Number)
+	to, out := st.Number, layout.StagingAuditReview(st.Number)
 	run, err := e.beginStep(st.String(), stepid.Audit, attempt)
 	if err != nil {
 		return nil, nil, err
@@ -93,7 +93,7 @@ func (e *Env) auditAttempt(st stepid.Step, attempt int, agentCmd, packet string,
 		failure = errs.Coerce(rerr)
 	}
 	if failure == nil {
-		err = e.Root.WriteJSON(audit.ReviewPath(to), rep)
+		err = e.Root.WriteJSON(layout.AgentAuditReport(to), rep)
 	}
 	return rep, failure, run.finish(failure, err)
 }

@@ -9,12 +9,12 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/setupstep"
 	"github.com/novelsuite/novel/internal/stepid"
-	"github.com/novelsuite/novel/internal/volumeplan"
 )
 
 // SetupOutcome is one setup step of `novel-agent pipeline start`.
@@ -65,7 +65,7 @@ func (e *Env) Start(agentCmd string, redo bool) (*StartOutcome, error) {
 	out := &StartOutcome{Setup: []SetupOutcome{}}
 	// A volume-1 commit interrupted after its checkpoint step left
 	// QUICK_START but not its journal: finish it.
-	if cp.State != checkpoint.QuickStart && volumeplan.PendingJournal(e.Root, 1) {
+	if cp.State != checkpoint.QuickStart && journal.Volume.Unfinished(e.Root, "1") {
 		v, err := e.VolumeWith(1, startVolume(agentCmd))
 		if err != nil {
 			return nil, err
@@ -134,7 +134,7 @@ func (e *Env) Setup(stage, agentCmd string, redo bool) (*SetupOutcome, error) {
 	st := stepid.Setup(stage)
 	label := "[" + st.String() + "]"
 	out := &SetupOutcome{Step: st.String(), Action: "reused"}
-	pending := setupstep.PendingJournal(e.Root, stage)
+	pending := journal.Setup.Unfinished(e.Root, stage)
 	if !pending {
 		done, err := setupstep.Done(e.Root, stage)
 		if err != nil {

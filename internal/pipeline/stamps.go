@@ -11,9 +11,9 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// stampedStages are the stages of a round that leave a stamp, in order.
-var stampedStages = []string{stepid.Draft, stepid.Summarize, stepid.Refine, stepid.Judge,
-	stepid.LogicReview, stepid.Gate, stepid.Polish}
+// stampedStages are the stages of a round that leave a stamp, in order:
+// every chapter stage but the commit (stepid.Stages ends with it).
+var stampedStages = stepid.Stages[:len(stepid.Stages)-1]
 
 // stageEnd is the last position of work a stage's stamp vouches for: the
 // judge stamp covers the secondary judge too.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,11 +25,11 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// position orders the work of one round; the secondary judge follows the
-// primary inside the judge stage.
+// position orders the work of one round by the stage order of
+// stepid.Stages (ten apart); the secondary judge follows the primary
+// inside the judge stage.
 func position(stage, role string) int {
-	p := map[string]int{stepid.Draft: 0, stepid.Summarize: 10, stepid.Refine: 20, stepid.Judge: 30,
-		stepid.LogicReview: 40, stepid.Gate: 50, stepid.Polish: 60, stepid.Commit: 70}[stage]
+	p := max(slices.Index(stepid.Stages, stage), 0) * 10
 	if role == stepid.RoleSecondary {
 		p += 5
 	}

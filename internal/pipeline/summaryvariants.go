@@ -157,7 +157,7 @@ func (e *Env) variantValid(mode string, c int) (*errs.Error, error) {
 	if pending := layout.CommitJournal(c); mode == stepid.ModeBackfill && e.Root.Exists(pending) {
 		return nil, nil // an interrupted backfill commit: novel-commit resumes it
 	}
-	if mode == stepid.ModeAmend && e.Root.Exists(commit.AmendJournalPath(c)) {
+	if mode == stepid.ModeAmend && e.Root.Exists(layout.AmendJournal(c)) {
 		return nil, nil
 	}
 	res, err := e.toolQuiet("novel-commit", mode, "--chapter", strconv.Itoa(c), "--dry-run")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/manifest"
@@ -110,7 +111,7 @@ func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 	// plan: no staged plan validates (or REDO set the staged one aside; an
 	// interrupted commit's journal is finished, never set aside).
 	plan := failure != nil
-	if plan || (o.Redo && !volumeplan.PendingJournal(e.Root, v)) {
+	if plan || (o.Redo && !journal.Volume.Unfinished(e.Root, strconv.Itoa(v))) {
 		staged, err := e.stagedPlan(v)
 		if err != nil {
 			return nil, err
@@ -149,7 +150,7 @@ func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 		}
 	}
 	// An interrupted commit (its journal) was approved when it started.
-	if !o.Approve && set.VolumePlanApproval != settings.ApprovalAuto && !volumeplan.PendingJournal(e.Root, v) {
+	if !o.Approve && set.VolumePlanApproval != settings.ApprovalAuto && !journal.Volume.Unfinished(e.Root, strconv.Itoa(v)) {
 		return out, e.block(awaitingApproval(v, dry))
 	}
 	raw, err := e.must("novel-commit", "volume", "--volume", layout.PadVol(v))
@@ -167,10 +168,10 @@ func (e *Env) VolumeWith(v int, o VolumeOptions) (*VolumeOutcome, error) {
 
 // awaitingApproval is the stop after a plan validates: the staged files
 // the author reads (and may edit) before approving.
-func awaitingApproval(v int, dry *volumeplan.DryRun) *errs.Error {
+func awaitingApproval(v int, dry *volumeplan.Result) *errs.Error {
 	staged := []string{}
 	for _, f := range dry.Files {
-		staged = append(staged, "staging/"+f)
+		staged = append(staged, layout.Staged(f))
 	}
 	vv, n := layout.PadVol(v), strconv.Itoa(v)
 	return errs.Newf(errs.AwaitingApproval, "第 %d 卷的规划已通过校验，等待作者审阅：第 %d–%d 章，见 %s",
@@ -182,7 +183,7 @@ func awaitingApproval(v int, dry *volumeplan.DryRun) *errs.Error {
 
 // volumeStep writes the packet of a volume plan or contracts step, runs
 // the planner (at most twice) and returns the dry run of the staged plan.
-func (e *Env) volumeStep(st stepid.Step, o VolumeOptions, label string, out *VolumeOutcome) (*volumeplan.DryRun, error) {
+func (e *Env) volumeStep(st stepid.Step, o VolumeOptions, label string, out *VolumeOutcome) (*volumeplan.Result, error) {
 	args := []string{st.String()}
 	if o.Direction != "" {
 		args = append(args, "--direction", o.Direction)
@@ -213,7 +214,7 @@ func (e *Env) volumeStep(st stepid.Step, o VolumeOptions, label string, out *Vol
 // planAttempts runs the planner at most twice; the outputs of a failed
 // attempt are removed (clean) before the retry, and after a second failed
 // batch; a refused whole plan is kept for the author.
-func (e *Env) planAttempts(st stepid.Step, mode, packet, agentCmd, label string, out *VolumeOutcome, clean func() error) (*volumeplan.DryRun, error) {
+func (e *Env) planAttempts(st stepid.Step, mode, packet, agentCmd, label string, out *VolumeOutcome, clean func() error) (*volumeplan.Result, error) {
 	v := st.Number
 	var failure *errs.Error
 	for attempt := 1; attempt <= 2; attempt++ {
@@ -263,14 +264,14 @@ func (e *Env) planAttempts(st stepid.Step, mode, packet, agentCmd, label string,
 // (or an interrupted commit's journal) can be committed. A refusal of the
 // plan itself (exit 1) is returned as the failure; one that is not about
 // the plan (the orchestrator state, the lock) is the error.
-func (e *Env) volumeValid(v int) (*volumeplan.DryRun, *errs.Error, error) {
+func (e *Env) volumeValid(v int) (*volumeplan.Result, *errs.Error, error) {
 	res, err := e.toolQuiet("novel-commit", "volume", "--volume", layout.PadVol(v), "--dry-run")
 	if err != nil {
 		return nil, nil, err
 	}
 	switch {
 	case res.Exit == 0:
-		var dry volumeplan.DryRun
+		var dry volumeplan.Result
 		if err := jsonio.Decode(res.Stdout, "novel-commit volume --dry-run", &dry); err != nil {
 			return nil, nil, err
 		}

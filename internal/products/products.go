@@ -142,14 +142,14 @@ func ParseDelta(data []byte, rel string, chapter int) (*Delta, error) {
 	}
 	d := &Delta{File: rel}
 	var ok bool
-	if d.Chapter, ok = rawInt(raw["chapter"]); !ok {
+	if d.Chapter, ok = jsonio.RawInt(raw["chapter"]); !ok {
 		return nil, schemaErr(rel, "的 chapter 必须是整数", "field chapter must be an integer").With("field", "chapter")
 	}
 	if d.Chapter != chapter {
 		return nil, schemaErr(rel, "的 chapter 为 %d，应为 %d", "has chapter %d, want %d", d.Chapter, chapter).
 			With("field", "chapter").With("value", d.Chapter).With("expected", chapter)
 	}
-	if d.BaseStateVersion, ok = rawInt(raw["base_state_version"]); !ok || d.BaseStateVersion < 0 {
+	if d.BaseStateVersion, ok = jsonio.RawInt(raw["base_state_version"]); !ok || d.BaseStateVersion < 0 {
 		return nil, schemaErr(rel, "的 base_state_version 必须是 ≥ 0 的整数", "field base_state_version must be an integer ≥ 0").
 			With("field", "base_state_version")
 	}
@@ -197,21 +197,6 @@ func decodeObject(data []byte, rel string, v *map[string]json.RawMessage) error 
 		return schemaErr(rel, "必须是 JSON 对象，实际为 null", "must be a JSON object, not null")
 	}
 	return nil
-}
-
-func rawInt(r json.RawMessage) (int, bool) {
-	r = bytes.TrimSpace(r)
-	// json.Number would also accept a quoted "48"; only a bare number counts.
-	if len(r) == 0 || (r[0] != '-' && (r[0] < '0' || r[0] > '9')) {
-		return 0, false
-	}
-	var n json.Number
-	dec := json.NewDecoder(bytes.NewReader(r))
-	dec.UseNumber()
-	if dec.Decode(&n) != nil {
-		return 0, false
-	}
-	return jsonio.Int(n)
 }
 
 // ReadCrossref reads the staging crossref as a JSON object. When lenient

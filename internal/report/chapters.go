@@ -307,11 +307,11 @@ func parseCommittedEval(data []byte, rel string, c int, out *committedEval) erro
 		if len(ch) == 0 || string(ch) == "null" {
 			ch = doc.ChapterNumber
 		}
-		n, ok := rawInt(ch)
+		n, ok := jsonio.RawInt(ch)
 		if !ok || n != c {
 			return evalSchemaErr(rel, "chapter 必须是 "+itoa(c), "chapter must be "+itoa(c)).With("field", "chapter")
 		}
-		f, ok := rawFloat(doc.Overall)
+		f, ok := jsonio.RawFloat(doc.Overall)
 		if !ok || f < 0 || f > 5 {
 			return evalSchemaErr(rel, "overall 必须是 0 到 5 之间的数", "overall must be a number in [0,5]").With("field", "overall")
 		}
@@ -352,24 +352,6 @@ func parseCommittedEval(data []byte, rel string, c int, out *committedEval) erro
 		}
 	}
 	return nil
-}
-
-// rawInt decodes an integer JSON value.
-func rawInt(raw json.RawMessage) (int, bool) {
-	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-		return 0, false
-	}
-	return jsonio.Int(v)
-}
-
-// rawFloat decodes a numeric JSON value.
-func rawFloat(raw json.RawMessage) (float64, bool) {
-	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-		return 0, false
-	}
-	return jsonio.Float(v)
 }
 
 var reviewRE = regexp.MustCompile(`^chapter-([0-9]{3,})-logic-review\.json$`)

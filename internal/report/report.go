@@ -436,7 +436,7 @@ func (r *Report) collectHeadline(root *project.Root, cp *checkpoint.Checkpoint) 
 		m := round2(total / float64(n))
 		h.MeanScore = &m
 	}
-	v, err := stateVersion(root)
+	v, err := stateops.StateVersion(root)
 	if err != nil {
 		return err
 	}
@@ -455,24 +455,6 @@ func (h *Headline) addUsage(requests, unpriced int, t runlog.Tokens, cost runlog
 		}
 		h.Cost.Add(cur, amount)
 	}
-}
-
-// stateVersion reads state_version from the state file; a project with no
-// state yet is at version 0. stateops.Open finds it in a canonical file
-// without decoding the entity maps.
-func stateVersion(root *project.Root) (int, error) {
-	if !root.Exists(layout.CurrentState) {
-		return 0, nil
-	}
-	data, err := root.ReadFile(layout.CurrentState)
-	if err != nil {
-		return 0, err
-	}
-	doc, err := stateops.Open(data, layout.CurrentState)
-	if err != nil {
-		return 0, err
-	}
-	return doc.Version, nil
 }
 
 func (r *Report) collectVolumes(vols []volInfo) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -46,14 +47,6 @@ type Journal struct {
 	Output Result  `json:"output"`
 }
 
-// DryRun is what --dry-run prints.
-type DryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	Result
-}
-
 // Prepare validates the staged outputs of a setup stage and computes the
 // commit. A destination that exists with different content is E_CONFLICT
 // unless replace, which sets the old file aside under
@@ -90,7 +83,7 @@ func Prepare(root *project.Root, stage string, replace bool, now string, next fu
 	}
 	asideW := out.Replaced
 	j.Plan = []journal.PlanStep{
-		{Name: StepJournal, Writes: []string{JournalPath(stage)}},
+		{Name: StepJournal, Writes: []string{layout.SetupJournal(stage)}},
 		{Name: StepReplace, Writes: asideW},
 		{Name: StepMove, Writes: files},
 	}
@@ -108,7 +101,7 @@ func Prepare(root *project.Root, stage string, replace bool, now string, next fu
 			j.Plan = append(j.Plan, journal.PlanStep{Name: StepCanon, Writes: []string{CanonLog}})
 		}
 	}
-	j.Plan = append(j.Plan, journal.PlanStep{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), JournalPath(stage)}})
+	j.Plan = append(j.Plan, journal.PlanStep{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), layout.SetupJournal(stage)}})
 	out.NextStep = next()
 	return j, nil
 }
@@ -140,12 +133,9 @@ func asides(root *project.Root, stage string, dests []journal.Dest) ([]journal.M
 	return out, nil
 }
 
-// PendingJournal reports whether a setup stage has an unfinished commit.
-func PendingJournal(root *project.Root, stage string) bool { return root.IsFile(JournalPath(stage)) }
-
 // LoadJournal reads a setup stage's journal.
 func LoadJournal(root *project.Root, stage string) (*Journal, error) {
-	rel := JournalPath(stage)
+	rel := layout.SetupJournal(stage)
 	var j Journal
 	if err := journal.Read(root, rel, "设定提交日志", "setup commit journal", &j); err != nil {
 		return nil, err
@@ -178,7 +168,7 @@ func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*R
 		}},
 		{Name: StepCleanup, Run: func() error { return cleanup(root, j.Stage) }},
 	}
-	tx := journal.Tx{File: JournalPath(j.Stage), Key: "commit_step", Resume: cmd}
+	tx := journal.Tx{File: layout.SetupJournal(j.Stage), Key: "commit_step", Resume: cmd}
 	if err := tx.Run(root, j, fresh, crash, steps); err != nil {
 		return nil, err
 	}
@@ -224,12 +214,12 @@ func cleanup(root *project.Root, stage string) error {
 			return err
 		}
 	}
-	for _, rel := range []string{StagedPath("characters/active"), StagedPath("characters"), StagedPath(WorldDir), StagedPath("storylines"), Staging} {
+	for _, rel := range []string{StagedPath(layout.CharactersActive), StagedPath(layout.CharactersDir), StagedPath(WorldDir), StagedPath(layout.StorylinesDir), Staging} {
 		if abs, err := root.Abs(rel); err == nil {
 			os.Remove(abs) // only when empty
 		}
 	}
-	return root.Remove(JournalPath(stage))
+	return root.Remove(layout.SetupJournal(stage))
 }
 
 // Text is the --text line of a setup commit.

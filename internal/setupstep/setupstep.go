@@ -12,15 +12,15 @@ import (
 )
 
 // Staging is where setup outputs are written, mirroring their final paths.
-const Staging = "staging/setup"
+const Staging = layout.StagingSetup
 
 // Final paths the setup steps produce.
 const (
 	WorldDir       = "world"
-	Storylines     = "storylines/storylines.json"
+	Storylines     = layout.Storylines
 	StyleSamples   = "style-samples.md"
 	SamplesDir     = "style-samples"
-	ReplacedDir    = "staging/replaced"
+	ReplacedDir    = layout.StagingReplaced
 	MinRules       = 3
 	MinCharacters  = 2
 	roleProtagonst = "protagonist"
@@ -28,9 +28,6 @@ const (
 
 // StagedPath is the staging path of a final project path.
 func StagedPath(final string) string { return Staging + "/" + final }
-
-// JournalPath is the commit journal of a setup stage.
-func JournalPath(stage string) string { return "staging/setup-" + stage + ".journal.json" }
 
 // PacketPath is where --write-manifest writes the packet of a setup stage.
 func PacketPath(stage string) string { return layout.SetupPacket(stage) }

@@ -21,8 +21,11 @@ import (
 // the commit writes it) is exploited: state_version is a top-level line
 // near the end, found by reading only the file's tail. Any other layout
 // falls back to reading the whole file.
-func StateVersion(root *project.Root) (int, error) {
-	rel := layout.CurrentState
+func StateVersion(root *project.Root) (int, error) { return FileVersion(root, layout.CurrentState) }
+
+// FileVersion is StateVersion of any state-shaped file (the state, its
+// baseline): the one reader of state_version.
+func FileVersion(root *project.Root, rel string) (int, error) {
 	abs, err := root.Abs(rel)
 	if err != nil {
 		return 0, err

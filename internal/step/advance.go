@@ -260,7 +260,8 @@ func Advance(root *project.Root, cp *checkpoint.Checkpoint, first checkpoint.Sna
 		return nil, err
 	}
 	if p.Changed {
-		w := checkpoint.Writer{Root: root, Getenv: getenv, Chapter: st.Chapter, StaleMinutes: s.LockStaleMinutes, Now: now()}
+		w := checkpoint.Writer{Root: root, Getenv: getenv, Chapter: st.Chapter, StaleMinutes: s.LockStaleMinutes, Now: now(),
+			BeforeLock: checkpoint.RaceHook(root, getenv)}
 		fresh, err := checkpoint.Update(w, first, func(fresh *checkpoint.Checkpoint, _ bool) (bool, error) {
 			p2, err := Legal(root, fresh, st)
 			if err != nil {

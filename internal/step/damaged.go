@@ -38,13 +38,13 @@ func damagedFiles(root *project.Root, lang string) []DamagedFile {
 		e := errs.Coerce(err)
 		d := DamagedFile{File: rel, Code: e.Code, Message: e.Message(lang)}
 		if refusal := commit.RestoreRefusal(root, rel); refusal == nil {
-			d.Fix = pick(lang == "en", "运行 novel-commit rebuild：按 changelog 恢复该文件，原文件保存在 state/backups/",
+			d.Fix = errs.Text(lang, "运行 novel-commit rebuild：按 changelog 恢复该文件，原文件保存在 state/backups/",
 				"run novel-commit rebuild: it restores the file from the changelog and keeps the old one under state/backups/")
 		} else {
 			r := errs.Coerce(refusal)
 			d.Fix = r.Message(lang)
 			if h := r.HintText(lang); h != "" {
-				d.Fix += pick(lang == "en", "。", ". ") + h
+				d.Fix += errs.Text(lang, "。", ". ") + h
 			}
 		}
 		out = append(out, d)

@@ -5,6 +5,7 @@
 package step
 
 import (
+	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/setupstep"
 	"strconv"
 	"strings"
@@ -130,12 +131,8 @@ func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (n *Next, revisions []string, err error) {
 	// An interrupted rollback has no step id: it must be finished by
 	// running it again before anything else (its journal knows the rest).
-	if root.IsFile(layout.RollbackJournal) {
-		return nil, nil, errs.New(errs.State, "有一次未完成的回滚（"+layout.RollbackJournal+"）",
-			"a rollback was interrupted ("+layout.RollbackJournal+")").
-			With("file", layout.RollbackJournal).
-			Hint("重新运行同一条 novel-commit rollback --to N 完成它（N 见该日志的 to 字段）",
-				"run the same novel-commit rollback --to N again to finish it (N is the journal's \"to\")")
+	if err := journal.BlockedExit(errs.ExitBlocked, root, journal.Rollback); err != nil {
+		return nil, nil, err
 	}
 	// Rule 0: an interrupted commit is finished first, whatever the state.
 	if c, ok := journalChapter(root, cp); ok {
@@ -218,7 +215,7 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 		return n.set(stepid.Draft, ReasonRevising), nil
 	case checkpoint.Polishing:
 		// A polish needs the text it polishes: with the staging chapter
-		// gone, rule 6 drafts the chapter again (DESIGN "Redraft
+		// gone, rule 6 drafts the chapter again (DECISIONS "Redraft
 		// invalidates later products").
 		if (g == nil || !g.Polished) && root.IsFile(layout.StagingChapter(target)) {
 			n.Evidence = p.evidence(g)
@@ -409,7 +406,7 @@ func committedAhead(root *project.Root, cp *checkpoint.Checkpoint, high int) err
 // committed products are missing. nil when no setup step is due.
 func setupNext(root *project.Root, cp *checkpoint.Checkpoint) (*Next, error) {
 	for _, st := range stepid.SetupStages {
-		if setupstep.PendingJournal(root, st) {
+		if journal.Setup.Unfinished(root, st) {
 			return &Next{Step: stepid.Setup(st).String(), Reason: ReasonResumeSetup, Inflight: inflightView(cp)}, nil
 		}
 	}

@@ -89,7 +89,7 @@ func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) 
 
 // Text is the compact terminal dashboard.
 func (v *StatusView) Text() string {
-	en := v.lang == "en"
+	lang := v.lang
 	var b strings.Builder
 	cp := v.Checkpoint
 	inflight := "—"
@@ -98,28 +98,20 @@ func (v *StatusView) Text() string {
 		if cp.Stage != nil {
 			stage = *cp.Stage
 		}
-		inflight = fmt.Sprintf("%d（%s）", *cp.Inflight, stage)
-		if en {
-			inflight = fmt.Sprintf("%d (%s)", *cp.Inflight, stage)
-		}
+		inflight = fmt.Sprintf(errs.Text(lang, "%d（%s）", "%d (%s)"), *cp.Inflight, stage)
 	}
-	if en {
-		fmt.Fprintf(&b, "volume %d · %s · %d chapters done · in flight: %s · revisions %d\n",
-			cp.CurrentVolume, cp.State, cp.LastCompleted, inflight, cp.RevisionCount)
-	} else {
-		fmt.Fprintf(&b, "第 %d 卷 · %s · 已完成 %d 章 · 在制：%s · 修订 %d 次\n",
-			cp.CurrentVolume, cp.State, cp.LastCompleted, inflight, cp.RevisionCount)
-	}
+	fmt.Fprintf(&b, errs.Text(lang, "第 %d 卷 · %s · 已完成 %d 章 · 在制：%s · 修订 %d 次\n", "volume %d · %s · %d chapters done · in flight: %s · revisions %d\n"),
+		cp.CurrentVolume, cp.State, cp.LastCompleted, inflight, cp.RevisionCount)
 	switch {
 	case v.Next != nil:
-		fmt.Fprintf(&b, pick(en, "下一步：%s（%s）\n", "next: %s (%s)\n"), v.Next.Step, v.Next.Reason)
+		fmt.Fprintf(&b, errs.Text(lang, "下一步：%s（%s）\n", "next: %s (%s)\n"), v.Next.Step, v.Next.Reason)
 	case v.Blocked != nil && !v.blockedByIntegrity():
-		fmt.Fprintf(&b, pick(en, "受阻：%s %s\n", "blocked: %s %s\n"), v.Blocked.Code, v.Blocked.Message)
+		fmt.Fprintf(&b, errs.Text(lang, "受阻：%s %s\n", "blocked: %s %s\n"), v.Blocked.Code, v.Blocked.Message)
 		if v.Blocked.Hint != "" {
-			fmt.Fprintf(&b, pick(en, "  → %s\n", "  → %s\n"), v.Blocked.Hint)
+			fmt.Fprintf(&b, errs.Text(lang, "  → %s\n", "  → %s\n"), v.Blocked.Hint)
 		}
 	}
-	v.integrityText(&b, en)
+	v.integrityText(&b, lang)
 	if v.Lock != nil && v.Lock.Exists {
 		holder := ""
 		if v.Lock.Holder != nil {
@@ -127,17 +119,17 @@ func (v *StatusView) Text() string {
 		}
 		stale := ""
 		if v.Lock.Stale {
-			stale = pick(en, "（已过期）", " (stale)")
+			stale = errs.Text(lang, "（已过期）", " (stale)")
 		}
-		fmt.Fprintf(&b, pick(en, "锁：%s%s\n", "lock: %s%s\n"), holder, stale)
+		fmt.Fprintf(&b, errs.Text(lang, "锁：%s%s\n", "lock: %s%s\n"), holder, stale)
 	} else {
-		b.WriteString(pick(en, "锁：空闲\n", "lock: free\n"))
+		b.WriteString(errs.Text(lang, "锁：空闲\n", "lock: free\n"))
 	}
 	for _, d := range v.DamagedFiles {
-		fmt.Fprintf(&b, pick(en, "文件损坏：%s（%s）→ %s\n", "damaged file: %s (%s) → %s\n"), d.File, d.Code, d.Fix)
+		fmt.Fprintf(&b, errs.Text(lang, "文件损坏：%s（%s）→ %s\n", "damaged file: %s (%s) → %s\n"), d.File, d.Code, d.Fix)
 	}
 	for _, p := range v.PendingRevisions {
-		fmt.Fprintf(&b, pick(en, "待处理修订：第 %d 章（%s）%s\n", "pending revision: chapter %d (%s) %s\n"), p.Chapter, p.TriggeredBy, p.File)
+		fmt.Fprintf(&b, errs.Text(lang, "待处理修订：第 %d 章（%s）%s\n", "pending revision: chapter %d (%s) %s\n"), p.Chapter, p.TriggeredBy, p.File)
 	}
 	if le := v.LastError; le != nil {
 		what := le.Message
@@ -148,18 +140,11 @@ func (v *StatusView) Text() string {
 			ServerMessage string `json:"server_message"`
 		}
 		if json.Unmarshal(le.Details, &d) == nil && d.ServerMessage != "" {
-			what += pick(en, "（服务端：", " (server: ") + d.ServerMessage + pick(en, "）", ")")
+			what += errs.Text(lang, "（服务端：", " (server: ") + d.ServerMessage + errs.Text(lang, "）", ")")
 		}
-		fmt.Fprintf(&b, pick(en, "上次错误：%s %s\n", "last error: %s %s\n"), le.Step, what)
+		fmt.Fprintf(&b, errs.Text(lang, "上次错误：%s %s\n", "last error: %s %s\n"), le.Step, what)
 	}
-	fmt.Fprintf(&b, pick(en, "已提交章节 %d · 暂存文件 %d\n", "committed chapters %d · staging files %d\n"),
+	fmt.Fprintf(&b, errs.Text(lang, "已提交章节 %d · 暂存文件 %d\n", "committed chapters %d · staging files %d\n"),
 		v.Counts.CommittedChapters, v.Counts.StagingFiles)
 	return b.String()
-}
-
-func pick(en bool, zh, eng string) string {
-	if en {
-		return eng
-	}
-	return zh
 }

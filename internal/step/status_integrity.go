@@ -29,11 +29,11 @@ func integrityView(root *project.Root, cp *checkpoint.Checkpoint, lang string) *
 
 // integrityText is the dashboard's integrity lines (none when intact).
 // The same refusal as the blocked line is printed once, here.
-func (v *StatusView) integrityText(b *strings.Builder, en bool) {
+func (v *StatusView) integrityText(b *strings.Builder, lang string) {
 	if v.Integrity == nil {
 		return
 	}
-	fmt.Fprintf(b, pick(en, "完整性：%s %s\n", "integrity: %s %s\n"), v.Integrity.Code, v.Integrity.Message)
+	fmt.Fprintf(b, errs.Text(lang, "完整性：%s %s\n", "integrity: %s %s\n"), v.Integrity.Code, v.Integrity.Message)
 	fmt.Fprintf(b, "  → %s\n", v.Integrity.Hint)
 }
 

@@ -35,7 +35,8 @@ const (
 // VolumeStages are the stages of volume steps.
 var VolumeStages = []string{Plan, Contracts, Review}
 
-// Stages lists the chapter stages.
+// Stages lists the chapter stages in the order of a round: the one
+// spelling of that order (the pipeline's positions and stamps read it).
 var Stages = []string{Draft, Summarize, Refine, Judge, LogicReview, Gate, Polish, Commit}
 
 // Agents maps agent stages to their agent names.

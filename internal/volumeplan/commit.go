@@ -51,14 +51,6 @@ type Journal struct {
 	Output         Result             `json:"output"`
 }
 
-// DryRun is what --dry-run prints.
-type DryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	Result
-}
-
 // Prepare validates the staged plan of volume v and computes the commit.
 func Prepare(root *project.Root, v int, now string) (*Journal, error) {
 	cp, err := checkpoint.Load(root)
@@ -131,9 +123,6 @@ func checkDestinations(root *project.Root, p *Plan) error {
 			En: "move " + file + " aside and run novel-commit volume --volume " + layout.PadVol(p.Volume) + " again"}
 	})
 }
-
-// PendingJournal reports whether volume v has an unfinished commit.
-func PendingJournal(root *project.Root, v int) bool { return root.IsFile(layout.VolumeJournal(v)) }
 
 // LoadJournal reads volume v's journal.
 func LoadJournal(root *project.Root, v int) (*Journal, error) {

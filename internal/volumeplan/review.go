@@ -22,11 +22,6 @@ func ReviewStep(v int) stepid.Step {
 	return stepid.Step{Volume: true, Number: v, Stage: stepid.Review}
 }
 
-// ReviewJournalPath is the journal of a volume review commit.
-func ReviewJournalPath(v int) string {
-	return "staging/volume-" + layout.PadVol(v) + "-review.journal.json"
-}
-
 // ReviewResult is what `novel-commit volume-review` prints.
 type ReviewResult struct {
 	Volume int    `json:"volume"`
@@ -63,14 +58,6 @@ const StepBookPlan = "book_plan"
 
 // StagedBookPlan is where a volume review stages an updated book plan.
 func StagedBookPlan(v int, name string) string { return layout.StagingVolumeDir(v) + "/" + name }
-
-// ReviewDryRun is what --dry-run prints.
-type ReviewDryRun struct {
-	DryRun bool               `json:"dry_run"`
-	Resume bool               `json:"resume"`
-	Plan   []journal.PlanStep `json:"plan"`
-	ReviewResult
-}
 
 // PrepareReview validates the staged review of volume v: VOL_REVIEW with
 // v the current volume, a non-empty UTF-8 review.md, no write outside
@@ -140,7 +127,7 @@ func PrepareReview(root *project.Root, v int, now string) (*ReviewJournal, error
 		j.Output.Warnings = []string{}
 	}
 	j.Plan = []journal.PlanStep{
-		{Name: StepJournal, Writes: []string{ReviewJournalPath(v)}},
+		{Name: StepJournal, Writes: []string{layout.VolumeReviewJournal(v)}},
 		{Name: StepMove, Writes: []string{dst}},
 	}
 	if len(bookW) > 0 {
@@ -148,7 +135,7 @@ func PrepareReview(root *project.Root, v int, now string) (*ReviewJournal, error
 	}
 	j.Plan = append(j.Plan, []journal.PlanStep{
 		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
-		{Name: StepCleanup, Writes: []string{layout.VolumeStepPacket(v, stepid.Review), layout.VolumeStepSnapshot(v, stepid.Review), ReviewJournalPath(v)}},
+		{Name: StepCleanup, Writes: []string{layout.VolumeStepPacket(v, stepid.Review), layout.VolumeStepSnapshot(v, stepid.Review), layout.VolumeReviewJournal(v)}},
 	}...)
 	return j, nil
 }
@@ -249,12 +236,9 @@ func moveBookPlan(root *project.Root, j *ReviewJournal) error {
 	return nil
 }
 
-// PendingReviewJournal reports whether volume v has an unfinished review commit.
-func PendingReviewJournal(root *project.Root, v int) bool { return root.IsFile(ReviewJournalPath(v)) }
-
 // LoadReviewJournal reads volume v's review journal.
 func LoadReviewJournal(root *project.Root, v int) (*ReviewJournal, error) {
-	rel := ReviewJournalPath(v)
+	rel := layout.VolumeReviewJournal(v)
 	var j ReviewJournal
 	if err := journal.Read(root, rel, "卷回顾提交日志", "volume review journal", &j); err != nil {
 		return nil, err
@@ -305,15 +289,15 @@ func ExecuteReview(root *project.Root, j *ReviewJournal, fresh bool, crash func(
 					return err
 				}
 			}
-			for _, rel := range []string{layout.StagingVolumeDir(v), "staging/volumes"} {
+			for _, rel := range []string{layout.StagingVolumeDir(v), layout.StagingVolumes} {
 				if abs, err := root.Abs(rel); err == nil {
 					os.Remove(abs) // only when empty
 				}
 			}
-			return root.Remove(ReviewJournalPath(v))
+			return root.Remove(layout.VolumeReviewJournal(v))
 		}},
 	}
-	tx := journal.Tx{File: ReviewJournalPath(v), Key: "commit_step", Resume: "novel-commit volume-review --volume " + layout.PadVol(v)}
+	tx := journal.Tx{File: layout.VolumeReviewJournal(v), Key: "commit_step", Resume: "novel-commit volume-review --volume " + layout.PadVol(v)}
 	if err := tx.Run(root, j, fresh, crash, steps); err != nil {
 		return nil, err
 	}

@@ -52,8 +52,7 @@ func (c *applyCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	agent.ErrorLints = errorLints(ctx.Getenv)
-	out, err := agent.Apply(root, p, answer, source, c.Model, clk.Stamp())
+	out, err := agent.Apply(root, p, answer, source, c.Model, clk.Stamp(), errorLints(ctx.Getenv))
 	if err != nil {
 		e := errs.Coerce(err)
 		if e.Code != errs.IO && e.Code != errs.Path {

@@ -71,10 +71,9 @@ func (r *runCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	agent.ErrorLints = errorLints(ctx.Getenv)
 	out, err := agent.ExecuteRecording(root, p, backend, func(u any) error {
 		return agent.AppendUsage(ctx.Getenv("NOVEL_RUN_LOG"), ctx.Cwd, u)
-	})
+	}, errorLints(ctx.Getenv))
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
-	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/journal"
-	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/pipeline"
@@ -60,42 +58,24 @@ func (c *chapterCmd) Run(ctx *cli.Context) error {
 }
 
 // commitChapter is the journaled run of a chapter commit and of a
-// backfill (which differ only in how the journal is prepared): no other
-// transaction may be unfinished, a journal of this chapter is resumed.
+// backfill (which differ only in how the journal is prepared and share
+// the commit journal).
 func commitChapter(ctx *cli.Context, c int, dry bool, prepare func(commit.Env, int) (*commit.Journal, error), text func(*commit.Output) string) error {
 	root, s, now, err := ctx.Open()
 	if err != nil {
 		return err
 	}
 	env := commit.Env{Root: root, Settings: s, Now: now, Crash: journal.CrashHook(ctx.Getenv)}
-	if err := commit.PendingRollbackError(root); err != nil {
-		return err
-	}
-	if err := commit.PendingAmendError(root); err != nil {
-		return err
-	}
-	pending, err := commit.PendingJournal(root)
-	if err != nil {
-		return err
-	}
-	if pending != 0 && pending != c {
-		return errs.Newf(errs.State, "第 %d 章的提交尚未完成（%s）", "the commit of chapter %d is unfinished (%s)", pending, layout.CommitJournal(pending)).
-			With("journal", layout.CommitJournal(pending)).With("chapter", pending).WithExit(errs.ExitFailed).
-			Hint("先运行 novel-commit --chapter "+strconv.Itoa(pending)+" 完成它", "run novel-commit --chapter "+strconv.Itoa(pending)+" first to finish it")
-	}
-	resume := pending == c
-	return journaled[*commit.Journal, *commit.Output]{
-		resume:  resume,
-		load:    func() (*commit.Journal, error) { return commit.LoadJournal(root, c) },
-		prepare: func() (*commit.Journal, error) { return prepare(env, c) },
-		dryRun: func(j *commit.Journal) (any, []journal.PlanStep) {
-			return commit.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Output: j.Output}, j.Plan
-		},
-		chapter: c,
-		read:    (*commit.Journal).Read,
-		execute: func(j *commit.Journal, fresh bool) (*commit.Output, error) { return commit.Execute(env, j, fresh) },
-		text:    text,
-	}.run(ctx, root, s, dry)
+	return journal.Command[*commit.Journal, *commit.Output]{
+		Kind:    journal.Commit,
+		Arg:     strconv.Itoa(c),
+		Load:    func() (*commit.Journal, error) { return commit.LoadJournal(root, c) },
+		Prepare: func() (*commit.Journal, error) { return prepare(env, c) },
+		Plan:    func(j *commit.Journal) ([]journal.PlanStep, *commit.Output) { return j.Plan, &j.Output },
+		Read:    func(j *commit.Journal) []byte { return j.Read() },
+		Execute: func(j *commit.Journal, fresh bool) (*commit.Output, error) { return commit.Execute(env, j, fresh) },
+		Text:    text,
+	}.Run(ctx, root, locker(ctx, root, s, c), dry)
 }
 
 type rebuildCmd struct {
@@ -121,13 +101,7 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := commit.PendingRollbackError(root); err != nil {
-		return err
-	}
-	if err := commit.PendingCommitError(root, "重建", "rebuild"); err != nil {
-		return err
-	}
-	if err := commit.PendingAmendError(root); err != nil {
+	if err := journal.Blocked(root, journal.Rollback, journal.Commit, journal.Amend); err != nil {
 		return err
 	}
 	release, err := lock.Guard(root, ctx.Getenv, 0, s.LockStaleMinutes)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/cli"
-	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/setupstep"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -27,9 +26,6 @@ func (c *setupCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := commit.PendingRollbackError(root); err != nil {
-		return err
-	}
 	cp, err := checkpoint.Load(root)
 	if err != nil {
 		return err
@@ -47,17 +43,15 @@ func (c *setupCmd) Run(ctx *cli.Context) error {
 	if cp.State == checkpoint.Writing || cp.State == checkpoint.ChapterRewrite {
 		mid = &setupstep.Midbook{Chapter: cp.LastCompleted, Volume: cp.CurrentVolume}
 	}
-	resume := setupstep.PendingJournal(root, stage)
-	return journaled[*setupstep.Journal, *setupstep.Result]{
-		resume:  resume,
-		load:    func() (*setupstep.Journal, error) { return setupstep.LoadJournal(root, stage) },
-		prepare: func() (*setupstep.Journal, error) { return setupstep.Prepare(root, stage, c.Replace, now, next, mid) },
-		dryRun: func(j *setupstep.Journal) (any, []journal.PlanStep) {
-			return setupstep.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Result: j.Output}, j.Plan
-		},
-		execute: func(j *setupstep.Journal, fresh bool) (*setupstep.Result, error) {
+	return journal.Command[*setupstep.Journal, *setupstep.Result]{
+		Kind:    journal.Setup,
+		Arg:     stage,
+		Load:    func() (*setupstep.Journal, error) { return setupstep.LoadJournal(root, stage) },
+		Prepare: func() (*setupstep.Journal, error) { return setupstep.Prepare(root, stage, c.Replace, now, next, mid) },
+		Plan:    func(j *setupstep.Journal) ([]journal.PlanStep, *setupstep.Result) { return j.Plan, &j.Output },
+		Execute: func(j *setupstep.Journal, fresh bool) (*setupstep.Result, error) {
 			return setupstep.Execute(root, j, fresh, journal.CrashHook(ctx.Getenv))
 		},
-		text: (*setupstep.Result).Text,
-	}.run(ctx, root, s, c.DryRun)
+		Text: (*setupstep.Result).Text,
+	}.Run(ctx, root, locker(ctx, root, s, 0), c.DryRun)
 }

@@ -1,8 +1,9 @@
 package novelcommit
 
 import (
+	"strconv"
+
 	"github.com/novelsuite/novel/internal/cli"
-	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/volumeplan"
 )
@@ -18,25 +19,20 @@ func (c *volumeCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := commit.PendingRollbackError(root); err != nil {
-		return err
-	}
-	resume := volumeplan.PendingJournal(root, v)
-	return journaled[*volumeplan.Journal, *volumeplan.Result]{
-		resume: resume,
-		load:   func() (*volumeplan.Journal, error) { return volumeplan.LoadJournal(root, v) },
+	return journal.Command[*volumeplan.Journal, *volumeplan.Result]{
+		Kind: journal.Volume,
+		Arg:  strconv.Itoa(v),
+		Load: func() (*volumeplan.Journal, error) { return volumeplan.LoadJournal(root, v) },
 		// Validated before the lock too, so a refused plan writes nothing
 		// (not even the lock's flock file).
-		prepare: func() (*volumeplan.Journal, error) { return volumeplan.Prepare(root, v, now) },
-		dryRun: func(j *volumeplan.Journal) (any, []journal.PlanStep) {
-			return volumeplan.DryRun{DryRun: true, Resume: resume, Plan: j.Plan, Result: j.Output}, j.Plan
-		},
-		// No read: always prepared again under the lock.
-		execute: func(j *volumeplan.Journal, fresh bool) (*volumeplan.Result, error) {
+		Prepare: func() (*volumeplan.Journal, error) { return volumeplan.Prepare(root, v, now) },
+		Plan:    func(j *volumeplan.Journal) ([]journal.PlanStep, *volumeplan.Result) { return j.Plan, &j.Output },
+		// No Read: always prepared again under the lock.
+		Execute: func(j *volumeplan.Journal, fresh bool) (*volumeplan.Result, error) {
 			return volumeplan.Execute(root, j, fresh, journal.CrashHook(ctx.Getenv))
 		},
-		text: (*volumeplan.Result).Text,
-	}.run(ctx, root, s, c.DryRun)
+		Text: (*volumeplan.Result).Text,
+	}.Run(ctx, root, locker(ctx, root, s, 0), c.DryRun)
 }
 
 type volumeReviewCmd struct {
@@ -50,20 +46,17 @@ func (c *volumeReviewCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := commit.PendingRollbackError(root); err != nil {
-		return err
-	}
-	resume := volumeplan.PendingReviewJournal(root, v)
-	return journaled[*volumeplan.ReviewJournal, *volumeplan.ReviewResult]{
-		resume:  resume,
-		load:    func() (*volumeplan.ReviewJournal, error) { return volumeplan.LoadReviewJournal(root, v) },
-		prepare: func() (*volumeplan.ReviewJournal, error) { return volumeplan.PrepareReview(root, v, now) },
-		dryRun: func(j *volumeplan.ReviewJournal) (any, []journal.PlanStep) {
-			return volumeplan.ReviewDryRun{DryRun: true, Resume: resume, Plan: j.Plan, ReviewResult: j.Output}, j.Plan
+	return journal.Command[*volumeplan.ReviewJournal, *volumeplan.ReviewResult]{
+		Kind:    journal.VolumeReview,
+		Arg:     strconv.Itoa(v),
+		Load:    func() (*volumeplan.ReviewJournal, error) { return volumeplan.LoadReviewJournal(root, v) },
+		Prepare: func() (*volumeplan.ReviewJournal, error) { return volumeplan.PrepareReview(root, v, now) },
+		Plan: func(j *volumeplan.ReviewJournal) ([]journal.PlanStep, *volumeplan.ReviewResult) {
+			return j.Plan, &j.Output
 		},
-		execute: func(j *volumeplan.ReviewJournal, fresh bool) (*volumeplan.ReviewResult, error) {
+		Execute: func(j *volumeplan.ReviewJournal, fresh bool) (*volumeplan.ReviewResult, error) {
 			return volumeplan.ExecuteReview(root, j, fresh, journal.CrashHook(ctx.Getenv))
 		},
-		text: (*volumeplan.ReviewResult).Text,
-	}.run(ctx, root, s, c.DryRun)
+		Text: (*volumeplan.ReviewResult).Text,
+	}.Run(ctx, root, locker(ctx, root, s, 0), c.DryRun)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/bookexport"
 	"github.com/novelsuite/novel/internal/cli"
+	"github.com/novelsuite/novel/internal/errs"
 )
 
 type grammar struct {
@@ -72,7 +73,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 	if c.Out == "" {
 		// stdout holds the book, so its warnings go to stderr, one line each.
 		for _, w := range book.Warnings {
-			fmt.Fprintln(ctx.Err, "novel-export: "+pick(s.Language, "警告：", "warning: ")+w)
+			fmt.Fprintln(ctx.Err, "novel-export: "+errs.Text(s.Language, "警告：", "warning: ")+w)
 		}
 		ctx.Document(doc)
 		return nil
@@ -87,13 +88,6 @@ func (c *grammar) Run(ctx *cli.Context) error {
 		return "《" + book.Title + "》第 " + strconv.Itoa(first) + "–" + strconv.Itoa(last) + " 章已导出到 " + c.Out + "（" + c.Format + "）"
 	})
 	return nil
-}
-
-func pick(lang, zh, en string) string {
-	if lang == "en" {
-		return en
-	}
-	return zh
 }
 
 // Main runs novel-export.

@@ -115,7 +115,7 @@ func (c *grammar) Run(ctx *cli.Context) error {
 		Warnings: warnings(m, c.File, s.Language)}
 	ctx.Result(res, func() string {
 		first, last := imported[0].File, imported[len(imported)-1].File
-		return pick(s.Language, "已导入 "+strconv.Itoa(len(imported))+" 章（"+enc+"）："+first+" … "+last,
+		return errs.Text(s.Language, "已导入 "+strconv.Itoa(len(imported))+" 章（"+enc+"）："+first+" … "+last,
 			"imported "+strconv.Itoa(len(imported))+" chapters ("+enc+"): "+first+" … "+last)
 	})
 	return nil
@@ -126,13 +126,6 @@ func orEmpty[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-func pick(lang, zh, en string) string {
-	if lang == "en" {
-		return en
-	}
-	return zh
 }
 
 // readLog reads an earlier import's logs/import.json (nil when there is
@@ -151,7 +144,7 @@ func readLog(root *project.Root) (*manuscript.Log, error) {
 // warnings tell the author what was not made a chapter, and where it is.
 func warnings(m *manuscript.Manuscript, file, lang string) []string {
 	w := []string{}
-	add := func(zh, en string) { w = append(w, pick(lang, zh, en)) }
+	add := func(zh, en string) { w = append(w, errs.Text(lang, zh, en)) }
 	if m.PreambleLines > 0 {
 		n := strconv.Itoa(m.PreambleLines)
 		add("第一个章节标题之前的 "+n+" 行文字（书名、作者的话等）没有导入，见 skipped_lines",

@@ -16,21 +16,16 @@ import (
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
-	"github.com/novelsuite/novel/internal/stepid"
 )
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Chapter     int    `required:"" help:"Chapter number; the heading must say 第N章 with this N." placeholder:"C"`
+	Chapter     int    `type:"chapter" required:"" help:"Chapter number; the heading must say 第N章 with this N." placeholder:"C"`
 	File        string `help:"Lint this file instead (relative to the working directory; outside a project the defaults apply)." placeholder:"PATH"`
 	Stage       string `help:"Stage of the text: draft (may end with the hints block), refine, polish or committed (default: the chapter's stage)." enum:"draft,refine,polish,committed," default:""`
 }
 
 func (g *grammar) Run(ctx *cli.Context) error {
-	if g.Chapter < 1 || g.Chapter > stepid.MaxNumber {
-		return cli.UsageError(fmt.Sprintf("--chapter 必须是 1..%d 的整数，收到 %d", stepid.MaxNumber, g.Chapter),
-			fmt.Sprintf("--chapter must be an integer 1..%d, got %d", stepid.MaxNumber, g.Chapter))
-	}
 	root, err := ctx.Root()
 	if err != nil && (g.File == "" || !errs.Is(err, errs.NoProject)) {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/migrate"
+	"github.com/novelsuite/novel/internal/project"
 )
 
 type grammar struct {
@@ -28,44 +29,41 @@ func (g *grammar) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	resume := root.Exists(migrate.JournalPath)
-	load := func() (*migrate.Journal, error) {
-		if resume {
-			return migrate.Load(root)
-		}
-		return migrate.Prepare(root, now)
-	}
-	j, err := load()
-	if err != nil {
-		return err
-	}
-	if g.DryRun || (j.Result.Changes == 0 && !resume) {
-		res := j.Result
-		res.DryRun = g.DryRun
-		ctx.Result(res, func() string { return text(&res) })
-		return nil
-	}
-	release, err := lock.Guard(root, ctx.Getenv, 0, s.LockStaleMinutes)
-	if err != nil {
-		if e := errs.As(err); e != nil {
-			e.Hint("先用 novel migrate --dry-run 查看；插件会话结束后运行 novel-lock break --force 再迁移", "check with novel migrate --dry-run; once the plugin session is gone, run novel-lock break --force and migrate again")
-		}
-		return err
-	}
-	defer release()
-	// Under the lock: plan again from what is there now (another writer
-	// may have moved the checkpoint), unless a journal is resumed.
-	if !resume {
-		if j, err = migrate.Prepare(root, now); err != nil {
+	return journal.Command[*migrate.Journal, *migrate.Result]{
+		Kind:    journal.Migrate,
+		Load:    func() (*migrate.Journal, error) { return migrate.Load(root) },
+		Prepare: func() (*migrate.Journal, error) { return migrate.Prepare(root, now) },
+		Plan: func(j *migrate.Journal) ([]journal.PlanStep, *migrate.Result) {
+			res := j.Result
+			res.DryRun = g.DryRun
+			return j.Plan, &res
+		},
+		// Nothing to apply writes nothing, not even the lock.
+		Idle: func(j *migrate.Journal) bool { return j.Result.Changes == 0 },
+		// No Read: under the lock it plans again from what is there now
+		// (another writer may have moved the checkpoint).
+		Execute: func(j *migrate.Journal, fresh bool) (*migrate.Result, error) {
+			return migrate.Execute(root, j, fresh, journal.CrashHook(ctx.Getenv))
+		},
+		Text:    text,
+		DryText: text,
+	}.Run(ctx, root, guard(ctx, root, s.LockStaleMinutes), g.DryRun)
+}
+
+// guard locks with lock.Guard: the checkpoint may still be a plugin's,
+// which migrate itself rewrites, so nothing re-reads it under the lock.
+func guard(ctx *cli.Context, root *project.Root, staleMinutes int) journal.Locker {
+	return func(_ []byte, fn func(moved bool) error) error {
+		release, err := lock.Guard(root, ctx.Getenv, 0, staleMinutes)
+		if err != nil {
+			if e := errs.As(err); e != nil {
+				e.Hint("先用 novel migrate --dry-run 查看；插件会话结束后运行 novel-lock break --force 再迁移", "check with novel migrate --dry-run; once the plugin session is gone, run novel-lock break --force and migrate again")
+			}
 			return err
 		}
+		defer release()
+		return fn(true)
 	}
-	res, err := migrate.Execute(root, j, !resume, journal.CrashHook(ctx.Getenv))
-	if err != nil {
-		return err
-	}
-	ctx.Result(res, func() string { return text(res) })
-	return nil
 }
 
 // text is one line per finding (with the code of a failed check), then

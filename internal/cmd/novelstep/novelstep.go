@@ -75,7 +75,8 @@ func now(ctx *cli.Context) (func() string, error) {
 // update writes the checkpoint through checkpoint.Update: under the
 // lock, fn re-checks and edits the fresh copy, which becomes e.cp.
 func update(ctx *cli.Context, e *env, chapter int, now string, fn func(cp *checkpoint.Checkpoint) error) error {
-	w := checkpoint.Writer{Root: e.root, Getenv: ctx.Getenv, Chapter: chapter, StaleMinutes: e.s.LockStaleMinutes, Now: now}
+	w := checkpoint.Writer{Root: e.root, Getenv: ctx.Getenv, Chapter: chapter, StaleMinutes: e.s.LockStaleMinutes, Now: now,
+		BeforeLock: checkpoint.RaceHook(e.root, ctx.Getenv)}
 	cp, err := checkpoint.Update(w, e.snap, func(cp *checkpoint.Checkpoint, _ bool) (bool, error) {
 		return true, fn(cp)
 	})
@@ -134,7 +135,7 @@ func (c advanceCmd) Run(ctx *cli.Context) error {
 			stage = *r.Stage
 		}
 		if !r.Changed {
-			return pick(e.s, fmt.Sprintf("%s 已完成（pipeline_stage=%s），未改变", r.Step, stage),
+			return errs.Text(e.s.Language, fmt.Sprintf("%s 已完成（pipeline_stage=%s），未改变", r.Step, stage),
 				fmt.Sprintf("%s already done (pipeline_stage %s); nothing changed", r.Step, stage))
 		}
 		return fmt.Sprintf("%s → %s", r.Step, stage)
@@ -175,7 +176,7 @@ func (c validateCmd) Run(ctx *cli.Context) error {
 		warnings = append(warnings, products.ModelOverallWarnings(e.root, st.Chapter, c.Role)...)
 	}
 	r := ValidateResult{Step: st.String(), Role: c.Role, Valid: true, Warnings: warnings}
-	ctx.Result(r, func() string { return pick(e.s, "有效 ", "valid ") + r.Step })
+	ctx.Result(r, func() string { return errs.Text(e.s.Language, "有效 ", "valid ") + r.Step })
 	return nil
 }
 
@@ -197,9 +198,9 @@ func (statusCmd) Run(ctx *cli.Context) error {
 		// the status itself.
 		line := ""
 		if h, herr := report.HeadlineOf(e.root); herr == nil {
-			line = pick(e.s, "概览：", "overview: ") + h.Text() + "\n"
+			line = errs.Text(e.s.Language, "概览：", "overview: ") + h.Text() + "\n"
 		} else {
-			line = pick(e.s, "概览：无法汇总（", "overview: unavailable (") + errs.Coerce(herr).Message(e.s.Language) + pick(e.s, "）\n", ")\n")
+			line = errs.Text(e.s.Language, "概览：无法汇总（", "overview: unavailable (") + errs.Coerce(herr).Message(e.s.Language) + errs.Text(e.s.Language, "）\n", ")\n")
 		}
 		text = func() string { return v.Text() + line }
 	}
@@ -241,7 +242,7 @@ func (c abandonCmd) Run(ctx *cli.Context) error {
 	}
 	out := AbandonOutput{Result: r, Checkpoint: e.cp.Summarize()}
 	ctx.Result(out, func() string {
-		return pick(e.s, fmt.Sprintf("已放弃第 %d 章，%d 个暂存文件移至 %s", r.Chapter, len(r.Moved), r.MovedTo),
+		return errs.Text(e.s.Language, fmt.Sprintf("已放弃第 %d 章，%d 个暂存文件移至 %s", r.Chapter, len(r.Moved), r.MovedTo),
 			fmt.Sprintf("abandoned chapter %d; %d staging files moved to %s", r.Chapter, len(r.Moved), r.MovedTo))
 	})
 	return nil
@@ -295,13 +296,13 @@ func (c redraftCmd) Run(ctx *cli.Context) error {
 		}
 		switch {
 		case !r.Changed:
-			return pick(e.s, fmt.Sprintf("第 %d 章无需改动（pipeline_stage=%s）", r.Chapter, stage),
+			return errs.Text(e.s.Language, fmt.Sprintf("第 %d 章无需改动（pipeline_stage=%s）", r.Chapter, stage),
 				fmt.Sprintf("chapter %d: nothing to change (pipeline_stage %s)", r.Chapter, stage))
 		case r.MovedTo == nil:
-			return pick(e.s, fmt.Sprintf("第 %d 章回到 pipeline_stage=%s，可重新起草", r.Chapter, stage),
+			return errs.Text(e.s.Language, fmt.Sprintf("第 %d 章回到 pipeline_stage=%s，可重新起草", r.Chapter, stage),
 				fmt.Sprintf("chapter %d is back at pipeline_stage %s, ready to be drafted again", r.Chapter, stage))
 		}
-		return pick(e.s, fmt.Sprintf("第 %d 章回到 pipeline_stage=%s，%d 个由旧稿得出的产物移至 %s", r.Chapter, stage, len(r.Moved), *r.MovedTo),
+		return errs.Text(e.s.Language, fmt.Sprintf("第 %d 章回到 pipeline_stage=%s，%d 个由旧稿得出的产物移至 %s", r.Chapter, stage, len(r.Moved), *r.MovedTo),
 			fmt.Sprintf("chapter %d is back at pipeline_stage %s; %d products made from the old text moved to %s", r.Chapter, stage, len(r.Moved), *r.MovedTo))
 	})
 	return nil
@@ -367,7 +368,7 @@ func (c failCmd) Run(ctx *cli.Context) error {
 	}
 	out := StateOutput{Checkpoint: e.cp.Summarize(), LastError: e.cp.LastError, NextCommand: "novel-step retry"}
 	ctx.Result(out, func() string {
-		return pick(e.s, "已记录失败："+st.String()+"（ERROR_RETRY），排除故障后运行 novel-step retry",
+		return errs.Text(e.s.Language, "已记录失败："+st.String()+"（ERROR_RETRY），排除故障后运行 novel-step retry",
 			"failure recorded: "+st.String()+" (ERROR_RETRY); fix the cause and run novel-step retry")
 	})
 	return nil
@@ -392,7 +393,7 @@ func (retryCmd) Run(ctx *cli.Context) error {
 	}
 	out := StateOutput{Checkpoint: e.cp.Summarize(), NextCommand: "novel-step next"}
 	ctx.Result(out, func() string {
-		return pick(e.s, "已恢复为 "+e.cp.State+"，运行 novel-step next 继续", "restored to "+e.cp.State+"; run novel-step next to continue")
+		return errs.Text(e.s.Language, "已恢复为 "+e.cp.State+"，运行 novel-step next 继续", "restored to "+e.cp.State+"; run novel-step next to continue")
 	})
 	return nil
 }
@@ -419,15 +420,8 @@ func (c volumeCmd) Run(ctx *cli.Context) error {
 	cmd := "novel instructions volume:" + layout.PadVol(e.cp.CurrentVolume) + ":plan"
 	out := StateOutput{Checkpoint: e.cp.Summarize(), NextCommand: cmd}
 	ctx.Result(out, func() string {
-		return pick(e.s, fmt.Sprintf("进入第 %d 卷规划（VOL_PLANNING），下一步：%s", e.cp.CurrentVolume, cmd),
+		return errs.Text(e.s.Language, fmt.Sprintf("进入第 %d 卷规划（VOL_PLANNING），下一步：%s", e.cp.CurrentVolume, cmd),
 			fmt.Sprintf("planning volume %d (VOL_PLANNING); next: %s", e.cp.CurrentVolume, cmd))
 	})
 	return nil
-}
-
-func pick(s settings.Settings, zh, en string) string {
-	if s.Language == "en" {
-		return en
-	}
-	return zh
 }

@@ -238,10 +238,10 @@ func (g *gen) basics() error {
 
 func (g *gen) characters() error {
 	for i, name := range g.names {
-		if err := g.writeJSON("characters/active/"+slug(i)+".json", map[string]any{"display_name": name, "role": "配角", "faction": fmt.Sprintf("宗门%d", i%12)}); err != nil {
+		if err := g.writeJSON(layout.CharacterContract(slug(i)), map[string]any{"display_name": name, "role": "配角", "faction": fmt.Sprintf("宗门%d", i%12)}); err != nil {
 			return err
 		}
-		if err := g.write("characters/active/"+slug(i)+".md", []byte("# "+name+"\n\n性格沉稳，出身寒门。\n")); err != nil {
+		if err := g.write(layout.CharacterProfile(slug(i)), []byte("# "+name+"\n\n性格沉稳，出身寒门。\n")); err != nil {
 			return err
 		}
 	}
