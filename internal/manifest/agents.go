@@ -434,8 +434,14 @@ func (b *builder) judge() error {
 			return err
 		}
 		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text, Previous: prev}, cfg))
+		if err := b.rulesInPlay(text); err != nil {
+			return err
+		}
 	} else {
 		b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
+		if err := b.rulesInPlay(""); err != nil {
+			return err
+		}
 	}
 	cont, err := loadContinuity(b.root)
 	if err != nil {
@@ -489,6 +495,13 @@ func (b *builder) logicReviewer() error {
 	// Its prompt checks abilities against the contracts and events against
 	// the hard rules (SPEC §24 "every input the prompts promise").
 	b.pathIf("world_rules", layout.WorldRules)
+	text, err := b.stagingText()
+	if err != nil {
+		return err
+	}
+	if err := b.rulesInPlay(text); err != nil {
+		return err
+	}
 	if _, err := b.characterPaths(false); err != nil {
 		return err
 	}

@@ -81,6 +81,18 @@ var staticRank = map[string]int{
 	"style_profile": 1, "style_samples": 2, "world_rules": 3, "world_doc": 3, "storyline_spec": 4, "brief": 5, "research": 6,
 	"character_contract": 7, "character_profile": 8, "memory": 9, "state": 10, "summary": 11,
 	"previous_chapter": 12, "contract": 13, "outline": 14, typeUpcoming: 15,
+	// The per-chapter ledgers (SPEC §25), after every volume-static block.
+	keyRulesInPlay: 16, keyStoryTime: 17, keyCastKnows: 18, keyContinuityNotes: 19,
+}
+
+// ledgerBlocks are the per-chapter ledgers (SPEC §25) that travel inline
+// and, when embedded, as their own DATA blocks after the volume-static
+// ones: the inline key, the DATA type and the file the value comes from.
+var ledgerBlocks = []struct{ key, typ, src string }{
+	{keyRulesInPlay, keyRulesInPlay, layout.WorldRules},
+	{keyStoryTime, keyStoryTime, layout.Changelog},
+	{keyCastKnows, keyCastKnows, layout.CurrentState},
+	{keyContinuityNotes, keyContinuityNotes, layout.ContinuityLatest},
 }
 
 const stepRank = 100
@@ -88,9 +100,13 @@ const stepRank = 100
 // Inline keys a block carries: they leave the per-step header when the
 // block is rendered, so nothing reaches the model twice.
 const (
-	keyStateSlice   = "state_slice"
-	keyTail         = "previous_chapter_tail"
-	keyOutlineBlock = "chapter_outline_block"
+	keyStateSlice      = "state_slice"
+	keyTail            = "previous_chapter_tail"
+	keyOutlineBlock    = "chapter_outline_block"
+	keyRulesInPlay     = "rules_in_play"
+	keyStoryTime       = "story_time"
+	keyCastKnows       = "cast_knows"
+	keyContinuityNotes = "continuity_notes"
 )
 
 // OutlineWindow is how many chapters either side of C a volume_outline
@@ -183,6 +199,14 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 		add(typeUpcoming, layout.Outline(volume), inlineString(v))
 		covered[keyUpcoming] = true
 	}
+	for _, l := range ledgerBlocks {
+		// An empty ledger stays a one-line header value: a block saying
+		// "[]" would only cost a DATA frame.
+		if v, ok := in.Get(l.key); ok && !emptyJSON(v) {
+			add(l.typ, l.src, indentJSON(v))
+			covered[l.key] = true
+		}
+	}
 	if v, ok := in.Get(keyOutlineBlock); ok && !covered[keyOutlineBlock] && volume > 0 {
 		add("outline", layout.Outline(volume), inlineString(v)+"\n")
 		covered[keyOutlineBlock] = true
@@ -196,6 +220,16 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 		}
 	}
 	return blocks, header, warns, nil
+}
+
+// emptyJSON reports whether an inline value encodes as [], {} or null.
+func emptyJSON(v any) bool {
+	var b bytes.Buffer
+	if encodeCompact(&b, v) != nil {
+		return true
+	}
+	s := b.String()
+	return s == "[]" || s == "{}" || s == "null"
 }
 
 func rank(typ string) int {

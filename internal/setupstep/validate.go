@@ -235,6 +235,19 @@ func validateRules(root *project.Root) error {
 				return schemaErr(f, at+".exceptions", at+".exceptions 必须是字符串数组", at+".exceptions must be an array of strings").With("rule", id)
 			}
 		}
+		// keywords put the rule in play in a chapter that uses them (SPEC §25).
+		if kw, ok := r["keywords"]; ok && kw != nil {
+			list, isList := kw.([]any)
+			for _, x := range list {
+				if w, isStr := x.(string); !isStr || strings.TrimSpace(w) == "" {
+					isList = false
+				}
+			}
+			if !isList {
+				return schemaErr(f, at+".keywords", at+".keywords 必须是非空字符串数组（本规则在正文中的关键词）",
+					at+".keywords must be an array of non-empty strings (the words that put the rule in play)").With("rule", id)
+			}
+		}
 	}
 	return nil
 }
