@@ -3,11 +3,16 @@ package setupstep
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Step names of a setup commit, in order (plan[].name; NOVEL_CRASH_AT).
@@ -15,6 +20,7 @@ const (
 	StepJournal = journal.StepJournal
 	StepReplace = "replace"
 	StepMove    = "move"
+	StepClock   = "story_clock"
 	StepCleanup = "cleanup"
 )
 
@@ -24,6 +30,9 @@ type Result struct {
 	Files    []string `json:"files"`
 	Replaced []string `json:"replaced"`
 	NextStep string   `json:"next_step"`
+	// StoryTimeSeeded: world/story-time.json was copied into the state
+	// as world_state.story_time (SPEC §25).
+	StoryTimeSeeded bool `json:"story_time_seeded,omitempty"`
 }
 
 // Journal is staging/setup-{stage}.journal.json: written before the first
@@ -38,6 +47,9 @@ type Journal struct {
 	Aside  []journal.Move `json:"aside"`
 	Moves  []journal.Move `json:"moves"`
 	Output Result         `json:"output"`
+	// SeedClock: the story_clock step copies world/story-time.json into
+	// the state.
+	SeedClock bool `json:"seed_clock,omitempty"`
 }
 
 // DryRun is what --dry-run prints.
@@ -85,8 +97,17 @@ func Prepare(root *project.Root, stage string, replace bool, now string, next fu
 		{Name: StepJournal, Writes: []string{JournalPath(stage)}},
 		{Name: StepReplace, Writes: asideW},
 		{Name: StepMove, Writes: files},
-		{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), JournalPath(stage)}},
 	}
+	if stage == stepid.SetupWorld && slices.Contains(files, StoryTime) {
+		if j.SeedClock, err = clockUnset(root); err != nil {
+			return nil, err
+		}
+	}
+	if j.SeedClock {
+		j.Plan = append(j.Plan, journal.PlanStep{Name: StepClock, Writes: []string{layout.CurrentState}})
+		out.StoryTimeSeeded = true
+	}
+	j.Plan = append(j.Plan, journal.PlanStep{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), JournalPath(stage)}})
 	out.NextStep = next()
 	return j, nil
 }
@@ -147,14 +168,66 @@ func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*R
 	steps := []journal.Step{
 		{Name: StepReplace, Run: func() error { return moveAll(root, j.Aside, true, cmd) }},
 		{Name: StepMove, Run: func() error { return moveAll(root, j.Moves, false, cmd) }},
-		{Name: StepCleanup, Run: func() error { return cleanup(root, j.Stage) }},
 	}
+	if j.SeedClock {
+		steps = append(steps, journal.Step{Name: StepClock, Run: func() error { return seedClock(root) }})
+	}
+	steps = append(steps, journal.Step{Name: StepCleanup, Run: func() error { return cleanup(root, j.Stage) }})
 	tx := journal.Tx{File: JournalPath(j.Stage), Key: "commit_step", Resume: cmd}
 	if err := tx.Run(root, j, fresh, crash, steps); err != nil {
 		return nil, err
 	}
 	out := j.Output
 	return &out, nil
+}
+
+// clockUnset reports whether the setup commit may seed the story clock:
+// the state exists, no chapter is committed (so the state is still the
+// baseline every replay starts from) and it has no clock yet. In the
+// middle of a book the clock is the summarizer's; a replaced
+// story-time.json does not move it.
+func clockUnset(root *project.Root) (bool, error) {
+	if !root.IsFile(layout.CurrentState) {
+		return false, nil
+	}
+	data, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return false, err
+	}
+	st, _, err := stateops.DecodeState(data, layout.CurrentState)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := jsonio.Int(st["last_updated_chapter"]); n > 0 || root.Exists(layout.Baseline) {
+		return false, nil
+	}
+	ws, _ := st["world_state"].(map[string]any)
+	_, has := ws["story_time"]
+	return !has, nil
+}
+
+// seedClock copies world/story-time.json into the state's
+// world_state.story_time (idempotent: a re-run writes the same value).
+func seedClock(root *project.Root) error {
+	clock, err := storyTime(root, StoryTime, StoryTime)
+	if err != nil {
+		return err
+	}
+	data, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return err
+	}
+	st, _, err := stateops.DecodeState(data, layout.CurrentState)
+	if err != nil {
+		return err
+	}
+	ws, _ := st["world_state"].(map[string]any)
+	if ws == nil {
+		ws = map[string]any{}
+		st["world_state"] = ws
+	}
+	ws["story_time"] = clock
+	return root.WriteJSON(layout.CurrentState, st)
 }
 
 // moveAll renames each file; a move whose destination exists and whose

@@ -17,6 +17,8 @@ const Staging = "staging/setup"
 const (
 	WorldDir       = "world"
 	Storylines     = "storylines/storylines.json"
+	// StoryTime is the story clock's opening value (SPEC §25), optional.
+	StoryTime = WorldDir + "/story-time.json"
 	StyleSamples   = "style-samples.md"
 	SamplesDir     = "style-samples"
 	ReplacedDir    = "staging/replaced"
