@@ -15,10 +15,10 @@ const Staging = "staging/setup"
 
 // Final paths the setup steps produce.
 const (
-	WorldDir       = "world"
-	Storylines     = "storylines/storylines.json"
+	WorldDir   = "world"
+	Storylines = "storylines/storylines.json"
 	// StoryTime is the story clock's opening value (SPEC §25), optional.
-	StoryTime = WorldDir + "/story-time.json"
+	StoryTime      = WorldDir + "/story-time.json"
 	StyleSamples   = "style-samples.md"
 	SamplesDir     = "style-samples"
 	ReplacedDir    = "staging/replaced"
