@@ -187,6 +187,10 @@ func (b *builder) writer() error {
 	if err := b.stateSlice("", false); err != nil {
 		return err
 	}
+	// Where the clock stood: the writer continues from it (SPEC §25).
+	if err := b.storyTime(false); err != nil {
+		return err
+	}
 	if err := b.styleSamples(); err != nil {
 		return err
 	}
@@ -437,6 +441,9 @@ func (b *builder) judge() error {
 		if err := b.rulesInPlay(text); err != nil {
 			return err
 		}
+		if err := b.castKnows(text); err != nil {
+			return err
+		}
 	} else {
 		b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
 		if err := b.rulesInPlay(""); err != nil {
@@ -449,6 +456,9 @@ func (b *builder) judge() error {
 	}
 	if cont != nil {
 		b.in.Set("continuity_report_summary", cont)
+	}
+	if err := b.storyTime(true); err != nil {
+		return err
 	}
 	b.ps.Set("chapter_draft", chapter)
 	b.pathIf("crossref", layout.StagingCrossref(b.c))
@@ -500,6 +510,9 @@ func (b *builder) logicReviewer() error {
 		return err
 	}
 	if err := b.rulesInPlay(text); err != nil {
+		return err
+	}
+	if err := b.storyTime(true); err != nil {
 		return err
 	}
 	if _, err := b.characterPaths(false); err != nil {

@@ -1,11 +1,17 @@
 package manifest
 
 import (
+	"bytes"
+	"encoding/json"
 	"regexp"
+	"sort"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/stateops"
 )
 
 // RuleInPlay is one entry of a judge or logic-review packet's
@@ -73,4 +79,96 @@ func (b *builder) stagingText() (string, error) {
 		return "", nil
 	}
 	return products.ChapterText(b.root, rel)
+}
+
+// storyTime sets inline story_time (SPEC §25): the clock each of the
+// previous three chapters set (from the changelog's tail; the state's
+// opening value when none did) and, with current, the one this chapter's
+// staged delta sets — what the writer continues from and what the judge
+// checks relative-time words (昨夜, 三天后 …) against. Absent when the
+// project keeps no clock.
+func (b *builder) storyTime(current bool) error {
+	out, err := commit.StoryTimes(b.root, max(1, b.c-3), b.c-1)
+	if err != nil {
+		return err
+	}
+	if len(out) == 0 {
+		day, label, has, err := stateops.CurrentStoryTime(b.root)
+		if err != nil {
+			return err
+		}
+		if has && day > 0 {
+			out = append(out, commit.ChapterTime{Chapter: b.c - 1, Day: day, Label: label})
+		}
+	}
+	if current && b.has(layout.StagingDelta(b.c)) {
+		if d, err := products.ReadDelta(b.root, b.c); err == nil {
+			for i := len(d.Ops) - 1; i >= 0; i-- {
+				v, err := stateops.Decode(d.Ops[i])
+				if err != nil {
+					continue
+				}
+				if op, reason := stateops.Validate(v); reason == "" && op.Kind == stateops.Set && op.Path == stateops.StoryTimePath {
+					day, label, _ := stateops.StoryTime(op.Value)
+					out = append(out, commit.ChapterTime{Chapter: b.c, Day: day, Label: label})
+					break
+				}
+			}
+		}
+	}
+	if len(out) > 0 {
+		b.in.Set(keyStoryTime, out)
+	}
+	return nil
+}
+
+// castKnows sets inline cast_knows for the judge (SPEC §25): each cast
+// member's knows list from the state ({slug: [fact, …]}, cast order by
+// slug), so a character acting on a fact they never learned can be
+// flagged (l2_checks id knowledge). The writer, summarizer and logic
+// reviewer read the same lists in their state slice.
+func (b *builder) castKnows(draft string) error {
+	if !b.root.Exists(layout.CurrentState) {
+		return nil
+	}
+	data, err := b.root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(data, []byte(`"`+stateops.KnowsField+`"`)) {
+		return nil
+	}
+	top, err := stateMembers(data)
+	if err != nil {
+		return rebuildHint(b.root, err)
+	}
+	cast, err := b.castSlugs(draft)
+	if err != nil {
+		return err
+	}
+	known := map[string][]string{}
+	splitGroup(top["characters"], func(k string, v json.RawMessage) {
+		if !cast[k] {
+			return
+		}
+		jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
+			var facts []string
+			if string(key) == stateops.KnowsField && json.Unmarshal(val, &facts) == nil {
+				known[k] = facts
+			}
+		})
+	})
+	slugs := make([]string, 0, len(known))
+	for s := range known {
+		slugs = append(slugs, s)
+	}
+	sort.Strings(slugs)
+	out := &OMap{}
+	for _, s := range slugs {
+		out.Set(s, known[s])
+	}
+	if out.Len() > 0 {
+		b.in.Set(keyCastKnows, out)
+	}
+	return nil
 }

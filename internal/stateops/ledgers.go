@@ -77,24 +77,33 @@ func StoryTime(v any) (day int, label string, ok bool) {
 
 // HasStoryTime reports whether state/current-state.json holds a story
 // clock (world_state.story_time, SPEC §25): from then on every summarize
-// delta must set it. A state without the word is answered without
-// decoding it (the state is a project's largest file).
+// delta must set it.
 func HasStoryTime(root *project.Root) (bool, error) {
+	_, _, has, err := CurrentStoryTime(root)
+	return has, err
+}
+
+// CurrentStoryTime reads the state's world_state.story_time (has is false
+// without one; a value of another shape reads as day 0). A state without
+// the word is answered without decoding it (the state is a project's
+// largest file).
+func CurrentStoryTime(root *project.Root) (day int, label string, has bool, err error) {
 	if !root.Exists(layout.CurrentState) {
-		return false, nil
+		return 0, "", false, nil
 	}
 	data, err := root.ReadFile(layout.CurrentState)
 	if err != nil {
-		return false, err
+		return 0, "", false, err
 	}
 	if !bytes.Contains(data, []byte(`"story_time"`)) {
-		return false, nil
+		return 0, "", false, nil
 	}
 	st, _, err := DecodeState(data, layout.CurrentState)
 	if err != nil {
-		return false, err
+		return 0, "", false, err
 	}
 	ws, _ := st["world_state"].(map[string]any)
-	_, has := ws["story_time"]
-	return has, nil
+	v, has := ws["story_time"]
+	day, label, _ = StoryTime(v)
+	return day, label, has, nil
 }
