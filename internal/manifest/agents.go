@@ -191,6 +191,9 @@ func (b *builder) writer() error {
 	if err := b.storyTime(false); err != nil {
 		return err
 	}
+	if err := b.continuityNotes(); err != nil {
+		return err
+	}
 	if err := b.styleSamples(); err != nil {
 		return err
 	}
@@ -458,6 +461,9 @@ func (b *builder) judge() error {
 		b.in.Set("continuity_report_summary", cont)
 	}
 	if err := b.storyTime(true); err != nil {
+		return err
+	}
+	if err := b.continuityNotes(); err != nil {
 		return err
 	}
 	b.ps.Set("chapter_draft", chapter)
