@@ -36,9 +36,9 @@ func AuditPacket(root *project.Root, det *audit.Report, vol, budget int) (*Packe
 	if err != nil {
 		return nil, err
 	}
-	ruleList := []RuleInPlay{}
+	ruleList := []AuditRule{}
 	for _, r := range rules {
-		ruleList = append(ruleList, RuleInPlay{ID: r.ID, Category: r.Category, Rule: r.Rule, Exceptions: r.Exceptions, Keywords: r.Keywords})
+		ruleList = append(ruleList, AuditRule{ID: r.ID, Category: r.Category, Rule: r.Rule, Exceptions: r.Exceptions, Keywords: r.Keywords})
 	}
 	in.Set("rules", ruleList)
 	clock, err := commit.StoryTimes(root, from, to)
@@ -116,6 +116,15 @@ func AuditPacket(root *project.Root, det *audit.Report, vol, budget int) (*Packe
 		Manifest:        Manifest{Inline: in, Paths: ps},
 		ExpectedOutputs: []Output{{Path: audit.StagingReview(to), Required: true, Via: "file"}},
 		Warnings:        []string{}, Next: []string{}}, nil
+}
+
+// AuditRule is one hard rule as the auditor gets it, with its keywords.
+type AuditRule struct {
+	ID         string   `json:"id"`
+	Category   string   `json:"category,omitempty"`
+	Rule       string   `json:"rule"`
+	Exceptions []string `json:"exceptions,omitempty"`
+	Keywords   []string `json:"keywords,omitempty"`
 }
 
 // Excerpt bounds: room kept for the role prompt, and the least the chapters
