@@ -79,8 +79,39 @@ func StoryTime(v any) (day int, label string, ok bool) {
 // clock (world_state.story_time, SPEC §25): from then on every summarize
 // delta must set it.
 func HasStoryTime(root *project.Root) (bool, error) {
+	if !root.Exists(layout.CurrentState) {
+		return false, nil
+	}
+	data, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return false, err
+	}
+	if has, ok := canonicalHasClock(data); ok {
+		return has, nil
+	}
 	_, _, has, err := CurrentStoryTime(root)
 	return has, err
+}
+
+// canonicalHasClock answers HasStoryTime from the canonical layout every
+// commit writes (sorted keys, 2-space indent) without decoding the state
+// (MBs in a long book, read at every summarize validation): world_state is
+// the member between its key line and the next top-level key line, and
+// story_time is one of its own key lines. ok is false for another layout.
+func canonicalHasClock(data []byte) (has, ok bool) {
+	if !bytes.HasPrefix(data, []byte("{\n  \"")) {
+		return false, false
+	}
+	key := []byte("\n  \"world_state\": ")
+	i := bytes.Index(data, key)
+	if i < 0 {
+		return false, false
+	}
+	rest := data[i+len(key):]
+	if end := bytes.Index(rest, []byte("\n  \"")); end >= 0 {
+		rest = rest[:end]
+	}
+	return bytes.Contains(rest, []byte("\n    \"story_time\": ")), true
 }
 
 // CurrentStoryTime reads the state's world_state.story_time (has is false

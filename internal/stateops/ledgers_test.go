@@ -1,9 +1,13 @@
 package stateops
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 // The story clock and the knows ledger (SPEC §25) have fixed shapes: the
@@ -39,6 +43,42 @@ func TestValidateLedgerOps(t *testing.T) {
 		_, reason := Validate(v)
 		if reason != c.reason {
 			t.Errorf("%s: reason %q, want %q", c.op, reason, c.reason)
+		}
+	}
+}
+
+// HasStoryTime reads the canonical state without decoding it, and any
+// other layout in full; a story_time outside world_state does not count.
+func TestHasStoryTime(t *testing.T) {
+	clock := map[string]any{"day": 2, "label": "x"}
+	cases := []struct {
+		ws, chars map[string]any
+		want      bool
+	}{
+		{map[string]any{"season": "冬", "story_time": clock}, nil, true},
+		{map[string]any{"season": "冬"}, map[string]any{"a": map[string]any{"story_time": clock}}, false},
+		{map[string]any{}, nil, false},
+	}
+	for i, c := range cases {
+		chars := c.chars
+		if chars == nil {
+			chars = map[string]any{}
+		}
+		st := map[string]any{"schema_version": 1, "state_version": 3, "last_updated_chapter": 3, "characters": chars,
+			"items": map[string]any{}, "locations": map[string]any{}, "factions": map[string]any{}, "world_state": c.ws, "active_foreshadowing": []any{}}
+		canonical, err := jsonio.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compact, _ := json.Marshal(st)
+		for _, data := range [][]byte{canonical, compact} {
+			if _, ok := canonicalHasClock(data); ok != bytes.Equal(data, canonical) {
+				t.Errorf("case %d: fast path taken %v for %s", i, ok, data[:20])
+			}
+			root := testkit.Project(t, map[string]string{"state/current-state.json": string(data)})
+			if got, err := HasStoryTime(root); err != nil || got != c.want {
+				t.Errorf("case %d: HasStoryTime = %v, %v; want %v", i, got, err, c.want)
+			}
 		}
 	}
 }
