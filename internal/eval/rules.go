@@ -13,7 +13,8 @@ import (
 // same normalisation and bounds as the dimension quotes, §24). A missing
 // rule or a line without a usable quote is E_SCHEMA naming the rule, so
 // the re-ask can quote it. inPlay are the W-ids of the judge packet's
-// rules_in_play; chapters as for Strict (none: quote lengths only).
+// rules_in_play; chapters as for Strict (none: quote lengths only). A
+// knowledge (l2) or story_time (l3) violation must quote the chapter too.
 func (e *Eval) CheckRules(inPlay []string, chapters ...string) error {
 	rel := e.File
 	l1 := map[string]Check{}
@@ -51,7 +52,40 @@ func (e *Eval) CheckRules(inPlay []string, chapters ...string) error {
 			}
 		}
 	}
+	// The ledger checks of SPEC §25: a violation names a passage.
+	for _, c := range e.Checks {
+		if !ledgerChecks[c.ID] || !c.IsViolation() {
+			continue
+		}
+		at := c.Level + " check " + c.ID
+		if len(c.Quotes) == 0 {
+			return ledgerErr(rel, c, "%s 判为 violation 却没有 evidence（逐字摘录那段正文）", "the %s is a violation without evidence (quote the passage verbatim)", at)
+		}
+		for _, q := range c.Quotes {
+			sq, ok := found(q)
+			if n := utf8.RuneCountInString(sq); n < QuoteMin || n > QuoteMax {
+				return ledgerErr(rel, c, "%s 的 evidence「%s」长度为 %d 字，应为 %d–%d 字的原文摘录",
+					"the %s: the evidence 「%s」 is %d characters long; quote %d–%d characters of the chapter", at, clip(q), n, QuoteMin, QuoteMax)
+			}
+			if len(chapters) > 0 && !ok {
+				return ledgerErr(rel, c, "%s 的 evidence「%s」在章节正文中找不到（必须逐字摘录原文）",
+					"the %s: the evidence 「%s」 is not in the chapter (quote the text verbatim)", at, clip(q))
+			}
+		}
+	}
 	return nil
+}
+
+// ledgerChecks are the check ids of the story ledgers whose violations
+// must quote the chapter: who knows what (l2) and the story clock (l3).
+var ledgerChecks = map[string]bool{"knowledge": true, "story_time": true}
+
+// ledgerErr is CheckRules' E_SCHEMA for a ledger check.
+func ledgerErr(rel string, c Check, zh, en string, args ...any) *errs.Error {
+	return errs.Newf(errs.Schema, "%s："+zh, "%s: "+en, append([]any{rel}, args...)...).
+		With("file", rel).With("field", "contract_verification."+c.Level+"_checks").With("check", c.ID).
+		Hint("给这条 violation 写上 evidence：逐字摘录正文中出问题的那句；然后重新运行 judge 步骤",
+			"give the violation an evidence quote taken verbatim from the chapter, then run the judge step again")
 }
 
 // rulesErr is CheckRules' E_SCHEMA, naming the file and the rule.

@@ -48,3 +48,29 @@ func TestRulesInPlayEachListedWithEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A knowledge (l2) or story_time (l3) violation is a claim about a
+// passage: it must quote it verbatim (SPEC §25 "with evidence").
+func TestLedgerViolationsQuote(t *testing.T) {
+	cases := []struct{ cv, en string }{
+		{`"l2_checks":[{"id":"knowledge","status":"violation","confidence":"medium","evidence":"火苗跳了一下"}]`, ""},
+		{`"l2_checks":[{"id":"knowledge","status":"pass","confidence":"high"}]`, ""},
+		{`"l2_checks":[{"id":"knowledge","status":"violation","confidence":"medium"}]`,
+			"staging/evaluations/chapter-003-eval.json: the l2 check knowledge is a violation without evidence (quote the passage verbatim)"},
+		{`"l3_checks":[{"id":"story_time","status":"violation","confidence":"high","evidence":"昨夜的灯"}]`,
+			"staging/evaluations/chapter-003-eval.json: the l3 check story_time: the evidence 「昨夜的灯」 is not in the chapter (quote the text verbatim)"},
+	}
+	for _, c := range cases {
+		e := strictEval(t, `"tonal_variance":{"score":4,"reason":"r"}}`, `"tonal_variance":{"score":4,"reason":"r"}},"contract_verification":{`+c.cv+`}`)
+		err := e.CheckRules(nil, judged)
+		if c.en == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.cv, err)
+			}
+			continue
+		}
+		if x := errs.As(err); x == nil || x.Code != errs.Schema || x.Message("en") != c.en {
+			t.Errorf("%s: got %v, want %q", c.cv, err, c.en)
+		}
+	}
+}
