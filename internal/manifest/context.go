@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
@@ -92,7 +93,7 @@ var ledgerBlocks = []struct{ key, typ, src string }{
 	{keyRulesInPlay, keyRulesInPlay, layout.WorldRules},
 	{keyStoryTime, keyStoryTime, layout.Changelog},
 	{keyCastKnows, keyCastKnows, layout.CurrentState},
-	{keyContinuityNotes, keyContinuityNotes, layout.ContinuityLatest},
+	{keyContinuityNotes, keyContinuityNotes, audit.AgentLatest},
 }
 
 const stepRank = 100
