@@ -151,7 +151,23 @@ func strictJudge(root *project.Root, p *Packet, data []byte, rel string) error {
 	if err != nil {
 		return err
 	}
-	return e.Strict(weights, text)
+	if err := e.Strict(weights, text); err != nil {
+		return err
+	}
+	// One l1 line with a quote per rule in play (SPEC §25).
+	var inPlay []string
+	if v, ok := inlineValue(p, "rules_in_play"); ok {
+		if list, isList := v.([]any); isList {
+			for _, r := range list {
+				if m, isObj := r.(map[string]any); isObj {
+					if id, isStr := m["id"].(string); isStr {
+						inPlay = append(inPlay, id)
+					}
+				}
+			}
+		}
+	}
+	return e.CheckRules(inPlay, text)
 }
 
 // liveObject extracts the first JSON object of the answer (numbers kept

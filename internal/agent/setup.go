@@ -31,7 +31,7 @@ func setupAllowed(agentName, f string) bool {
 	stem := strings.TrimSuffix(base, path.Ext(base))
 	switch agentName {
 	case WorldBuilder:
-		return f == layout.WorldRules || f == setupstep.Storylines ||
+		return f == layout.WorldRules || f == setupstep.Storylines || f == setupstep.StoryTime ||
 			(dir == setupstep.WorldDir+"/" && path.Ext(base) == ".md" && project.IsSlug(stem))
 	case CharacterWeaver:
 		return dir == layout.CharactersActive+"/" && (path.Ext(base) == ".md" || path.Ext(base) == ".json") && project.IsSlug(stem)

@@ -251,6 +251,29 @@ func (w *Window) checkTimeline() []Issue {
 			lastCh[line] = c
 		}
 	}
+	return append(out, w.checkClock()...)
+}
+
+// checkClock flags a chapter whose story clock (SPEC §25) is earlier than
+// the one the storyline's previous chapter ended on: the summarizer's
+// clock is the book's own record of time, so no text marker is needed.
+func (w *Window) checkClock() []Issue {
+	var out []Issue
+	last := map[string]int{} // storyline → its last chapter with a clock
+	for c := w.From; c <= w.To; c++ {
+		line, now, ok := w.Storyline[c], w.StoryTime[c], w.StoryTime[c].Day > 0
+		if line == "" || !ok {
+			continue
+		}
+		if p := last[line]; p > 0 && now.Day < w.StoryTime[p].Day {
+			was := w.StoryTime[p]
+			out = append(out, Issue{Type: TimelineRegression, Entities: []string{line},
+				Description: fmt.Sprintf("故事线 %s：第 %d 章结束时故事时钟已到第 %d 天（%s），第 %d 章却回到第 %d 天（%s）", line, p, was.Day, was.Label, c, now.Day, now.Label),
+				Evidence:    []Evidence{{p, fmt.Sprintf("story_time 第%d天（%s）", was.Day, was.Label)}, {c, fmt.Sprintf("story_time 第%d天（%s）", now.Day, now.Label)}},
+				Suggestion:  "核对本章的时间：时钟只能前进；若是倒叙，请在文中标明，并让摘要员把 story_time 设回当前"})
+		}
+		last[line] = c
+	}
 	return out
 }
 

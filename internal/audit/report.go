@@ -31,6 +31,9 @@ type Issue struct {
 	Entities    []string   `json:"entities"`
 	Evidence    []Evidence `json:"evidence"`
 	Suggestion  string     `json:"suggestion"`
+	// Fix names the command that repairs a committed chapter's text (an
+	// agent review's high-severity findings, SPEC §25).
+	Fix string `json:"fix,omitempty"`
 }
 
 // Evidence is where a finding shows.

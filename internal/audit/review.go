@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -15,7 +16,12 @@ import (
 // and stored next to the deterministic one.
 
 // AgentTypes are the issue types the auditor may add to the checks' own.
-var AgentTypes = []string{"knowledge_leak", "character_drift", "ability", "broken_promise", "naming"}
+var AgentTypes = []string{"knowledge_leak", "character_drift", "ability", "broken_promise", "naming", "world_rule"}
+
+// AgentLatest is the newest agent review: its high-severity findings are
+// the continuity_notes of later draft and judge packets until a later
+// review replaces it (SPEC §25).
+const AgentLatest = "logs/continuity/agent-latest.json"
 
 // ParseReview decodes and checks an auditor's answer for the window
 // from..to: scope sliding_window, the same chapter_range, every issue with
@@ -66,6 +72,15 @@ func ParseReview(data []byte, source string, from, to int, now string) (*Report,
 		}
 		if is.Confidence == "" {
 			is.Confidence = "agent"
+		}
+		if is.Severity == "high" {
+			// The text of a committed chapter is repaired by an amend
+			// (SPEC §23); the finding names it, for its latest chapter.
+			last := 0
+			for _, ev := range is.Evidence {
+				last = max(last, ev.Chapter)
+			}
+			is.Fix = "make -f pipeline.mk amend C=" + strconv.Itoa(last)
 		}
 		if is.Entities == nil {
 			is.Entities = []string{}

@@ -37,6 +37,14 @@ type Window struct {
 	Locations  []string
 	Items      []OwnedItem
 	Foreshadow []foreshadow.Item
+	// StoryTime is the story clock each chapter set (SPEC §25).
+	StoryTime map[int]Clock
+}
+
+// Clock is a chapter's story clock: the day and the in-world label.
+type Clock struct {
+	Day   int
+	Label string
 }
 
 // Entity is a character: slug and display name.
@@ -136,7 +144,7 @@ type changelogOp struct {
 // relevantPaths mark a changelog line whose ops the audit must decode;
 // other lines only give their chapter's storyline (a long changelog is
 // mostly lines the audit can skip).
-var relevantPaths = [][]byte{[]byte(`.status"`), []byte(`.location"`), []byte(`.inventory"`), []byte(`.owner"`), []byte(`.holder"`)}
+var relevantPaths = [][]byte{[]byte(`.status"`), []byte(`.location"`), []byte(`.inventory"`), []byte(`.owner"`), []byte(`.holder"`), []byte(`"` + stateops.StoryTimePath + `"`)}
 
 func (w *Window) readChangelog(root *project.Root) error {
 	abs, err := root.Abs(layout.Changelog)
@@ -215,6 +223,15 @@ func (w *Window) changelogLine(line []byte, n int) error {
 		return nil // ops of another shape: nothing the audit can use
 	}
 	for _, op := range decoded {
+		if op.Op == stateops.Set && op.Path == stateops.StoryTimePath {
+			if day, label, ok := stateops.StoryTime(op.Value); ok {
+				if w.StoryTime == nil {
+					w.StoryTime = map[int]Clock{}
+				}
+				w.StoryTime[chapter] = Clock{day, label}
+			}
+			continue
+		}
 		seg := strings.Split(op.Path, ".")
 		if len(seg) < 3 {
 			continue

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sort"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -40,23 +41,42 @@ type rawLine struct {
 // backwards keeps this cheap on a long changelog (the line is usually a
 // few chapters back).
 func lastOnStoryline(root *project.Root, id string, before int) (int, error) {
-	abs, err := root.Abs(layout.Changelog)
+	needle := []byte(`"storyline_id":` + string(mustJSON(id)))
+	found := 0
+	err := scanBack(root, layout.Changelog, func(ln []byte) bool {
+		if !bytes.Contains(ln, needle) {
+			return true
+		}
+		var rl rawLine
+		if json.Unmarshal(ln, &rl) == nil && rl.StorylineID == id && rl.Chapter < before {
+			found = rl.Chapter
+			return false
+		}
+		return true
+	})
+	return found, err
+}
+
+// scanBack calls fn with each line of the log rel, last line first, until
+// fn returns false; a missing log has no lines. Only the chunks it needs
+// are read (64 KiB at a time), so the tail of a long log is cheap.
+func scanBack(root *project.Root, rel string, fn func(line []byte) bool) error {
+	abs, err := root.Abs(rel)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	f, err := os.Open(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return 0, nil
+			return nil
 		}
-		return 0, errs.AccessFailed(layout.Changelog, err)
+		return errs.AccessFailed(rel, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return 0, errs.AccessFailed(layout.Changelog, err)
+		return errs.AccessFailed(rel, err)
 	}
-	needle := []byte(`"storyline_id":` + string(mustJSON(id)))
 	const chunk = 64 << 10
 	end := st.Size()
 	var tail []byte // an incomplete line carried to the next (earlier) chunk
@@ -64,7 +84,7 @@ func lastOnStoryline(root *project.Root, id string, before int) (int, error) {
 		start := max(end-chunk, 0)
 		buf := make([]byte, end-start, int(end-start)+len(tail))
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-			return 0, errs.AccessFailed(layout.Changelog, err)
+			return errs.AccessFailed(rel, err)
 		}
 		buf = append(buf, tail...)
 		lines := bytes.Split(buf, []byte{'\n'})
@@ -73,18 +93,60 @@ func lastOnStoryline(root *project.Root, id string, before int) (int, error) {
 			tail, first = lines[0], 1
 		}
 		for i := len(lines) - 1; i >= first; i-- {
-			ln := lines[i]
-			if !bytes.Contains(ln, needle) {
-				continue
-			}
-			var rl rawLine
-			if json.Unmarshal(ln, &rl) == nil && rl.StorylineID == id && rl.Chapter < before {
-				return rl.Chapter, nil
+			if !fn(lines[i]) {
+				return nil
 			}
 		}
 		end = start
 	}
-	return 0, nil
+	return nil
+}
+
+// ChapterTime is the story clock a committed chapter set (SPEC §25).
+type ChapterTime struct {
+	Chapter int    `json:"chapter"`
+	Day     int    `json:"day"`
+	Label   string `json:"label"`
+}
+
+// StoryTimes reads, from the changelog's tail, the story clock set by
+// each committed chapter from..to (the last set op of its line), in
+// chapter order; chapters that set none are left out. Lines are read
+// back only until a chapter before from.
+func StoryTimes(root *project.Root, from, to int) ([]ChapterTime, error) {
+	needle := []byte(`"` + stateops.StoryTimePath + `"`)
+	var out []ChapterTime
+	seen := map[int]bool{}
+	err := scanBack(root, layout.Changelog, func(ln []byte) bool {
+		if len(bytes.TrimSpace(ln)) == 0 {
+			return true
+		}
+		var rl rawLine
+		if json.Unmarshal(ln, &rl) != nil {
+			return true // a torn or foreign line: rebuild --check reports it
+		}
+		if rl.Chapter < from {
+			return false
+		}
+		if rl.Chapter > to || seen[rl.Chapter] || !bytes.Contains(ln, needle) {
+			return true
+		}
+		for i := len(rl.Ops) - 1; i >= 0; i-- {
+			v, err := stateops.Decode(rl.Ops[i])
+			if err != nil {
+				continue
+			}
+			if op, reason := stateops.Validate(v); reason == "" && op.Kind == stateops.Set && op.Path == stateops.StoryTimePath {
+				day, label, _ := stateops.StoryTime(op.Value)
+				out = append(out, ChapterTime{Chapter: rl.Chapter, Day: day, Label: label})
+				seen[rl.Chapter] = true
+				break
+			}
+		}
+		return true
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Chapter < out[j].Chapter })
+	return out, err
 }
 
 func mustJSON(v any) []byte {

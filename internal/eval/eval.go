@@ -28,6 +28,11 @@ type Check struct {
 	Confidence     string `json:"confidence"`
 	ConstraintType string `json:"constraint_type,omitempty"`
 	Detail         string `json:"detail,omitempty"`
+	// Evidence quotes the chapter (SPEC §25: every rule in play is checked
+	// against a passage, for a pass as for a violation).
+	Evidence string `json:"evidence,omitempty"`
+	// Quotes are the evidence quotes one by one (CheckRules checks each).
+	Quotes []string `json:"-"`
 }
 
 // Dimension is one scored dimension.
@@ -306,6 +311,8 @@ func (e *Eval) parseChecks(v any, rel string) error {
 				}
 				*f.dst = s
 			}
+			c.Quotes = evidenceQuotes(obj["evidence"])
+			c.Evidence = strings.Join(c.Quotes, " / ")
 			e.Checks = append(e.Checks, c)
 		}
 	}

@@ -52,18 +52,7 @@ func (e *Eval) Strict(rubric map[string]float64, chapters ...string) error {
 				d.Name, strings.Join(sortedKeys(rubric), ", "))
 		}
 	}
-	norms := make([]string, len(chapters))
-	for i, c := range chapters {
-		norms[i] = squeeze(c)
-	}
-	found := func(q string) bool {
-		for _, n := range norms {
-			if strings.Contains(n, q) {
-				return true
-			}
-		}
-		return false
-	}
+	found := quoteFinder(chapters)
 	for _, d := range e.Dimensions {
 		if d.Score < 1 || d.Score > 5 || d.Score*2 != float64(int(d.Score*2)) {
 			return strictErr(rel, d.Name, "%s 的分数 %v 不在 1, 1.5, …, 5 的半分刻度上", "%s: the score %v is not on the half-step scale 1, 1.5, …, 5",
@@ -73,15 +62,12 @@ func (e *Eval) Strict(rubric map[string]float64, chapters ...string) error {
 			return strictErr(rel, d.Name, "%s 缺少 reason（打分理由）", "%s has no reason", d.Name)
 		}
 		for _, q := range d.Quotes {
-			sq := squeeze(q)
-			if !found(sq) {
-				sq = squeeze(unquote(q))
-			}
+			sq, ok := found(q)
 			if n := utf8.RuneCountInString(sq); n < QuoteMin || n > QuoteMax {
 				return strictErr(rel, d.Name, "%s 的 evidence「%s」长度为 %d 字，应为 %d–%d 字的原文摘录",
 					"%s: the evidence 「%s」 is %d characters long; quote %d–%d characters of the chapter", d.Name, clip(q), n, QuoteMin, QuoteMax)
 			}
-			if len(norms) > 0 && !found(sq) {
+			if len(chapters) > 0 && !ok {
 				return strictErr(rel, d.Name, "%s 的 evidence「%s」在章节正文中找不到（必须逐字摘录原文）",
 					"%s: the evidence 「%s」 is not in the chapter (quote the text verbatim)", d.Name, clip(q))
 			}
@@ -118,6 +104,33 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// quoteFinder looks a quote up in the chapters, whitespace-normalised and
+// with one pair of quotation marks the judge put around it dropped when
+// that is what matches; it returns the normalised quote (for the length
+// bounds) and whether it was found.
+func quoteFinder(chapters []string) func(q string) (string, bool) {
+	norms := make([]string, len(chapters))
+	for i, c := range chapters {
+		norms[i] = squeeze(c)
+	}
+	in := func(q string) bool {
+		for _, n := range norms {
+			if strings.Contains(n, q) {
+				return true
+			}
+		}
+		return false
+	}
+	return func(q string) (string, bool) {
+		sq := squeeze(q)
+		if in(sq) {
+			return sq, true
+		}
+		sq = squeeze(unquote(q))
+		return sq, in(sq)
+	}
 }
 
 // squeeze removes all whitespace, so a quote that spans a line break or

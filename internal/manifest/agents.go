@@ -194,6 +194,13 @@ func (b *builder) writer() error {
 	if err := b.stateSlice("", false); err != nil {
 		return err
 	}
+	// Where the clock stood: the writer continues from it (SPEC §25).
+	if err := b.storyTime(false); err != nil {
+		return err
+	}
+	if err := b.continuityNotes(); err != nil {
+		return err
+	}
 	if err := b.styleSamples(); err != nil {
 		return err
 	}
@@ -444,8 +451,17 @@ func (b *builder) judge() error {
 			return err
 		}
 		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text, Previous: prev}, cfg))
+		if err := b.rulesInPlay(text); err != nil {
+			return err
+		}
+		if err := b.castKnows(text); err != nil {
+			return err
+		}
 	} else {
 		b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
+		if err := b.rulesInPlay(""); err != nil {
+			return err
+		}
 	}
 	cont, err := loadContinuity(b.root)
 	if err != nil {
@@ -453,6 +469,12 @@ func (b *builder) judge() error {
 	}
 	if cont != nil {
 		b.in.Set("continuity_report_summary", cont)
+	}
+	if err := b.storyTime(true); err != nil {
+		return err
+	}
+	if err := b.continuityNotes(); err != nil {
+		return err
 	}
 	b.ps.Set("chapter_draft", chapter)
 	b.pathIf("crossref", layout.StagingCrossref(b.c))
@@ -499,6 +521,16 @@ func (b *builder) logicReviewer() error {
 	// Its prompt checks abilities against the contracts and events against
 	// the hard rules (SPEC §24 "every input the prompts promise").
 	b.pathIf("world_rules", layout.WorldRules)
+	text, err := b.stagingText()
+	if err != nil {
+		return err
+	}
+	if err := b.rulesInPlay(text); err != nil {
+		return err
+	}
+	if err := b.storyTime(true); err != nil {
+		return err
+	}
 	if _, err := b.characterPaths(false); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
@@ -85,6 +86,18 @@ var staticRank = map[string]int{
 	// The book plan changes at a volume review at most; canon changes
 	// arrive mid-volume, so they sit with the per-chapter blocks (§25).
 	"book_plan": 5, typeCanonChanges: 11,
+	// The per-chapter ledgers (SPEC §25), after every volume-static block.
+	keyRulesInPlay: 16, keyStoryTime: 17, keyCastKnows: 18, keyContinuityNotes: 19,
+}
+
+// ledgerBlocks are the per-chapter ledgers (SPEC §25) that travel inline
+// and, when embedded, as their own DATA blocks after the volume-static
+// ones: the inline key, the DATA type and the file the value comes from.
+var ledgerBlocks = []struct{ key, typ, src string }{
+	{keyRulesInPlay, keyRulesInPlay, layout.WorldRules},
+	{keyStoryTime, keyStoryTime, layout.Changelog},
+	{keyCastKnows, keyCastKnows, layout.CurrentState},
+	{keyContinuityNotes, keyContinuityNotes, audit.AgentLatest},
 }
 
 const stepRank = 100
@@ -92,9 +105,13 @@ const stepRank = 100
 // Inline keys a block carries: they leave the per-step header when the
 // block is rendered, so nothing reaches the model twice.
 const (
-	keyStateSlice   = "state_slice"
-	keyTail         = "previous_chapter_tail"
-	keyOutlineBlock = "chapter_outline_block"
+	keyStateSlice      = "state_slice"
+	keyTail            = "previous_chapter_tail"
+	keyOutlineBlock    = "chapter_outline_block"
+	keyRulesInPlay     = "rules_in_play"
+	keyStoryTime       = "story_time"
+	keyCastKnows       = "cast_knows"
+	keyContinuityNotes = "continuity_notes"
 )
 
 // OutlineWindow is how many chapters either side of C a volume_outline
@@ -191,6 +208,14 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 		add(typeUpcoming, layout.Outline(volume), inlineString(v))
 		covered[keyUpcoming] = true
 	}
+	for _, l := range ledgerBlocks {
+		// An empty ledger stays a one-line header value: a block saying
+		// "[]" would only cost a DATA frame.
+		if v, ok := in.Get(l.key); ok && !emptyJSON(v) {
+			add(l.typ, l.src, indentJSON(v))
+			covered[l.key] = true
+		}
+	}
 	if v, ok := in.Get(keyOutlineBlock); ok && !covered[keyOutlineBlock] && volume > 0 {
 		add("outline", layout.Outline(volume), inlineString(v)+"\n")
 		covered[keyOutlineBlock] = true
@@ -204,6 +229,16 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 		}
 	}
 	return blocks, header, warns, nil
+}
+
+// emptyJSON reports whether an inline value encodes as [], {} or null.
+func emptyJSON(v any) bool {
+	var b bytes.Buffer
+	if encodeCompact(&b, v) != nil {
+		return true
+	}
+	s := b.String()
+	return s == "[]" || s == "{}" || s == "null"
 }
 
 func rank(typ string) int {

@@ -35,15 +35,35 @@ type rule struct {
 	Rule           string
 	ConstraintType string
 	Exceptions     []string
+	// Keywords are the words whose occurrence in a chapter puts the rule
+	// in play (SPEC §25).
+	Keywords []string
 }
 
 // loadHardRules reads world/rules.json ({"rules":[…]} or a bare list) and
 // renders the hard rules, sorted by id, as SPEC §6 lines.
 func loadHardRules(root *project.Root) ([]string, bool, error) {
+	rules, present, err := loadRules(root)
+	if err != nil || !present {
+		return []string{}, present, err
+	}
+	lines := make([]string, 0, len(rules))
+	for _, r := range rules {
+		line := "- [" + r.ID + "][" + r.Category + "] " + r.Rule
+		if len(r.Exceptions) > 0 {
+			line += "（exceptions: " + strings.Join(r.Exceptions, "；") + "）"
+		}
+		lines = append(lines, line)
+	}
+	return lines, true, nil
+}
+
+// loadRules reads the hard rules of world/rules.json, sorted by id.
+func loadRules(root *project.Root) ([]rule, bool, error) {
 	var raw any
 	present, err := readOptional(root, layout.WorldRules, &raw)
 	if err != nil || !present {
-		return []string{}, present, err
+		return nil, present, err
 	}
 	list, ok := raw.([]any)
 	if obj, isObj := raw.(map[string]any); isObj {
@@ -65,25 +85,25 @@ func loadHardRules(root *project.Root) ([]string, bool, error) {
 		if r.ConstraintType != "hard" {
 			continue
 		}
-		if ex, isList := m["exceptions"].([]any); isList {
-			for _, e := range ex {
-				if s := strings.TrimSpace(text(e)); s != "" {
-					r.Exceptions = append(r.Exceptions, s)
-				}
-			}
-		}
+		r.Exceptions = textList(m["exceptions"])
+		r.Keywords = textList(m["keywords"])
 		rules = append(rules, r)
 	}
 	sort.SliceStable(rules, func(i, j int) bool { return rules[i].ID < rules[j].ID })
-	lines := make([]string, 0, len(rules))
-	for _, r := range rules {
-		line := "- [" + r.ID + "][" + r.Category + "] " + r.Rule
-		if len(r.Exceptions) > 0 {
-			line += "（exceptions: " + strings.Join(r.Exceptions, "；") + "）"
+	return rules, true, nil
+}
+
+// textList reads a list of scalars as trimmed non-empty strings.
+func textList(v any) []string {
+	var out []string
+	if list, isList := v.([]any); isList {
+		for _, e := range list {
+			if s := strings.TrimSpace(text(e)); s != "" {
+				out = append(out, s)
+			}
 		}
-		lines = append(lines, line)
 	}
-	return lines, true, nil
+	return out
 }
 
 func str(v any) string {

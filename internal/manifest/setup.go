@@ -54,6 +54,8 @@ func (b *builder) setup() error {
 	case stepid.SetupWorld:
 		b.pathIf("storyline_spec", layout.StorylineSpec)
 		b.setupOutputs(setupstep.WorldDir+"/overview.md", layout.WorldRules, setupstep.Storylines)
+		// The story clock's opening value is optional (SPEC §25).
+		b.output(setupstep.StagedPath(setupstep.StoryTime), false, ViaFile)
 	case stepid.SetupCharacters:
 		if err := b.textPaths("world_docs", setupstep.WorldDir); err != nil {
 			return err

@@ -17,8 +17,9 @@ import (
 // reviewPacket is where audit:NNN's packet is written for the executor.
 func reviewPacket(c int) string { return layout.AuditPacket(c) }
 
-// reviewContinuity runs the optional continuity-auditor step audit:NNN
-// (settings continuity_audit "agent", SPEC §21) after a commit whose
+// reviewContinuity runs the continuity-auditor step audit:NNN (settings
+// continuity_audit "agent", the default for a model executor: SPEC §21,
+// §25) after a commit whose
 // maintenance ran the deterministic audit: the executor gets the window
 // and the deterministic report, its answer is checked (audit.ParseReview)
 // and stored as logs/continuity/agent-report-NNN.json. It never blocks the
@@ -27,7 +28,7 @@ func reviewPacket(c int) string { return layout.AuditPacket(c) }
 // to print.
 func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []string {
 	s, err := settings.Load(e.Root, e.Getenv)
-	if err != nil || s.ContinuityAudit != settings.AuditAgent || agentCmd == "" || b == nil {
+	if err != nil || s.AuditFor(agentBackend(agentCmd)) != settings.AuditAgent || agentCmd == "" || b == nil {
 		return nil
 	}
 	to := b.ChapterRange[1]
@@ -46,7 +47,11 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 	packet, out := reviewPacket(to), layout.StagingAuditReview(to)
 	defer e.remove(packet, out)
 	defer e.removeEmptyDir(path.Dir(out))
-	if err := e.Root.WriteJSON(packet, manifest.AuditPacket(e.Root, &det, vol)); err != nil {
+	pk, err := manifest.AuditPacket(e.Root, &det, vol, s.Budget("logic-review"))
+	if err == nil {
+		err = e.Root.WriteJSON(packet, pk)
+	}
+	if err != nil {
 		return warn(errs.Coerce(err).Message("zh"))
 	}
 	why := ""
@@ -63,7 +68,11 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 		lines := []string{fmt.Sprintf("  连续性复核（continuity-auditor）：高 %d · 中 %d · 低 %d → %s",
 			rep.Stats.High, rep.Stats.Medium, rep.Stats.Low, layout.AgentAuditReport(to))}
 		for _, is := range audit.Top(rep.Issues, maxListed) {
-			lines = append(lines, "    ["+is.Severity+"] "+is.Description)
+			line := "    [" + is.Severity + "] " + is.Description
+			if is.Fix != "" {
+				line += " → " + is.Fix
+			}
+			lines = append(lines, line)
 		}
 		return lines
 	}
@@ -94,6 +103,12 @@ func (e *Env) auditAttempt(st stepid.Step, attempt int, agentCmd, packet string,
 	}
 	if failure == nil {
 		err = e.Root.WriteJSON(layout.AgentAuditReport(to), rep)
+		if err == nil {
+			// The newest review's high findings travel to the next
+			// chapters' packets (continuity_notes) until a later one
+			// replaces it.
+			err = e.Root.WriteJSON(audit.AgentLatest, rep)
+		}
 	}
 	return rep, failure, run.finish(failure, err)
 }

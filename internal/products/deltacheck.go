@@ -40,6 +40,7 @@ func CheckDeltaForCommit(root *project.Root, vol int, d *Delta, want int) error 
 				"rerun "+id+" (novel instructions "+id+") so the delta is based on the current state")
 	}
 	var known map[string]bool
+	clockSet := false
 	for i, raw := range d.Ops {
 		val, err := stateops.Decode(raw)
 		if err != nil {
@@ -49,6 +50,9 @@ func CheckDeltaForCommit(root *project.Root, vol int, d *Delta, want int) error 
 		if reason != "" {
 			return (schemaErr(d.File, "的 ops[%d] 无效，提交时会被丢弃：%s", "ops[%d] is invalid and the commit would drop it: %s", i, reason).
 				With("field", "ops").With("op_index", i).With("reason", reason))
+		}
+		if op.Kind == stateops.Set && op.Path == stateops.StoryTimePath {
+			clockSet = true
 		}
 		if op.Kind != stateops.Foreshadow {
 			continue
@@ -69,7 +73,18 @@ func CheckDeltaForCommit(root *project.Root, vol int, d *Delta, want int) error 
 				i, op.Path).With("field", "ops").With("op_index", i).With("id", op.Path))
 		}
 	}
-	return nil
+	if clockSet {
+		return nil
+	}
+	// Once the book has a story clock, every chapter says where it stands
+	// (SPEC §25): a chapter that skips it leaves the next one guessing.
+	has, err := stateops.HasStoryTime(root)
+	if err != nil || !has {
+		return err
+	}
+	return schemaErr(d.File, "没有设置故事时钟：本项目已有 %s，每章的 delta 都要有一条 {\"op\":\"set\",\"path\":\"%s\",\"value\":{\"day\":N,\"label\":\"…\"}}（时间没有推进也照写当前值）",
+		"does not set the story clock: the project has a %s, so every chapter's delta needs {\"op\":\"set\",\"path\":\"%s\",\"value\":{\"day\":N,\"label\":\"…\"}} (the current value again when no time passed)",
+		stateops.StoryTimePath, stateops.StoryTimePath).With("field", "ops").With("path", stateops.StoryTimePath)
 }
 
 // foreshadowIDs are the ids of the fact layer and of the current volume's plan.

@@ -163,7 +163,8 @@ func Eval(root *project.Root, c int, secondary bool, weights map[string]float64)
 	if err != nil {
 		return nil, err
 	}
-	if e.RubricVersion == "" && !suitePacket(root, layout.Packet(c, stage)) {
+	suite, inPlay := judgePacket(root, layout.Packet(c, stage))
+	if e.RubricVersion == "" && !suite {
 		return e, nil
 	}
 	texts, err := judgedTexts(root, c)
@@ -171,6 +172,10 @@ func Eval(root *project.Root, c int, secondary bool, weights map[string]float64)
 		return nil, err
 	}
 	if err := e.Strict(weights, texts...); err != nil {
+		return nil, err
+	}
+	// Every rule the packet put in play is checked one by one (SPEC §25).
+	if err := e.CheckRules(inPlay, texts...); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -205,7 +210,7 @@ func ModelOverallWarnings(root *project.Root, c int, role string) []string {
 		if secondary {
 			rel, stage = layout.StagingEvalSecondary(c), stepid.Judge+"."+stepid.RoleSecondary
 		}
-		if !root.IsFile(rel) || suitePacket(root, layout.Packet(c, stage)) {
+		if suite, _ := judgePacket(root, layout.Packet(c, stage)); !root.IsFile(rel) || suite {
 			continue
 		}
 		if e, err := eval.Load(root, rel, c); err == nil && e.RubricVersion == "" {
@@ -216,28 +221,35 @@ func ModelOverallWarnings(root *project.Root, c int, role string) []string {
 	return out
 }
 
-// suitePacket reports whether rel is a judge packet that promised the
-// suite's rubric (inline rubric_version). A placeholder or a packet of an
-// older suite that did not carry the rubric leaves the eval lenient.
-func suitePacket(root *project.Root, rel string) bool {
+// judgePacket reports whether rel is a judge packet that promised the
+// suite's rubric (inline rubric_version), and the W-ids of its
+// rules_in_play. A placeholder or a packet of an older suite that did not
+// carry the rubric leaves the eval lenient.
+func judgePacket(root *project.Root, rel string) (suite bool, inPlay []string) {
 	if !root.IsFile(rel) {
-		return false
+		return false, nil
 	}
 	data, err := root.ReadFile(rel)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	var p struct {
 		Manifest struct {
 			Inline struct {
 				RubricVersion string `json:"rubric_version"`
+				RulesInPlay   []struct {
+					ID string `json:"id"`
+				} `json:"rules_in_play"`
 			} `json:"inline"`
 		} `json:"manifest"`
 	}
 	if jsonio.Decode(data, rel, &p) != nil {
-		return false
+		return false, nil
 	}
-	return p.Manifest.Inline.RubricVersion != ""
+	for _, r := range p.Manifest.Inline.RulesInPlay {
+		inPlay = append(inPlay, r.ID)
+	}
+	return p.Manifest.Inline.RubricVersion != "", inPlay
 }
 
 // LogicReviewReport reads and validates the staging logic review report.

@@ -65,6 +65,9 @@ type Settings struct {
 	// ContinuityAudit (SPEC §21): "deterministic" (default) or "agent",
 	// when a continuity-auditor reviews each continuity audit's window.
 	ContinuityAudit string `json:"continuity_audit"`
+	// ContinuityAuditSet: settings.json names continuity_audit; without it
+	// a model executor gets the agent review (SPEC §25, AuditFor).
+	ContinuityAuditSet bool `json:"-"`
 	// FixMode (settings.json revision.fix_mode, SPEC §24): "on" (default)
 	// lets a revise round be a targeted fix; "off" always redraws.
 	FixMode string `json:"fix_mode"`
@@ -81,6 +84,20 @@ const (
 	AuditDeterministic = "deterministic"
 	AuditAgent         = "agent"
 )
+
+// AuditFor is the continuity audit a run with the given executor backend
+// gets (SPEC §25): the project's continuity_audit when settings.json names
+// it, else "agent" for a model executor (the openai and command backends)
+// and "deterministic" for replay or an executor the suite cannot identify.
+func (s Settings) AuditFor(backend string) string {
+	if s.ContinuityAuditSet {
+		return s.ContinuityAudit
+	}
+	if backend == "openai" || backend == "command" {
+		return AuditAgent
+	}
+	return AuditDeterministic
+}
 
 // Weights returns the judge weights by dimension name.
 func (s Settings) Weights() map[string]float64 {
@@ -208,7 +225,7 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 		if str != AuditDeterministic && str != AuditAgent {
 			return cfgErr("continuity_audit", src, "必须是 deterministic 或 agent", "must be deterministic or agent", v)
 		}
-		s.ContinuityAudit = str
+		s.ContinuityAudit, s.ContinuityAuditSet = str, true
 	}
 	if v, ok := raw["logic_review_min_score"]; ok && v != nil {
 		n, isInt := jsonio.Int(v)

@@ -248,3 +248,28 @@ func TestContextBudgets(t *testing.T) {
 		}
 	}
 }
+
+// SPEC §25: without continuity_audit in settings.json a model executor
+// (openai, command) gets the agent review and replay the deterministic
+// one; a value the author wrote holds for every executor.
+func TestAuditFor(t *testing.T) {
+	cases := []struct {
+		file, backend, want string
+	}{
+		{``, "openai", AuditAgent},
+		{``, "command", AuditAgent},
+		{``, "replay", AuditDeterministic},
+		{``, "", AuditDeterministic},
+		{`{"continuity_audit":"deterministic"}`, "openai", AuditDeterministic},
+		{`{"continuity_audit":"agent"}`, "replay", AuditAgent},
+	}
+	for _, c := range cases {
+		s, err := load(t, c.file, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.AuditFor(c.backend); got != c.want {
+			t.Errorf("settings %q, backend %q: %s, want %s", c.file, c.backend, got, c.want)
+		}
+	}
+}

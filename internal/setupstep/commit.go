@@ -3,12 +3,16 @@ package setupstep
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // Step names of a setup commit, in order (plan[].name; NOVEL_CRASH_AT).
@@ -17,6 +21,7 @@ const (
 	StepReplace = "replace"
 	StepMove    = "move"
 	StepCanon   = "canon"
+	StepClock   = "story_clock"
 	StepCleanup = "cleanup"
 )
 
@@ -29,6 +34,9 @@ type Result struct {
 	// CanonChanges names what a commit in the middle of the book changed
 	// (rule ids, slug.field), logged in logs/canon-changes.jsonl.
 	CanonChanges []string `json:"canon_changes,omitempty"`
+	// StoryTimeSeeded: world/story-time.json was copied into the state
+	// as world_state.story_time (SPEC §25).
+	StoryTimeSeeded bool `json:"story_time_seeded,omitempty"`
 }
 
 // Journal is staging/setup-{stage}.journal.json: written before the first
@@ -45,6 +53,9 @@ type Journal struct {
 	// Canon is the canon log's new text when the commit changes canon mid-book.
 	Canon  *string `json:"canon,omitempty"`
 	Output Result  `json:"output"`
+	// SeedClock: the story_clock step copies world/story-time.json into
+	// the state.
+	SeedClock bool `json:"seed_clock,omitempty"`
 }
 
 // Prepare validates the staged outputs of a setup stage and computes the
@@ -100,6 +111,15 @@ func Prepare(root *project.Root, stage string, replace bool, now string, next fu
 			j.Canon, out.CanonChanges = &text, canonSummary(changes)
 			j.Plan = append(j.Plan, journal.PlanStep{Name: StepCanon, Writes: []string{CanonLog}})
 		}
+	}
+	if stage == stepid.SetupWorld && slices.Contains(files, StoryTime) {
+		if j.SeedClock, err = clockUnset(root); err != nil {
+			return nil, err
+		}
+	}
+	if j.SeedClock {
+		j.Plan = append(j.Plan, journal.PlanStep{Name: StepClock, Writes: []string{layout.CurrentState}})
+		out.StoryTimeSeeded = true
 	}
 	j.Plan = append(j.Plan, journal.PlanStep{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), layout.SetupJournal(stage)}})
 	out.NextStep = next()
@@ -166,14 +186,66 @@ func Execute(root *project.Root, j *Journal, fresh bool, crash func(string)) (*R
 			// The whole new log, written atomically: a replay writes it again.
 			return root.WriteFile(CanonLog, []byte(*j.Canon))
 		}},
-		{Name: StepCleanup, Run: func() error { return cleanup(root, j.Stage) }},
 	}
+	if j.SeedClock {
+		steps = append(steps, journal.Step{Name: StepClock, Run: func() error { return seedClock(root) }})
+	}
+	steps = append(steps, journal.Step{Name: StepCleanup, Run: func() error { return cleanup(root, j.Stage) }})
 	tx := journal.Tx{File: layout.SetupJournal(j.Stage), Key: "commit_step", Resume: cmd}
 	if err := tx.Run(root, j, fresh, crash, steps); err != nil {
 		return nil, err
 	}
 	out := j.Output
 	return &out, nil
+}
+
+// clockUnset reports whether the setup commit may seed the story clock:
+// the state exists, no chapter is committed (so the state is still the
+// baseline every replay starts from) and it has no clock yet. In the
+// middle of a book the clock is the summarizer's; a replaced
+// story-time.json does not move it.
+func clockUnset(root *project.Root) (bool, error) {
+	if !root.IsFile(layout.CurrentState) {
+		return false, nil
+	}
+	data, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return false, err
+	}
+	st, _, err := stateops.DecodeState(data, layout.CurrentState)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := jsonio.Int(st["last_updated_chapter"]); n > 0 || root.Exists(layout.Baseline) {
+		return false, nil
+	}
+	ws, _ := st["world_state"].(map[string]any)
+	_, has := ws["story_time"]
+	return !has, nil
+}
+
+// seedClock copies world/story-time.json into the state's
+// world_state.story_time (idempotent: a re-run writes the same value).
+func seedClock(root *project.Root) error {
+	clock, err := storyTime(root, StoryTime, StoryTime)
+	if err != nil {
+		return err
+	}
+	data, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return err
+	}
+	st, _, err := stateops.DecodeState(data, layout.CurrentState)
+	if err != nil {
+		return err
+	}
+	ws, _ := st["world_state"].(map[string]any)
+	if ws == nil {
+		ws = map[string]any{}
+		st["world_state"] = ws
+	}
+	ws["story_time"] = clock
+	return root.WriteJSON(layout.CurrentState, st)
 }
 
 // moveAll renames each file; a move whose destination exists and whose

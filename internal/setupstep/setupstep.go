@@ -16,8 +16,10 @@ const Staging = layout.StagingSetup
 
 // Final paths the setup steps produce.
 const (
-	WorldDir       = "world"
-	Storylines     = layout.Storylines
+	WorldDir   = "world"
+	Storylines = layout.Storylines
+	// StoryTime is the story clock's opening value (SPEC §25), optional.
+	StoryTime      = WorldDir + "/story-time.json"
 	StyleSamples   = "style-samples.md"
 	SamplesDir     = "style-samples"
 	ReplacedDir    = layout.StagingReplaced

@@ -79,3 +79,35 @@ func TestValidateStyleProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateRuleKeywords: a world rule may carry keywords, the words
+// that put it in play in a chapter (SPEC §25); they must be a list of
+// non-empty strings.
+func TestValidateRuleKeywords(t *testing.T) {
+	rule := func(n int, kw string) string {
+		return `{"id":"W-00` + string(rune('0'+n)) + `","category":"c","rule":"r","constraint_type":"hard"` + kw + `}`
+	}
+	for name, c := range map[string]struct{ kw, field string }{
+		"keywords":     {`,"keywords":["魂灯","灯油"]`, ""},
+		"none":         {``, ""},
+		"not a list":   {`,"keywords":"魂灯"`, "rules[0].keywords"},
+		"a number":     {`,"keywords":["魂灯",3]`, "rules[0].keywords"},
+		"empty string": {`,"keywords":["魂灯"," "]`, "rules[0].keywords"},
+	} {
+		rules := `{"rules":[` + rule(1, c.kw) + `,` + rule(2, "") + `,` + rule(3, "") + `]}`
+		root := testkit.Project(t, map[string]string{".checkpoint.json": cp,
+			"staging/setup/world/overview.md": "# 世界\n", "staging/setup/world/rules.json": rules,
+			"staging/setup/storylines/storylines.json": `{"storylines":[{"id":"main","name":"主线","type":"main_arc"}]}`})
+		_, err := Validate(root, "world")
+		if c.field == "" {
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			continue
+		}
+		e := errs.As(err)
+		if e == nil || e.Code != errs.Schema || e.Details["field"] != c.field {
+			t.Errorf("%s: want E_SCHEMA on %s, got %v", name, c.field, err)
+		}
+	}
+}

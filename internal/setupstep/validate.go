@@ -9,8 +9,10 @@ import (
 
 	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -38,6 +40,7 @@ func Staged(root *project.Root, stage string) ([]string, error) {
 		}
 		add(layout.WorldRules)
 		add(Storylines)
+		add(StoryTime)
 	case stepid.SetupCharacters:
 		for _, ext := range []string{".json", ".md"} {
 			fs, err := root.List(StagedPath(layout.CharactersActive), ext, false)
@@ -198,7 +201,37 @@ func validateWorld(root *project.Root, files []string) error {
 	if err := validateRules(root); err != nil {
 		return err
 	}
+	if has(files, StoryTime) {
+		if _, err := storyTime(root, StagedPath(StoryTime), StoryTime); err != nil {
+			return err
+		}
+	}
 	return validateStorylines(root)
+}
+
+// storyTime reads a story clock file {"day": N ≥ 1, "label": "…"} (the
+// shape of world_state.story_time, SPEC §25); final names it in errors.
+func storyTime(root *project.Root, rel, final string) (map[string]any, error) {
+	var v any
+	if err := root.ReadJSON(rel, &v); err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, schemaErr(final, "", "必须是 JSON 对象 {\"day\":1,\"label\":\"…\"}", "must be a JSON object {\"day\":1,\"label\":\"…\"}")
+	}
+	if _, _, ok := stateops.StoryTime(m); !ok {
+		field := "day"
+		if _, isStr := m["label"].(string); !isStr {
+			field = "label"
+		}
+		if d, isNum := jsonio.Int(m["day"]); isNum && d >= 1 && field == "day" {
+			field = ""
+		}
+		return nil, schemaErr(final, field, "故事时钟应为 {\"day\": N（≥ 1 的整数，从全书第一个场景算起）, \"label\": \"书中的日期或时辰\"}，不含其他字段",
+			"the story clock must be {\"day\": N (an integer ≥ 1, counted from the book's first scene), \"label\": \"the in-world date or time\"} and nothing else")
+	}
+	return m, nil
 }
 
 func validateRules(root *project.Root) error {
@@ -239,6 +272,19 @@ func validateRules(root *project.Root) error {
 			}
 			if !isList {
 				return schemaErr(f, at+".exceptions", at+".exceptions 必须是字符串数组", at+".exceptions must be an array of strings").With("rule", id)
+			}
+		}
+		// keywords put the rule in play in a chapter that uses them (SPEC §25).
+		if kw, ok := r["keywords"]; ok && kw != nil {
+			list, isList := kw.([]any)
+			for _, x := range list {
+				if w, isStr := x.(string); !isStr || strings.TrimSpace(w) == "" {
+					isList = false
+				}
+			}
+			if !isList {
+				return schemaErr(f, at+".keywords", at+".keywords 必须是非空字符串数组（本规则在正文中的关键词）",
+					at+".keywords must be an array of non-empty strings (the words that put the rule in play)").With("rule", id)
 			}
 		}
 	}

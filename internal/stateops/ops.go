@@ -135,7 +135,7 @@ func Validate(raw any) (Op, string) {
 			return op, "inc value is not a finite number"
 		}
 	}
-	return op, ""
+	return op, ledgerReason(op)
 }
 
 func printable(s string) bool {
