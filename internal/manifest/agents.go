@@ -420,48 +420,8 @@ func (b *builder) judge() error {
 	// validate and the executor (SPEC §24).
 	b.in.Set("rubric", b.set.Weights())
 	chapter := layout.StagingChapter(b.c)
-	bl, err := b.blacklist()
-	if err != nil {
+	if err := b.judgedText(chapter); err != nil {
 		return err
-	}
-	if b.has(chapter) {
-		text, err := products.ChapterText(b.root, chapter)
-		if err != nil {
-			return err
-		}
-		var words []string
-		if bl != nil {
-			words = bl.Words
-		}
-		b.in.Set("blacklist_lint", textmeasure.CountBlacklist(words, text, textmeasure.WordCount(text)))
-		// The judge reads the deterministic findings instead of guessing them.
-		cfg, err := lint.NewConfig(b.root, b.set, words)
-		if err != nil {
-			return err
-		}
-		chars, err := b.characters()
-		if err != nil {
-			return err
-		}
-		if cfg.Terms, err = lint.LoadTermsOf(b.root, chars); err != nil {
-			return err
-		}
-		prev, err := lint.PreviousChapter(b.root, b.c)
-		if err != nil {
-			return err
-		}
-		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text, Previous: prev}, cfg))
-		if err := b.rulesInPlay(text); err != nil {
-			return err
-		}
-		if err := b.castKnows(text); err != nil {
-			return err
-		}
-	} else {
-		b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
-		if err := b.rulesInPlay(""); err != nil {
-			return err
-		}
 	}
 	cont, err := loadContinuity(b.root)
 	if err != nil {
@@ -501,6 +461,50 @@ func (b *builder) judge() error {
 	}
 	b.output(out, true, ViaStdout)
 	return nil
+}
+
+// judgedText sets what the judge packet derives from the chapter it
+// judges: the blacklist and lint findings, the rules in play and the
+// cast's knows.
+func (b *builder) judgedText(chapter string) error {
+	bl, err := b.blacklist()
+	if err != nil {
+		return err
+	}
+	if b.has(chapter) {
+		text, err := products.ChapterText(b.root, chapter)
+		if err != nil {
+			return err
+		}
+		var words []string
+		if bl != nil {
+			words = bl.Words
+		}
+		b.in.Set("blacklist_lint", textmeasure.CountBlacklist(words, text, textmeasure.WordCount(text)))
+		// The judge reads the deterministic findings instead of guessing them.
+		cfg, err := lint.NewConfig(b.root, b.set, words)
+		if err != nil {
+			return err
+		}
+		chars, err := b.characters()
+		if err != nil {
+			return err
+		}
+		if cfg.Terms, err = lint.LoadTermsOf(b.root, chars); err != nil {
+			return err
+		}
+		prev, err := lint.PreviousChapter(b.root, b.c)
+		if err != nil {
+			return err
+		}
+		b.in.Set("lint", lint.Run(lint.Input{Chapter: b.c, File: chapter, Stage: lint.StageRefine, Text: text, Previous: prev}, cfg))
+		if err := b.rulesInPlay(text); err != nil {
+			return err
+		}
+		return b.castKnows(text)
+	}
+	b.warn("待评审的正文 %s 尚不存在，无法计算 blacklist_lint", "the chapter to judge, %s, does not exist yet; no blacklist_lint", chapter)
+	return b.rulesInPlay("")
 }
 
 // logicReviewer checks the chapter's logic against outline, contract,
