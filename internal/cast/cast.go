@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 )
@@ -23,10 +24,12 @@ type Character struct {
 // whose name is not a slug cannot be referenced by ops and are skipped
 // with a warning.
 func Load(root *project.Root) ([]Character, []string, error) {
-	ents, err := root.ReadDir(layout.CharactersActive)
+	dir, err := root.Listing(layout.CharactersActive)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer dir.Close()
+	ents := dir.Entries
 	var chars []Character
 	var warns []string
 	for _, e := range ents {
@@ -43,7 +46,11 @@ func Load(root *project.Root) ([]Character, []string, error) {
 		var c struct {
 			DisplayName any `json:"display_name"`
 		}
-		if err := root.ReadJSON(rel, &c); err != nil {
+		data, err := dir.ReadFile(e)
+		if err == nil {
+			err = jsonio.Decode(data, rel, &c)
+		}
+		if err != nil {
 			if errs.Is(err, errs.Schema) {
 				return nil, nil, errs.New(errs.Schema, rel+" 必须是 JSON 对象", rel+" must be a JSON object").With("file", rel).
 					Hint("按 SPEC §2 的格式修正该文件后重试", "fix the file to the documented format (SPEC §2) and retry")

@@ -48,6 +48,30 @@ func ReadFileInfo(abs, rel string) ([]byte, os.FileInfo, error) {
 		}
 		return nil, nil, errs.ReadFailed(rel, err)
 	}
+	return readOpen(f, rel)
+}
+
+// ReadPlainAt reads the plain file name in the open directory dir
+// (relative to it, not following a symlink there), BOM stripped, using
+// and returning scratch as its read buffer. Any failure — a symlink, a
+// directory, a file over MaxFileSize, a missing or unreadable file — is
+// an error without a message for the user: the caller reads the path the
+// ordinary way (ReadFile), which reports it.
+func ReadPlainAt(dir *os.File, name string, scratch []byte) (data, buf []byte, err error) {
+	n, scratch, err := readPlainAt(dir, name, scratch)
+	if err != nil {
+		return nil, scratch, err
+	}
+	if n > MaxFileSize {
+		return nil, scratch, errTooBig
+	}
+	return bytes.Clone(StripBOM(scratch[:n])), scratch, nil
+}
+
+var errTooBig = errors.New("larger than the limit")
+
+// readOpen reads the open file f (shown as rel) and closes it.
+func readOpen(f *os.File, rel string) ([]byte, os.FileInfo, error) {
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {

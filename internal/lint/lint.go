@@ -154,13 +154,35 @@ func LoadTermsOf(root *project.Root, chars []cast.Character) ([]string, error) {
 	return terms, nil
 }
 
+// indexKey is bytes.Index(data, key) for a key that starts with a quote:
+// it searches for the rest of the key and checks the quote before it. A
+// quote is one byte in ten of a state file, so bytes.Index's first-byte
+// scan stopped everywhere; the key's next letter is rare there.
+func indexKey(data, key []byte) int {
+	if len(key) < 2 || key[0] != '"' {
+		return bytes.Index(data, key)
+	}
+	rest := key[1:]
+	for from := 1; from <= len(data); {
+		i := bytes.Index(data[from:], rest)
+		if i < 0 {
+			return -1
+		}
+		if data[from+i-1] == '"' {
+			return from + i - 1
+		}
+		from += i + 1
+	}
+	return -1
+}
+
 // stringValues returns the raw JSON strings that follow key and a colon
 // in data (a plain byte scan: a regular expression over a multi-MB state
 // cost a judge packet tens of milliseconds).
 func stringValues(data, key []byte) [][]byte {
 	var out [][]byte
 	for from := 0; ; {
-		i := bytes.Index(data[from:], key)
+		i := indexKey(data[from:], key)
 		if i < 0 {
 			return out
 		}

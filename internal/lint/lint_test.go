@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -203,4 +205,77 @@ func TestChatPhrasesOnlyAtALineStart(t *testing.T) {
 			t.Errorf("%q: narration counted as %d chat lines", line, n)
 		}
 	}
+}
+
+// stringValuesBefore is stringValues as it was before indexKey (the
+// oracle: the same raw values, in the same order).
+func stringValuesBefore(data, key []byte) [][]byte {
+	var out [][]byte
+	for from := 0; ; {
+		i := bytes.Index(data[from:], key)
+		if i < 0 {
+			return out
+		}
+		j := from + i + len(key)
+		from = j
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j >= len(data) || data[j] != ':' {
+			continue
+		}
+		j++
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j >= len(data) || data[j] != '"' {
+			continue
+		}
+		k := j + 1
+		for k < len(data) && data[k] != '"' {
+			if data[k] == '\\' {
+				k++
+			}
+			k++
+		}
+		if k >= len(data) {
+			return out
+		}
+		out = append(out, data[j:k+1])
+		from = k + 1
+	}
+}
+
+var stringValuesSeeds = []string{
+	``, `"`, `"name"`, `name"`, `""name"`, `"name":`, `"name": "`, `"name": "a`,
+	`{"name": "甲乙", "display_name": "丙丁", "x": {"name":"a\"b"}}`,
+	`{"username": "x", "nickname": "name", "name" : "n1", "a": "\"name\": \"q\""}`,
+	`{"display_name":"a","xdisplay_name":"b","display_name" :  "c\\"}`,
+	`"name""name": "v" "name"`, `namename"name"name": "z"`, `"x \"name": "y"`,
+	"{\n  \"name\":\n\t\"tab\"\r\n}", `"name": 12, "name": "s"`, `"name": "unterminated \`,
+}
+
+func TestStringValuesSameAsBefore(t *testing.T) {
+	for _, s := range stringValuesSeeds {
+		for _, key := range []string{`"name"`, `"display_name"`} {
+			got, want := stringValues([]byte(s), []byte(key)), stringValuesBefore([]byte(s), []byte(key))
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%q %s: %q, want %q", s, key, got, want)
+			}
+		}
+	}
+}
+
+func FuzzStringValues(f *testing.F) {
+	for _, s := range stringValuesSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, key := range []string{`"name"`, `"display_name"`} {
+			got, want := stringValues([]byte(s), []byte(key)), stringValuesBefore([]byte(s), []byte(key))
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q %s: %q, want %q", s, key, got, want)
+			}
+		}
+	})
 }
