@@ -5,6 +5,7 @@ package cast
 
 import (
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -29,15 +30,26 @@ func Load(root *project.Root) ([]Character, []string, error) {
 		return nil, nil, err
 	}
 	defer dir.Close()
-	ents := dir.Entries
-	var chars []Character
-	var warns []string
-	for _, e := range ents {
+	// The files are read first, all at once (hundreds of small files:
+	// the system calls run in parallel), then taken in name order, so
+	// the first bad file is the one reported, as before.
+	var files, slugFiles []fs.DirEntry
+	for _, e := range dir.Entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
 			continue
 		}
-		slug := strings.TrimSuffix(name, ".json")
+		files = append(files, e)
+		if project.IsSlug(strings.TrimSuffix(name, ".json")) {
+			slugFiles = append(slugFiles, e)
+		}
+	}
+	data, readErrs := dir.ReadFiles(slugFiles)
+	var chars []Character
+	var warns []string
+	next := 0 // the next of slugFiles
+	for _, e := range files {
+		slug := strings.TrimSuffix(e.Name(), ".json")
 		rel := layout.CharacterContract(slug)
 		if !project.IsSlug(slug) {
 			warns = append(warns, fmt.Sprintf("角色文件 %s 的文件名不是合法的 slug，已忽略 / character file %s: the name is not a slug; skipped", rel, rel))
@@ -46,10 +58,11 @@ func Load(root *project.Root) ([]Character, []string, error) {
 		var c struct {
 			DisplayName any `json:"display_name"`
 		}
-		data, err := dir.ReadFile(e)
+		err := readErrs[next]
 		if err == nil {
-			err = jsonio.Decode(data, rel, &c)
+			err = jsonio.Decode(data[next], rel, &c)
 		}
+		next++
 		if err != nil {
 			if errs.Is(err, errs.Schema) {
 				return nil, nil, errs.New(errs.Schema, rel+" 必须是 JSON 对象", rel+" must be a JSON object").With("file", rel).

@@ -103,11 +103,27 @@ func LoadTerms(root *project.Root) ([]string, error) {
 	if root == nil {
 		return nil, nil
 	}
+	// The state's names are read and scanned while the character files
+	// load (a 5 MiB read beside hundreds of small ones); the characters'
+	// error, if any, is still the one reported.
+	type stateResult struct {
+		names []string
+		err   error
+	}
+	done := make(chan stateResult, 1)
+	go func() {
+		names, err := stateNames(root)
+		done <- stateResult{names, err}
+	}()
 	chars, _, err := cast.Load(root)
+	st := <-done
 	if err != nil {
 		return nil, err
 	}
-	return LoadTermsOf(root, chars)
+	if st.err != nil {
+		return nil, st.err
+	}
+	return termsOf(root, chars, st.names)
 }
 
 // LoadTermsOf is LoadTerms with the characters already loaded (a packet
@@ -116,27 +132,45 @@ func LoadTermsOf(root *project.Root, chars []cast.Character) ([]string, error) {
 	if root == nil {
 		return nil, nil
 	}
+	names, err := stateNames(root)
+	if err != nil {
+		return nil, err
+	}
+	return termsOf(root, chars, names)
+}
+
+// stateNames are the registered items, locations and factions: their
+// "name" fields (then the "display_name" ones), found in the raw bytes of
+// the state (a long project's state is MBs and only the names are wanted
+// here).
+func stateNames(root *project.Root) ([]string, error) {
+	if !root.IsFile(layout.CurrentState) {
+		return nil, nil
+	}
+	data, err := root.ReadFile(layout.CurrentState)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, key := range [][]byte{[]byte(`"name"`), []byte(`"display_name"`)} {
+		for _, raw := range stringValues(data, key) {
+			var name string
+			if json.Unmarshal(raw, &name) == nil && utf8.RuneCountInString(name) >= 2 {
+				names = append(names, name)
+			}
+		}
+	}
+	return names, nil
+}
+
+// termsOf puts the terms together: the characters' names, the state's,
+// the style profile's preferred expressions; longest first.
+func termsOf(root *project.Root, chars []cast.Character, stateNames []string) ([]string, error) {
 	var terms []string
 	for _, c := range chars {
 		terms = append(terms, c.DisplayName)
 	}
-	if root.IsFile(layout.CurrentState) {
-		// The registered items, locations and factions: their "name"
-		// fields, found in the raw bytes (a long project's state is MBs
-		// and only the names are wanted here).
-		data, err := root.ReadFile(layout.CurrentState)
-		if err != nil {
-			return nil, err
-		}
-		for _, key := range [][]byte{[]byte(`"name"`), []byte(`"display_name"`)} {
-			for _, raw := range stringValues(data, key) {
-				var name string
-				if json.Unmarshal(raw, &name) == nil && utf8.RuneCountInString(name) >= 2 {
-					terms = append(terms, name)
-				}
-			}
-		}
-	}
+	terms = append(terms, stateNames...)
 	if root.IsFile(layout.StyleProfile) {
 		var sp struct {
 			Preferred []any `json:"preferred_expressions"`

@@ -2,12 +2,16 @@ package lint
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/platform"
+	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 )
 
@@ -278,4 +282,39 @@ func FuzzStringValues(f *testing.F) {
 			}
 		}
 	})
+}
+
+// LoadTerms: the characters' display names, then the state's "name"
+// and "display_name" values (two characters or more), then the style
+// profile's preferred expressions, stably longest first; the characters'
+// error wins over the state's.
+func TestLoadTermsOrder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, s string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("characters/active/b.json", `{"display_name":"乙二"}`)
+	write("characters/active/a.json", `{"display_name":"甲一号"}`)
+	write("state/current-state.json", `{"items":{"i":{"name":"青铜灯","owner":"a"}},"characters":{"a":{"display_name":"甲"}},"factions":{"f":{"name": "长明殿"}},"x":{"name":"丙丁"}}`)
+	write("style-profile.json", `{"preferred_expressions":["灯火",1,"风过长廊"]}`)
+	root, err := project.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadTerms(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "风过长廊 甲一号 青铜灯 长明殿 乙二 丙丁 灯火"; strings.Join(got, " ") != want {
+		t.Fatalf("terms %q, want %s", got, want)
+	}
+	write("characters/active/c.json", `[]`)
+	write("state/current-state.json", "\xff")
+	if _, err := LoadTerms(root); !strings.Contains(fmt.Sprint(err), "characters/active/c.json") {
+		t.Fatalf("err %v, want the character file's", err)
+	}
 }

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -119,15 +121,42 @@ func (l *Listing) Close() {
 // since the listing, and any failure take Root.ReadFile's way (and its
 // errors).
 func (l *Listing) ReadFile(e fs.DirEntry) ([]byte, error) {
-	rel := l.rel + "/" + e.Name()
+	var data []byte
+	var err error
+	data, l.scratch, err = l.read(e, l.scratch)
+	return data, err
+}
+
+func (l *Listing) read(e fs.DirEntry, scratch []byte) ([]byte, []byte, error) {
 	if e.Type() == 0 && l.dir != nil {
-		var data []byte
-		var err error
-		if data, l.scratch, err = jsonio.ReadPlainAt(l.dir, e.Name(), l.scratch); err == nil {
-			return data, nil
+		data, scratch, err := jsonio.ReadPlainAt(l.dir, e.Name(), scratch)
+		if err == nil {
+			return data, scratch, nil
 		}
 	}
-	return l.root.ReadFile(rel)
+	data, err := l.root.ReadFile(l.rel + "/" + e.Name())
+	return data, scratch, err
+}
+
+// ReadFiles is ReadFile for each of ents, read on up to GOMAXPROCS
+// goroutines when there are many (each small file costs a few system
+// calls, which run in parallel): data[i] and errors[i] are ents[i]'s.
+func (l *Listing) ReadFiles(ents []fs.DirEntry) (data [][]byte, errors []error) {
+	data, errors = make([][]byte, len(ents)), make([]error, len(ents))
+	workers := min(runtime.GOMAXPROCS(0), 4, len(ents)/32+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var scratch []byte
+			for i := w; i < len(ents); i += workers {
+				data[i], scratch, errors[i] = l.read(ents[i], scratch)
+			}
+		}()
+	}
+	wg.Wait()
+	return data, errors
 }
 
 // List lists the entries of the project directory rel whose names end in
