@@ -4,10 +4,12 @@
 package cast
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -55,12 +57,10 @@ func Load(root *project.Root) ([]Character, []string, error) {
 			warns = append(warns, fmt.Sprintf("角色文件 %s 的文件名不是合法的 slug，已忽略 / character file %s: the name is not a slug; skipped", rel, rel))
 			continue
 		}
-		var c struct {
-			DisplayName any `json:"display_name"`
-		}
 		err := readErrs[next]
+		var dn string
 		if err == nil {
-			err = jsonio.Decode(data[next], rel, &c)
+			dn, err = displayName(data[next], rel)
 		}
 		next++
 		if err != nil {
@@ -70,7 +70,6 @@ func Load(root *project.Root) ([]Character, []string, error) {
 			}
 			return nil, nil, err
 		}
-		dn, _ := c.DisplayName.(string)
 		dn = strings.TrimSpace(dn)
 		if dn == "" {
 			warns = append(warns, fmt.Sprintf("角色文件 %s 缺少 display_name，按 slug 处理 / character file %s has no display_name; using the slug", rel, rel))
@@ -80,4 +79,46 @@ func Load(root *project.Root) ([]Character, []string, error) {
 	}
 	sort.Slice(chars, func(i, j int) bool { return chars[i].Slug < chars[j].Slug })
 	return chars, warns, nil
+}
+
+// displayName is a character file's display_name ("" when absent or not
+// a string), as decoding it into a struct with that one field gives. A
+// valid object whose keys are plain ASCII is split, not decoded (a packet
+// reads hundreds of these files); anything else — invalid JSON, another
+// type, a key encoding/json might fold onto display_name — is decoded.
+func displayName(data []byte, rel string) (string, error) {
+	if body, err := jsonio.Validate(data, rel); err == nil {
+		var raw []byte
+		plain := true
+		ok := jsonio.SplitObjectBytes(body, func(k []byte, v json.RawMessage) {
+			if string(k) == "display_name" {
+				raw = v // the last one wins, as in encoding/json
+			} else if !isPlainKey(k) {
+				plain = false
+			}
+		})
+		if ok && plain {
+			dn, _ := jsonio.String(raw)
+			return dn, nil
+		}
+	}
+	var c struct {
+		DisplayName any `json:"display_name"`
+	}
+	if err := jsonio.Decode(data, rel, &c); err != nil {
+		return "", err
+	}
+	dn, _ := c.DisplayName.(string)
+	return dn, nil
+}
+
+// isPlainKey: an ASCII key that encoding/json's case-insensitive field
+// match cannot take for display_name.
+func isPlainKey(k []byte) bool {
+	for _, c := range k {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return !strings.EqualFold(string(k), "display_name")
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -42,5 +43,48 @@ func TestLoadOrderWithParallelReads(t *testing.T) {
 	_, _, err = Load(root)
 	if e := errs.As(err); e == nil || e.Code != errs.Schema || !strings.Contains(err.Error(), "c-120.json") {
 		t.Fatalf("err %v, want E_SCHEMA naming c-120.json", err)
+	}
+}
+
+// displayNameDecoded is displayName the way it was: decoding into a
+// struct with the one field (the oracle).
+func displayNameDecoded(data []byte, rel string) (string, error) {
+	var c struct {
+		DisplayName any `json:"display_name"`
+	}
+	if err := jsonio.Decode(data, rel, &c); err != nil {
+		return "", err
+	}
+	dn, _ := c.DisplayName.(string)
+	return dn, nil
+}
+
+var displayNameSeeds = []string{
+	`{"display_name":"陆照"}`, `{"display_name":"a","display_name":"b"}`, `{"Display_Name":"c"}`,
+	`{"display_name":"a","DISPLAY_NAME":"d"}`, `{"display_name":1}`, `{"display_name":null}`, `null`, `[]`, `"x"`,
+	`{"x":{"display_name":"in"}}`, `{"displ\u0061y_name":"esc"}`, `{"ſ":1,"display_name":"e"}`,
+	`{"display_name":"a\"b\u00e9"}`, "\xEF\xBB\xBF{\"display_name\":\"bom\"}", `{"display_name":"x"} {}`, `{`, ``,
+	"{\"display_name\":\"\xff\"}", `{"display_name":" pad "}`,
+}
+
+func TestDisplayNameSameAsDecode(t *testing.T) {
+	for _, s := range displayNameSeeds {
+		checkDisplayName(t, s)
+	}
+}
+
+func FuzzDisplayName(f *testing.F) {
+	for _, s := range displayNameSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkDisplayName(t, s) })
+}
+
+func checkDisplayName(t *testing.T, s string) {
+	t.Helper()
+	got, gerr := displayName([]byte(s), "c.json")
+	want, werr := displayNameDecoded([]byte(s), "c.json")
+	if got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+		t.Fatalf("%q: %q, %v; decoded: %q, %v", s, got, gerr, want, werr)
 	}
 }

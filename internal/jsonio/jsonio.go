@@ -40,15 +40,78 @@ func ReadFile(abs, rel string) ([]byte, error) {
 // from the descriptor the bytes were read from (so a writer can later
 // tell, by SameVersion, whether the file is still the one it read).
 func ReadFileInfo(abs, rel string) ([]byte, os.FileInfo, error) {
+	f, err := openRead(abs, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return readOpen(f, rel)
+}
+
+func openRead(abs, rel string) (*os.File, error) {
 	f, err := os.Open(abs)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, errs.Newf(errs.MissingFile, "缺少文件 %s", "missing file %s", rel).
+			return nil, errs.Newf(errs.MissingFile, "缺少文件 %s", "missing file %s", rel).
 				With("file", rel).Hint("确认该文件存在，或先运行生成它的步骤", "create the file or run the step that produces it")
 		}
-		return nil, nil, errs.ReadFailed(rel, err)
+		return nil, errs.ReadFailed(rel, err)
 	}
-	return readOpen(f, rel)
+	return f, nil
+}
+
+// Stream reads abs (shown as rel) as ReadFile would — the same errors,
+// the BOM stripped — but hands it to fn piece by piece through one
+// reused buffer instead of returning it whole: a scan of a multi-MB file
+// then never touches MBs of fresh memory (whose page faults and clearing
+// cost more than the read). A piece is valid only during its call.
+func Stream(abs, rel string, fn func(piece []byte)) error {
+	f, err := openRead(abs, rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return errs.ReadFailed(rel, err)
+	}
+	if err := checkRegular(st, rel); err != nil {
+		return err
+	}
+	buf := make([]byte, 256<<10)
+	total, first := 0, true
+	for {
+		n, err := io.ReadFull(f, buf)
+		if n > 0 {
+			total += n
+			if total > MaxFileSize {
+				return tooBig(rel)
+			}
+			piece := buf[:n]
+			if first {
+				piece, first = StripBOM(piece), false
+			}
+			fn(piece)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil
+		}
+		if err != nil {
+			return errs.ReadFailed(rel, err)
+		}
+	}
+}
+
+// checkRegular refuses a directory and a file over MaxFileSize, as
+// ReadFile does.
+func checkRegular(st os.FileInfo, rel string) error {
+	if st.IsDir() {
+		return errs.Newf(errs.IO, "%s 是目录，应为文件", "%s is a directory, expected a file", rel).
+			With("file", rel).Hint("删除或改名该目录，放入正确的文件", "remove or rename the directory and put the file there")
+	}
+	if st.Size() > MaxFileSize {
+		return tooBig(rel)
+	}
+	return nil
 }
 
 // ReadPlainAt reads the plain file name in the open directory dir
@@ -77,12 +140,8 @@ func readOpen(f *os.File, rel string) ([]byte, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, errs.ReadFailed(rel, err)
 	}
-	if st.IsDir() {
-		return nil, nil, errs.Newf(errs.IO, "%s 是目录，应为文件", "%s is a directory, expected a file", rel).
-			With("file", rel).Hint("删除或改名该目录，放入正确的文件", "remove or rename the directory and put the file there")
-	}
-	if st.Size() > MaxFileSize {
-		return nil, nil, tooBig(rel)
+	if err := checkRegular(st, rel); err != nil {
+		return nil, nil, err
 	}
 	// Sized from Stat: io.ReadAll's doubling re-copies a 6 MB state file
 	// about a dozen times. The spare MinRead bytes let the EOF read

@@ -318,3 +318,43 @@ func TestLoadTermsOrder(t *testing.T) {
 		t.Fatalf("err %v, want the character file's", err)
 	}
 }
+
+// scanPieces runs the streaming scanner over s cut every step bytes.
+func scanPieces(s string, step int) [][][]byte {
+	sc := newValueScanner([]byte(`"name"`), []byte(`"display_name"`))
+	for i := 0; i < len(s); i += step {
+		sc.write([]byte(s[i:min(i+step, len(s))]))
+	}
+	return sc.end()
+}
+
+func sameValues(t *testing.T, s string, step int) {
+	t.Helper()
+	got := scanPieces(s, step)
+	for k, key := range []string{`"name"`, `"display_name"`} {
+		want := stringValuesBefore([]byte(s), []byte(key))
+		if len(got[k]) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got[k], want)) {
+			t.Fatalf("%q in pieces of %d, %s: %q, want %q", s, step, key, got[k], want)
+		}
+	}
+}
+
+// The state's names, scanned piece by piece as the file is read, are the
+// matches stringValues finds in the whole file, wherever the pieces end.
+func TestValueScannerSameAsWhole(t *testing.T) {
+	long := `{"items": {"a": {"name": "` + strings.Repeat("长", 300) + `"}, "b": {"display_name" :` + "\n\t" + `"x\\\"y"}}}`
+	for _, s := range append(stringValuesSeeds, long) {
+		for step := 1; step <= len(s)+1; step++ {
+			sameValues(t, s, step)
+		}
+	}
+}
+
+func FuzzValueScanner(f *testing.F) {
+	for _, s := range stringValuesSeeds {
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, step uint8) {
+		sameValues(t, s, int(step)+1)
+	})
+}
