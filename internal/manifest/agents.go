@@ -42,7 +42,7 @@ func (b *builder) entityMap() error {
 	if err != nil {
 		return err
 	}
-	b.in.Set("entity_id_map", entityMap(chars))
+	b.in.Set(keyEntityMap, entityMap(chars))
 	return nil
 }
 
@@ -109,7 +109,7 @@ func (b *builder) styleInline(profile bool) error {
 		if words == nil {
 			words = []string{}
 		}
-		b.in.Set("ai_blacklist_words", words)
+		b.in.Set(keyBlacklistWords, words)
 	}
 	dirs, active, err := loadDrift(b.root)
 	if err != nil {
