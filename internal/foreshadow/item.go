@@ -543,7 +543,7 @@ func encodeList(buf *bytes.Buffer, items []Item) error {
 				return err
 			}
 		}
-		if err := json.Indent(buf, b, "    ", "  "); err != nil {
+		if err := jsonio.Indent(buf, b, "    ", "  "); err != nil {
 			return err
 		}
 	}

@@ -73,7 +73,7 @@ func (r Result) MarshalCanonical() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Indent(&buf, b, "    ", "  "); err != nil {
+		if err := jsonio.Indent(&buf, b, "    ", "  "); err != nil {
 			return nil, err
 		}
 	}

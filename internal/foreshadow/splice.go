@@ -2,7 +2,6 @@ package foreshadow
 
 import (
 	"bytes"
-	"encoding/json"
 	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -406,11 +405,11 @@ func (s *scan) number() bool {
 // encodeItem writes one item as encodeList does.
 func encodeItem(buf *bytes.Buffer, it Item) error {
 	if v, ok := it.raw["_entry"]; ok && len(it.raw) == 1 {
-		return json.Indent(buf, v, "    ", "  ")
+		return jsonio.Indent(buf, v, "    ", "  ")
 	}
 	b, err := it.MarshalJSON()
 	if err != nil {
 		return err
 	}
-	return json.Indent(buf, b, "    ", "  ")
+	return jsonio.Indent(buf, b, "    ", "  ")
 }

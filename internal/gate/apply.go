@@ -57,13 +57,10 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 	if in.Lint, err = stagingLint(root, s, c); err != nil {
 		return nil, err
 	}
-	if in.Lint != nil {
-		// The warnings a polish or revise round acts on (SPEC §24) need
-		// the registered terms and the previous chapter too.
-		if in.Warnings, err = products.LintChapterWarnings(root, s, c); err != nil {
-			return nil, err
-		}
-	}
+	// The warnings a polish or revise round acts on (SPEC §24) come from
+	// the same run: it has the blacklist, registered terms and previous
+	// chapter, which none of the gate-blocking errors uses.
+	in.Warnings = in.Lint
 	rel := layout.StagingLogicReview(c)
 	if s.LogicReviewPolicy == settings.PolicyBlocking || root.Exists(rel) {
 		if in.Review, err = products.LogicReviewReport(root, c); err != nil {
@@ -79,7 +76,7 @@ func stagingLint(root *project.Root, s settings.Settings, c int) (*lint.Report, 
 	if !root.Exists(layout.StagingChapter(c)) {
 		return nil, nil
 	}
-	return products.LintChapter(root, s, c, stepid.Refine)
+	return products.LintChapterGate(root, s, c)
 }
 
 func rerun(err error, c int, stage, extra string) error {

@@ -40,25 +40,108 @@ func ReadFile(abs, rel string) ([]byte, error) {
 // from the descriptor the bytes were read from (so a writer can later
 // tell, by SameVersion, whether the file is still the one it read).
 func ReadFileInfo(abs, rel string) ([]byte, os.FileInfo, error) {
+	f, err := openRead(abs, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return readOpen(f, rel)
+}
+
+func openRead(abs, rel string) (*os.File, error) {
 	f, err := os.Open(abs)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, errs.Newf(errs.MissingFile, "缺少文件 %s", "missing file %s", rel).
+			return nil, errs.Newf(errs.MissingFile, "缺少文件 %s", "missing file %s", rel).
 				With("file", rel).Hint("确认该文件存在，或先运行生成它的步骤", "create the file or run the step that produces it")
 		}
-		return nil, nil, errs.ReadFailed(rel, err)
+		return nil, errs.ReadFailed(rel, err)
 	}
+	return f, nil
+}
+
+// Stream reads abs (shown as rel) as ReadFile would — the same errors,
+// the BOM stripped — but hands it to fn piece by piece through one
+// reused buffer instead of returning it whole: a scan of a multi-MB file
+// then never touches MBs of fresh memory (whose page faults and clearing
+// cost more than the read). A piece is valid only during its call.
+func Stream(abs, rel string, fn func(piece []byte)) error {
+	f, err := openRead(abs, rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return errs.ReadFailed(rel, err)
+	}
+	if err := checkRegular(st, rel); err != nil {
+		return err
+	}
+	buf := make([]byte, 256<<10)
+	total, first := 0, true
+	for {
+		n, err := io.ReadFull(f, buf)
+		if n > 0 {
+			total += n
+			if total > MaxFileSize {
+				return tooBig(rel)
+			}
+			piece := buf[:n]
+			if first {
+				piece, first = StripBOM(piece), false
+			}
+			fn(piece)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil
+		}
+		if err != nil {
+			return errs.ReadFailed(rel, err)
+		}
+	}
+}
+
+// checkRegular refuses a directory and a file over MaxFileSize, as
+// ReadFile does.
+func checkRegular(st os.FileInfo, rel string) error {
+	if st.IsDir() {
+		return errs.Newf(errs.IO, "%s 是目录，应为文件", "%s is a directory, expected a file", rel).
+			With("file", rel).Hint("删除或改名该目录，放入正确的文件", "remove or rename the directory and put the file there")
+	}
+	if st.Size() > MaxFileSize {
+		return tooBig(rel)
+	}
+	return nil
+}
+
+// ReadPlainAt reads the plain file name in the open directory dir
+// (relative to it, not following a symlink there), BOM stripped, using
+// and returning scratch as its read buffer. Any failure — a symlink, a
+// directory, a file over MaxFileSize, a missing or unreadable file — is
+// an error without a message for the user: the caller reads the path the
+// ordinary way (ReadFile), which reports it.
+func ReadPlainAt(dir *os.File, name string, scratch []byte) (data, buf []byte, err error) {
+	n, scratch, err := readPlainAt(dir, name, scratch)
+	if err != nil {
+		return nil, scratch, err
+	}
+	if n > MaxFileSize {
+		return nil, scratch, errTooBig
+	}
+	return bytes.Clone(StripBOM(scratch[:n])), scratch, nil
+}
+
+var errTooBig = errors.New("larger than the limit")
+
+// readOpen reads the open file f (shown as rel) and closes it.
+func readOpen(f *os.File, rel string) ([]byte, os.FileInfo, error) {
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
 		return nil, nil, errs.ReadFailed(rel, err)
 	}
-	if st.IsDir() {
-		return nil, nil, errs.Newf(errs.IO, "%s 是目录，应为文件", "%s is a directory, expected a file", rel).
-			With("file", rel).Hint("删除或改名该目录，放入正确的文件", "remove or rename the directory and put the file there")
-	}
-	if st.Size() > MaxFileSize {
-		return nil, nil, tooBig(rel)
+	if err := checkRegular(st, rel); err != nil {
+		return nil, nil, err
 	}
 	// Sized from Stat: io.ReadAll's doubling re-copies a 6 MB state file
 	// about a dozen times. The spare MinRead bytes let the EOF read

@@ -1,11 +1,17 @@
 package lint
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/platform"
+	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 )
 
@@ -209,4 +215,152 @@ func TestChatPhrasesOnlyAtALineStart(t *testing.T) {
 			t.Errorf("%q: narration counted as %d chat lines", line, n)
 		}
 	}
+}
+
+// stringValuesBefore is stringValues as it was before indexKey (the
+// oracle: the same raw values, in the same order).
+func stringValuesBefore(data, key []byte) [][]byte {
+	var out [][]byte
+	for from := 0; ; {
+		i := bytes.Index(data[from:], key)
+		if i < 0 {
+			return out
+		}
+		j := from + i + len(key)
+		from = j
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j >= len(data) || data[j] != ':' {
+			continue
+		}
+		j++
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j >= len(data) || data[j] != '"' {
+			continue
+		}
+		k := j + 1
+		for k < len(data) && data[k] != '"' {
+			if data[k] == '\\' {
+				k++
+			}
+			k++
+		}
+		if k >= len(data) {
+			return out
+		}
+		out = append(out, data[j:k+1])
+		from = k + 1
+	}
+}
+
+var stringValuesSeeds = []string{
+	``, `"`, `"name"`, `name"`, `""name"`, `"name":`, `"name": "`, `"name": "a`,
+	`{"name": "甲乙", "display_name": "丙丁", "x": {"name":"a\"b"}}`,
+	`{"username": "x", "nickname": "name", "name" : "n1", "a": "\"name\": \"q\""}`,
+	`{"display_name":"a","xdisplay_name":"b","display_name" :  "c\\"}`,
+	`"name""name": "v" "name"`, `namename"name"name": "z"`, `"x \"name": "y"`,
+	"{\n  \"name\":\n\t\"tab\"\r\n}", `"name": 12, "name": "s"`, `"name": "unterminated \`,
+}
+
+func TestStringValuesSameAsBefore(t *testing.T) {
+	for _, s := range stringValuesSeeds {
+		for _, key := range []string{`"name"`, `"display_name"`} {
+			got, want := stringValues([]byte(s), []byte(key)), stringValuesBefore([]byte(s), []byte(key))
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%q %s: %q, want %q", s, key, got, want)
+			}
+		}
+	}
+}
+
+func FuzzStringValues(f *testing.F) {
+	for _, s := range stringValuesSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, key := range []string{`"name"`, `"display_name"`} {
+			got, want := stringValues([]byte(s), []byte(key)), stringValuesBefore([]byte(s), []byte(key))
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q %s: %q, want %q", s, key, got, want)
+			}
+		}
+	})
+}
+
+// LoadTerms: the characters' display names, then the state's "name"
+// and "display_name" values (two characters or more), then the style
+// profile's preferred expressions, stably longest first; the characters'
+// error wins over the state's.
+func TestLoadTermsOrder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, s string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("characters/active/b.json", `{"display_name":"乙二"}`)
+	write("characters/active/a.json", `{"display_name":"甲一号"}`)
+	write("state/current-state.json", `{"items":{"i":{"name":"青铜灯","owner":"a"}},"characters":{"a":{"display_name":"甲"}},"factions":{"f":{"name": "长明殿"}},"x":{"name":"丙丁"}}`)
+	write("style-profile.json", `{"preferred_expressions":["灯火",1,"风过长廊"]}`)
+	root, err := project.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadTerms(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "风过长廊 甲一号 青铜灯 长明殿 乙二 丙丁 灯火"; strings.Join(got, " ") != want {
+		t.Fatalf("terms %q, want %s", got, want)
+	}
+	write("characters/active/c.json", `[]`)
+	write("state/current-state.json", "\xff")
+	if _, err := LoadTerms(root); !strings.Contains(fmt.Sprint(err), "characters/active/c.json") {
+		t.Fatalf("err %v, want the character file's", err)
+	}
+}
+
+// scanPieces runs the streaming scanner over s cut every step bytes.
+func scanPieces(s string, step int) [][][]byte {
+	sc := newValueScanner([]byte(`"name"`), []byte(`"display_name"`))
+	for i := 0; i < len(s); i += step {
+		sc.write([]byte(s[i:min(i+step, len(s))]))
+	}
+	return sc.end()
+}
+
+func sameValues(t *testing.T, s string, step int) {
+	t.Helper()
+	got := scanPieces(s, step)
+	for k, key := range []string{`"name"`, `"display_name"`} {
+		want := stringValuesBefore([]byte(s), []byte(key))
+		if len(got[k]) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got[k], want)) {
+			t.Fatalf("%q in pieces of %d, %s: %q, want %q", s, step, key, got[k], want)
+		}
+	}
+}
+
+// The state's names, scanned piece by piece as the file is read, are the
+// matches stringValues finds in the whole file, wherever the pieces end.
+func TestValueScannerSameAsWhole(t *testing.T) {
+	long := `{"items": {"a": {"name": "` + strings.Repeat("长", 300) + `"}, "b": {"display_name" :` + "\n\t" + `"x\\\"y"}}}`
+	for _, s := range append(stringValuesSeeds, long) {
+		for step := 1; step <= len(s)+1; step++ {
+			sameValues(t, s, step)
+		}
+	}
+}
+
+func FuzzValueScanner(f *testing.F) {
+	for _, s := range stringValuesSeeds {
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, step uint8) {
+		sameValues(t, s, int(step)+1)
+	})
 }

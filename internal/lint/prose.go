@@ -153,8 +153,12 @@ func repeatedPhrases(lines []string) []string {
 		if counts[g] < Thresholds.RepeatPhraseTimes || strings.IndexFunc(g, func(r rune) bool { return !isNumeral(r) }) < 0 {
 			continue
 		}
-		if strings.Count(all, g) < Thresholds.RepeatPhraseTimes {
-			continue // overlapping occurrences (灯灯灯灯灯) are not a phrase used five times
+		// Overlapping occurrences (灯灯灯灯灯) are not a phrase used five
+		// times. Every occurrence of a Han gram in the text is one counts
+		// saw, and only a gram whose start is also its end can overlap
+		// itself: the others need no second count over the whole text.
+		if selfOverlapping(g) && strings.Count(all, g) < Thresholds.RepeatPhraseTimes {
+			continue
 		}
 		covered := false
 		for _, p := range out {
@@ -168,6 +172,17 @@ func repeatedPhrases(lines []string) []string {
 		}
 	}
 	return out
+}
+
+// selfOverlapping reports whether g has a proper prefix that is also its
+// suffix (so two occurrences can overlap).
+func selfOverlapping(g string) bool {
+	for k := 1; k < len(g); k++ {
+		if strings.HasPrefix(g, g[len(g)-k:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // extend grows p while every occurrence in all is followed (then

@@ -120,3 +120,67 @@ func TestPresentTermsMaskLikeAll(t *testing.T) {
 		t.Fatalf("present terms %q", present)
 	}
 }
+
+// repeatedPhrasesBefore is repeatedPhrases with the whole-text count for
+// every gram (the oracle for selfOverlapping's shortcut).
+func repeatedPhrasesBefore(lines []string) []string {
+	n := Thresholds.RepeatPhraseChars
+	counts := map[string]int{}
+	var order []string
+	for _, l := range lines {
+		for _, run := range hanRuns(l) {
+			r := []rune(run)
+			for i := 0; i+n <= len(r); i++ {
+				g := string(r[i : i+n])
+				if counts[g] == 0 {
+					order = append(order, g)
+				}
+				counts[g]++
+			}
+		}
+	}
+	all := strings.Join(lines, "\n")
+	var out []string
+	for _, g := range order {
+		if counts[g] < Thresholds.RepeatPhraseTimes || strings.IndexFunc(g, func(r rune) bool { return !isNumeral(r) }) < 0 {
+			continue
+		}
+		if strings.Count(all, g) < Thresholds.RepeatPhraseTimes {
+			continue
+		}
+		covered := false
+		for _, p := range out {
+			if strings.Contains(p, g) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, extend(all, g))
+		}
+	}
+	return out
+}
+
+// The same phrases as counting every gram over the whole text, on texts
+// from a small alphabet full of repeats, periodic runs and line breaks.
+func TestRepeatedPhrasesSameAsCounting(t *testing.T) {
+	alphabet := []rune("灯灯火火光风a，\n一")
+	seed := uint32(1)
+	for c := 0; c < 3000; c++ {
+		var b strings.Builder
+		for i := 0; i < 20+c%200; i++ {
+			seed = seed*1664525 + 1013904223
+			b.WriteRune(alphabet[int(seed>>16)%len(alphabet)])
+		}
+		lines := strings.Split(b.String(), "\n")
+		if got, want := repeatedPhrases(lines), repeatedPhrasesBefore(lines); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Fatalf("%q: %q, want %q", lines, got, want)
+		}
+	}
+	for _, g := range []string{"灯灯灯灯", "灯火灯火", "灯火风灯", "灯火风光"} {
+		if selfOverlapping(g) != (g != "灯火风光") {
+			t.Errorf("selfOverlapping(%s) = %v", g, selfOverlapping(g))
+		}
+	}
+}

@@ -46,7 +46,7 @@ func (b *builder) entityMap() error {
 	if err != nil {
 		return err
 	}
-	b.in.Set("entity_id_map", m)
+	b.in.Set(keyEntityMap, m)
 	return nil
 }
 
@@ -113,7 +113,7 @@ func (b *builder) styleInline(profile bool) error {
 		if words == nil {
 			words = []string{}
 		}
-		b.in.Set("ai_blacklist_words", words)
+		b.in.Set(keyBlacklistWords, words)
 	}
 	dirs, active, err := loadDrift(b.root)
 	if err != nil {

@@ -42,7 +42,7 @@ var blockTypes = map[string]string{
 	"storyline_spec":          "storyline_spec",
 	"style_profile":           "style_profile",
 	"style_samples":           "style_samples",
-	"ai_blacklist":            "blacklist",
+	"ai_blacklist":            typeBlacklist,
 	"style_drift":             "style_profile",
 	"storyline_memory":        "memory",
 	"adjacent_memories":       "memory",
@@ -79,8 +79,12 @@ func DataKind(key string) string {
 // staticRank orders blocks static-first so the longest possible prefix of
 // consecutive requests is identical (provider prefix caching, SPEC §19):
 // what changes per volume, then per chapter, then the step's own inputs.
-var staticRank = map[string]int{
+var staticRank = map[string]float64{
 	"style_profile": 1, "style_samples": 2, "world_rules": 3, "world_doc": 3, "storyline_spec": 4, "brief": 5, "research": 6,
+	// The registered names and the effective blacklist are the same for
+	// every chapter of a volume (SPEC §14): before the first block that
+	// changes per chapter, the cast's contracts.
+	typeEntityMap: 6.1, typeBlacklist: 6.2,
 	"character_contract": 7, "character_profile": 8, "memory": 9, "state": 10, "summary": 11,
 	"previous_chapter": 12, "contract": 13, "outline": 14, typeUpcoming: 15,
 	// The book plan changes at a volume review at most; canon changes
@@ -100,7 +104,7 @@ var ledgerBlocks = []struct{ key, typ, src string }{
 	{keyContinuityNotes, keyContinuityNotes, audit.AgentLatest},
 }
 
-const stepRank = 100
+const stepRank = 100.0
 
 // Inline keys a block carries: they leave the per-step header when the
 // block is rendered, so nothing reaches the model twice.
@@ -112,6 +116,12 @@ const (
 	keyStoryTime       = "story_time"
 	keyCastKnows       = "cast_knows"
 	keyContinuityNotes = "continuity_notes"
+	// keyEntityMap and keyBlacklistWords become the entity_id_map and
+	// blacklist blocks.
+	keyEntityMap      = "entity_id_map"
+	keyBlacklistWords = "ai_blacklist_words"
+	typeEntityMap     = "entity_id_map"
+	typeBlacklist     = "blacklist"
 )
 
 // OutlineWindow is how many chapters either side of C a volume_outline
@@ -174,6 +184,16 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 			}
 			add(typ, rel, text)
 		}
+	}
+	// Two header values are volume-static documents: blocks of their own,
+	// so that they join the prefix consecutive requests share.
+	if v, ok := in.Get(keyEntityMap); ok {
+		add(typeEntityMap, layout.CharactersActive, indentJSON(v))
+		covered[keyEntityMap] = true
+	}
+	if v, ok := in.Get(keyBlacklistWords); ok && !seen[layout.AIBlacklist] {
+		add(typeBlacklist, layout.AIBlacklist, indentJSON(v))
+		covered[keyBlacklistWords] = true
 	}
 	if v, ok := in.Get(keyStateSlice); ok && !seen[layout.CurrentState] {
 		add("state", layout.CurrentState, indentJSON(v))
@@ -241,7 +261,7 @@ func emptyJSON(v any) bool {
 	return s == "[]" || s == "{}" || s == "null"
 }
 
-func rank(typ string) int {
+func rank(typ string) float64 {
 	if r, ok := staticRank[typ]; ok {
 		return r
 	}

@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -83,10 +84,18 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	if v, ok := top["state_version"]; ok && base {
 		b.in.Set("base_state_version", v)
 	}
+	castList := make([][]byte, 0, len(cast))
+	for s := range cast {
+		castList = append(castList, []byte(`"`+s+`"`))
+	}
+	lists := listBounder{castList}
 	chars := &OMap{}
 	var castJSON bytes.Buffer
 	splitGroup(top["characters"], func(k string, v json.RawMessage) {
 		if cast[k] {
+			// Forward references are read from what the slice shows (a
+			// note cut from a long list no longer pulls its item in).
+			v = lists.bound(v)
 			chars.Set(k, shortenTexts(v))
 			castJSON.Write(v)
 		}
@@ -112,10 +121,6 @@ func (b *builder) stateSlice(draft string, base bool) error {
 			}
 		})
 		return found
-	}
-	castList := make([][]byte, 0, len(cast))
-	for s := range cast {
-		castList = append(castList, []byte(`"`+s+`"`))
 	}
 	mentions := func(v []byte) bool {
 		for _, q := range castList {
@@ -151,7 +156,7 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		sel := &OMap{}
 		for _, c := range cands {
 			if !c.owned || capped[c.k] {
-				sel.Set(c.k, shortenTexts(c.v))
+				sel.Set(c.k, shortenTexts(lists.bound(c.v)))
 			}
 		}
 		out.Set(g, sel)
@@ -386,10 +391,121 @@ func checkStateShape(top map[string]json.RawMessage) error {
 const (
 	MaxSliceText  = 300
 	sliceTextMore = "…（全文见 state/current-state.json）"
+	sliceListMore = "…（略去 %d 条，全文见 state/current-state.json）"
 	// maxOwnedPerMember bounds the items a cast member owns or holds that
 	// the slice carries (SPEC §19), most recently changed first.
 	maxOwnedPerMember = 10
 )
+
+// MaxSliceList bounds a list in the state slice (DESIGN, "State slice"):
+// a longer one keeps the entries that name a cast member and, up to
+// MaxSliceList entries in all, the last others — state lists grow by
+// appending, so those are the most recent — in their order, after one
+// string saying how many were left out and where they are.
+const MaxSliceList = 10
+
+// listBounder applies MaxSliceList to the lists of a kept entity.
+type listBounder struct {
+	cast [][]byte // the cast's slugs, quoted
+}
+
+// bound cuts every list of v (at any depth) longer than MaxSliceList. v
+// is returned as is when no list is that long or it is not valid JSON
+// (the slice's encoding reports that).
+func (lb listBounder) bound(v json.RawMessage) json.RawMessage {
+	if b, changed := lb.bounded(v); changed {
+		return b
+	}
+	return v
+}
+
+func (lb listBounder) names(e []byte) bool {
+	for _, q := range lb.cast {
+		if bytes.Contains(e, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// bounded is bound reporting whether anything was cut.
+func (lb listBounder) bounded(v json.RawMessage) (json.RawMessage, bool) {
+	t := bytes.TrimSpace(v)
+	if len(t) == 0 || (t[0] != '[' && t[0] != '{') || bytes.IndexByte(t, '[') < 0 {
+		return v, false // no list inside
+	}
+	if t[0] == '[' {
+		elems, ok := jsonio.SplitArray(t)
+		if !ok {
+			return v, false
+		}
+		changed := false
+		for i, e := range elems {
+			if b, c := lb.bounded(e); c {
+				elems[i], changed = b, true
+			}
+		}
+		out := []byte{'['}
+		if n := len(elems) - MaxSliceList; n > 0 {
+			// The cast's entries stay; the other places go to the last
+			// entries.
+			keep := make([]bool, len(elems))
+			room := MaxSliceList
+			for i, e := range elems {
+				if lb.names(e) {
+					keep[i] = true
+					room--
+				}
+			}
+			for i := len(elems) - 1; i >= 0 && room > 0; i-- {
+				if !keep[i] {
+					keep[i] = true
+					room--
+				}
+			}
+			kept := elems[:0]
+			for i, e := range elems {
+				if keep[i] {
+					kept = append(kept, e)
+				}
+			}
+			var q bytes.Buffer
+			if encodeCompact(&q, fmt.Sprintf(sliceListMore, len(elems)-len(kept))) != nil {
+				return v, false
+			}
+			out = append(out, q.Bytes()...)
+			elems, changed = kept, true
+		}
+		if !changed {
+			return v, false
+		}
+		for _, e := range elems {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, e...)
+		}
+		return append(out, ']'), true
+	}
+	out := []byte{'{'}
+	changed, keysOK := false, true
+	ok := jsonio.SplitObjectBytes(t, func(k []byte, val json.RawMessage) {
+		b, c := lb.bounded(val)
+		changed = changed || c
+		var q bytes.Buffer
+		if encodeCompact(&q, string(k)) != nil {
+			keysOK = false
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, q.Bytes()...), ':'), b...)
+	})
+	if !ok || !keysOK || !changed {
+		return v, false
+	}
+	return append(out, '}'), true
+}
 
 // ownedItem is an item whose owner or holder is a cast member.
 type ownedItem struct {

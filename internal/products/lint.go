@@ -44,8 +44,8 @@ func LintText(root *project.Root, s settings.Settings, c int, stage, text string
 }
 
 // LintChapterWarnings lints the staging chapter for the warnings shown
-// after a commit: with the registered terms and the previous chapter,
-// which the repetition check needs (the blacklist stays out, as before).
+// after a commit: with the blacklist, the registered terms and the
+// previous chapter, which the repetition check needs.
 func LintChapterWarnings(root *project.Root, s settings.Settings, c int) (*lint.Report, error) {
 	rel := layout.StagingChapter(c)
 	text, err := nonEmptyText(root, rel)
@@ -54,11 +54,10 @@ func LintChapterWarnings(root *project.Root, s settings.Settings, c int) (*lint.
 	}
 	// With the project's blacklist: its warnings are among those that feed
 	// polish and revision fixes and the post-commit lines (SPEC §24).
+	// LoadConfig loads the registered terms too (once: they read every
+	// character file and scan the whole state).
 	cfg, err := lint.LoadConfig(root, s)
 	if err != nil {
-		return nil, err
-	}
-	if cfg.Terms, err = lint.LoadTerms(root); err != nil {
 		return nil, err
 	}
 	prev, err := lint.PreviousChapter(root, c)
@@ -66,6 +65,32 @@ func LintChapterWarnings(root *project.Root, s settings.Settings, c int) (*lint.
 		return nil, err
 	}
 	return lint.Run(lint.Input{Chapter: c, File: rel, Stage: lint.StageRefine, Text: text, Previous: prev}, cfg), nil
+}
+
+// LintChapterGate is the gate's lint of the staging chapter: the error
+// checks that block a pass and the warnings that feed polish and revision
+// fixes, in one run with LintChapterWarnings's configuration (no error
+// check uses its blacklist, terms or previous chapter). Its failures come
+// in the order of a LintChapter at refine followed by
+// LintChapterWarnings, the two reads it replaces.
+func LintChapterGate(root *project.Root, s settings.Settings, c int) (*lint.Report, error) {
+	rel := layout.StagingChapter(c)
+	text, err := nonEmptyText(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := lint.NewConfig(root, s, nil); err != nil {
+		return nil, err
+	}
+	cfg, err := lint.LoadConfig(root, s)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := lint.PreviousChapter(root, c)
+	if err != nil {
+		return nil, err
+	}
+	return lint.Run(lint.Input{Chapter: c, File: rel, Stage: lintStage(stepid.Refine), Text: text, Previous: prev}, cfg), nil
 }
 
 // CheckChapterLinted validates staging/chapters/chapter-NNN.md (present,

@@ -2,6 +2,7 @@ package project
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -153,5 +154,53 @@ func TestList(t *testing.T) {
 		if err != nil || strings.Join(got, " ") != c.want {
 			t.Errorf("List(%q, %q, %v) = %q, %v; want %q", c.rel, c.suffix, c.dirs, got, err, c.want)
 		}
+	}
+}
+
+// A Listing reads each entry exactly as Root.ReadFile reads its path:
+// the same bytes (BOM stripped) or the same error, for plain files,
+// symlinks inside and outside the project, directories, empty and
+// oversized files.
+func TestListingReadFileSameAsReadFile(t *testing.T) {
+	dir := t.TempDir()
+	d := filepath.Join(dir, "d")
+	os.MkdirAll(filepath.Join(d, "sub.json"), 0o755)
+	os.WriteFile(filepath.Join(d, "a.json"), []byte(`{"display_name":"甲"}`), 0o644)
+	os.WriteFile(filepath.Join(d, "bom.json"), []byte("\xEF\xBB\xBF{}"), 0o644)
+	os.WriteFile(filepath.Join(d, "empty.json"), nil, 0o644)
+	os.WriteFile(filepath.Join(d, "big.json"), []byte(strings.Repeat("x", 70<<10)), 0o644)
+	os.WriteFile(filepath.Join(dir, "inside.json"), []byte(`{"x":1}`), 0o644)
+	os.Symlink(filepath.Join(dir, "inside.json"), filepath.Join(d, "link-in.json"))
+	outside := filepath.Join(t.TempDir(), "o.json")
+	os.WriteFile(outside, []byte(`{}`), 0o644)
+	os.Symlink(outside, filepath.Join(d, "link-out.json"))
+	os.Symlink(filepath.Join(dir, "nowhere.json"), filepath.Join(d, "dangling.json"))
+	huge := filepath.Join(d, "huge.json")
+	f, _ := os.Create(huge)
+	f.Truncate(32<<20 + 1)
+	f.Close()
+	root, _ := New(dir)
+	l, err := root.Listing("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var names []string
+	for _, e := range l.Entries {
+		names = append(names, e.Name())
+		got, gerr := l.ReadFile(e)
+		want, werr := root.ReadFile("d/" + e.Name())
+		if string(got) != string(want) || fmt.Sprint(gerr) != fmt.Sprint(werr) || errs.As(gerr) == nil != (errs.As(werr) == nil) {
+			t.Errorf("%s: %q, %v; ReadFile: %q, %v", e.Name(), got, gerr, want, werr)
+		}
+		if werr != nil && errs.As(gerr).Code != errs.As(werr).Code {
+			t.Errorf("%s: %s, want %s", e.Name(), errs.As(gerr).Code, errs.As(werr).Code)
+		}
+	}
+	if strings.Join(names, ",") != "a.json,big.json,bom.json,dangling.json,empty.json,huge.json,link-in.json,link-out.json,sub.json" {
+		t.Fatalf("entries %v", names)
+	}
+	if l, err := root.Listing("missing"); err != nil || l.Entries != nil {
+		t.Fatalf("missing directory: %v, %v", l, err)
 	}
 }
