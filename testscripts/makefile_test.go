@@ -31,7 +31,7 @@ func TestMakefileOddCheckout(t *testing.T) {
 	}
 	parent := t.TempDir()
 	co := filepath.Join(parent, `novel copy '$x "q" *书`)
-	for _, dir := range []string{"cmd", "internal", "examples/demo"} {
+	for _, dir := range []string{"cmd", "internal", "examples/demo", "examples/calibration"} {
 		if err := testkit.CopyTree(filepath.Join(repo, dir), filepath.Join(co, dir), false); err != nil {
 			t.Fatal(err)
 		}
