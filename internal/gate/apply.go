@@ -12,7 +12,6 @@ import (
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
-	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/revision"
@@ -54,29 +53,32 @@ func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings
 			return nil, rerun(err, c, stepid.Judge, " --role "+stepid.RoleSecondary)
 		}
 	}
-	if in.Lint, err = stagingLint(root, s, c); err != nil {
-		return nil, err
+	staged := root.Exists(layout.StagingChapter(c))
+	if staged {
+		// The checks that block a pass use neither the blacklist, the
+		// registered terms nor the previous chapter: the decision is made
+		// without reading them (every character file and the whole state).
+		if in.Lint, err = products.LintChapter(root, s, c, stepid.Refine); err != nil {
+			return nil, err
+		}
 	}
-	// The warnings a polish or revise round acts on (SPEC §24) come from
-	// the same run: it has the blacklist, registered terms and previous
-	// chapter, which none of the gate-blocking errors uses.
-	in.Warnings = in.Lint
 	rel := layout.StagingLogicReview(c)
 	if s.LogicReviewPolicy == settings.PolicyBlocking || root.Exists(rel) {
 		if in.Review, err = products.LogicReviewReport(root, c); err != nil {
 			return nil, rerun(err, c, stepid.LogicReview, "")
 		}
 	}
-	return Decide(in), nil
-}
-
-// stagingLint lints the text the commit would publish; a chapter not in
-// staging (nothing to commit yet) is not linted.
-func stagingLint(root *project.Root, s settings.Settings, c int) (*lint.Report, error) {
-	if !root.Exists(layout.StagingChapter(c)) {
-		return nil, nil
+	r := Decide(in)
+	if staged && (r.Decision == Polish || r.Decision == Revise) {
+		// The warnings a polish or revise round acts on (SPEC §24) need
+		// them: the same decision again, with the full lint.
+		if in.Lint, err = products.LintChapterGate(root, s, c); err != nil {
+			return nil, err
+		}
+		in.Warnings = in.Lint
+		r = Decide(in)
 	}
-	return products.LintChapterGate(root, s, c)
+	return r, nil
 }
 
 func rerun(err error, c int, stage, extra string) error {
