@@ -304,6 +304,9 @@ func (b *builder) summarizer() error {
 	// The delta's fields, unknown_entities among them: the delta is where
 	// the commit reads unregistered names from (SPEC §24).
 	b.in.Set("delta_fields", []string{"chapter", "base_state_version", "storyline_id", "ops", "unknown_entities"})
+	// A foreshadow op quotes its evidence verbatim (SPEC §25): validate
+	// refuses it otherwise, and recall shows the quote at the payoff.
+	b.in.Set("foreshadow_op_fields", []string{"op", "path", "value", "detail", "evidence", "description"})
 	b.output(layout.StagingDelta(b.c), true, ViaFile)
 	b.output(layout.StagingCrossref(b.c), true, ViaFile)
 	b.output(layout.StagingMemory(sid), true, ViaFile)
