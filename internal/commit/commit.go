@@ -88,6 +88,7 @@ type Journal struct {
 	Foreshadow      *journal.FileChange `json:"foreshadow"`
 	Changelog       journal.Append      `json:"changelog"`
 	UnknownEntities *journal.Append     `json:"unknown_entities"`
+	Mentions        *journal.Append     `json:"mentions,omitempty"` // state/mentions.jsonl, appended in the state step (SPEC §25)
 	ChapterLog      runlog.ChapterLog   `json:"chapter_log"`
 	TargetState     string              `json:"orchestrator_state"`
 	Output          Output              `json:"output"`
@@ -232,6 +233,9 @@ func prepareState(root *project.Root, j *Journal, delta *products.Delta, sr stat
 	}
 	j.Changelog = journal.Append{File: layout.Changelog, SizeBefore: size, Text: sep + string(line)}
 	j.staged = &stagedFiles{state: newState, oldState: oldState, stateInfo: stateInfo}
+	if err := prepareMentions(root, j, doc, res.Applied); err != nil {
+		return nil, err
+	}
 	return fsRaw, nil
 }
 
@@ -574,6 +578,9 @@ func plan(j *Journal) []journal.PlanStep {
 	stateW := []string{layout.CurrentState, layout.Changelog}
 	if j.State.WriteBaseline {
 		stateW = append(stateW, layout.Baseline)
+	}
+	if j.Mentions != nil {
+		stateW = append(stateW, layout.Mentions)
 	}
 	fsW := []string{}
 	if j.Foreshadow != nil {

@@ -84,6 +84,7 @@ type RollbackJournal struct {
 	Changelog       *Truncation         `json:"changelog"`
 	Foreshadow      *journal.FileChange `json:"foreshadow"`
 	UnknownEntities *journal.FileChange `json:"unknown_entities"`
+	Mentions        *journal.FileChange `json:"mentions,omitempty"` // cut in the changelog step (SPEC §25)
 	Revisions       []int               `json:"revisions"`
 	Output          RollbackOutput      `json:"output"`
 
@@ -376,6 +377,21 @@ func rollbackDerived(root *project.Root, j *RollbackJournal) error {
 			j.staged[layout.UnknownEntities] = data
 		}
 	}
+	// The mentions ledger's lines of the rolled-back chapters (SPEC §25).
+	if root.Exists(layout.Mentions) {
+		cur, err := root.ReadFile(layout.Mentions)
+		if err != nil {
+			return err
+		}
+		if data := filterUnknown(cur, c); !bytes.Equal(cur, data) {
+			fc := &journal.FileChange{File: layout.Mentions, Old: journal.Fingerprint(cur)}
+			if len(data) > 0 {
+				fc.New = journal.Fingerprint(data)
+			}
+			j.Mentions = fc
+			j.staged[layout.Mentions] = data
+		}
+	}
 
 	return nil
 }
@@ -563,7 +579,7 @@ func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
 		{Name: RStepMove, Writes: moved(j.Moves)},
 		{Name: RStepMemory, Writes: moved(j.MemoryMoves)},
 		{Name: RStepState, Writes: opt(j.State.Old != j.State.New, layout.CurrentState)},
-		{Name: RStepChangelog, Writes: opt(j.Changelog != nil, layout.Changelog)},
+		{Name: RStepChangelog, Writes: append(opt(j.Changelog != nil, layout.Changelog), opt(j.Mentions != nil, layout.Mentions)...)},
 		{Name: RStepForeshadow, Writes: opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
 		{Name: RStepUnknownEntities, Writes: opt(j.UnknownEntities != nil, layout.UnknownEntities)},
 		{Name: RStepRevisions, Writes: revs},
@@ -580,7 +596,12 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 		{Name: RStepMove, Run: func() error { return moveAll(root, j.Moves) }},
 		{Name: RStepMemory, Run: func() error { return moveAll(root, j.MemoryMoves) }},
 		{Name: RStepState, Run: func() error { return rollbackState(root, j) }},
-		{Name: RStepChangelog, Run: func() error { return rollbackChangelog(root, j.Changelog) }},
+		{Name: RStepChangelog, Run: func() error {
+			if err := rollbackChangelog(root, j.Changelog); err != nil {
+				return err
+			}
+			return rewrite(root, j, j.Mentions, func(cur []byte) ([]byte, error) { return filterUnknown(cur, j.To), nil })
+		}},
 		{Name: RStepForeshadow, Run: func() error {
 			return rewrite(root, j, j.Foreshadow, func(cur []byte) ([]byte, error) { return rollbackForeshadow(cur, j.To) })
 		}},
@@ -598,7 +619,7 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 		{Name: RStepCheckpoint, Run: func() error { return rollbackCheckpoint(root, j) }},
 		{Name: RStepCleanup, Run: func() error { return root.Remove(layout.RollbackJournal) }},
 	}
-	temps := []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.Checkpoint}
+	temps := []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.Mentions, layout.Checkpoint}
 	for _, k := range j.Revisions {
 		temps = append(temps, layout.Revision(k))
 	}

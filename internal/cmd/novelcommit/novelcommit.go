@@ -99,7 +99,7 @@ func commitChapter(ctx *cli.Context, c int, dry bool, prepare func(commit.Env, i
 }
 
 type rebuildCmd struct {
-	Check bool `help:"Only compare the replay with state/current-state.json; exit 1 (E_STATE) naming the first differing path."`
+	Check bool `help:"Only compare the replay with state/current-state.json (and state/mentions.jsonl with the chapters); exit 1 (E_STATE) naming the first differing path."`
 }
 
 func (r *rebuildCmd) Run(ctx *cli.Context) error {
@@ -110,6 +110,9 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 	if r.Check {
 		res, err := commit.Check(root)
 		if err != nil {
+			return err
+		}
+		if err := commit.CheckMentions(root, res); err != nil {
 			return err
 		}
 		ctx.Result(res, func() string {

@@ -1,0 +1,190 @@
+package commit
+
+import (
+	"github.com/novelsuite/novel/internal/cast"
+	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/mentions"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/stateops"
+)
+
+// Mentions ledger (SPEC §25): the commit appends chapter C's line to
+// state/mentions.jsonl with the changelog line; amend, rollback and
+// rebuild keep the file equal to what the chapters and the changelog
+// derive (deriveMentions).
+
+// prepareMentions counts the registered names in the committed text of
+// j.Chapter: the characters' display names and the item and location
+// names of the state the commit writes (doc with its applied ops). Only
+// this chapter is read, so the commit does not grow with the book.
+func prepareMentions(root *project.Root, j *Journal, doc *stateops.Doc, applied []stateops.Op) error {
+	rel := layout.StagingChapter(j.Chapter)
+	if j.Backfill {
+		rel = layout.Chapter(j.Chapter) // an imported chapter is already in place
+	}
+	text, err := products.ChapterText(root, rel)
+	if err != nil {
+		return err
+	}
+	chars, _, err := cast.Load(root)
+	if err != nil {
+		return err
+	}
+	n := mentions.Names{Characters: mentions.Characters(chars)}
+	n.Items, n.Locations = mentions.StateNames(doc, applied)
+	line, err := mentions.Count(j.Chapter, text, n).Marshal()
+	if err != nil {
+		return errs.Newf(errs.IO, "无法编码提及记录：%v", "cannot encode the mentions line: %v", err)
+	}
+	size, err := fileSize(root, layout.Mentions)
+	if err != nil {
+		return err
+	}
+	sep, err := appendSeparator(root, layout.Mentions, size)
+	if err != nil {
+		return err
+	}
+	j.Mentions = &journal.Append{File: layout.Mentions, SizeBefore: size, Text: sep + string(line)}
+	return nil
+}
+
+// deriveMentions is the ledger the chapters and the changelog give: one
+// line per commit line, in changelog order, counting the chapter file
+// against today's registered characters and the item and location names
+// of the state replayed through that chapter. A chapter whose file is gone
+// counts nothing.
+func deriveMentions(root *project.Root) ([]byte, error) {
+	b, entries, err := replayInputs(root)
+	if err != nil {
+		return nil, err
+	}
+	return deriveMentionsFrom(root, b, entries)
+}
+
+// deriveMentionsFrom is deriveMentions over a given changelog (an amend's
+// recomputed one); the base state is consumed.
+func deriveMentionsFrom(root *project.Root, b *replayBase, entries []entry) ([]byte, error) {
+	chars, _, err := cast.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	names := mentions.Names{Characters: mentions.Characters(chars)}
+	var lines []mentions.Line
+	var ferr error
+	_, _, err = replayWith(b, entries, 0, func(e entry, st map[string]any) {
+		if ferr != nil {
+			return
+		}
+		text := ""
+		if root.IsFile(layout.Chapter(e.Chapter)) {
+			if text, ferr = products.ChapterText(root, layout.Chapter(e.Chapter)); ferr != nil {
+				return
+			}
+		}
+		names.Items, names.Locations = mentions.GroupNames(st["items"]), mentions.GroupNames(st["locations"])
+		lines = append(lines, mentions.Count(e.Chapter, text, names))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ferr != nil {
+		return nil, ferr
+	}
+	return mentions.Encode(lines)
+}
+
+// CheckMentions compares state/mentions.jsonl with deriveMentions for
+// rebuild --check: res.Mentions is "matches"; "missing" or "partial" for
+// a project committed before the ledger existed (no file, or a file that
+// starts at the first chapter committed since and matches from there:
+// rebuild completes it); or "differs", which is E_STATE naming the first
+// differing chapter.
+func CheckMentions(root *project.Root, res *RebuildResult) error {
+	want, err := deriveMentions(root)
+	if err != nil {
+		return err
+	}
+	if !root.Exists(layout.Mentions) {
+		res.Mentions = "missing"
+		if len(want) == 0 {
+			res.Mentions = "matches"
+		}
+		return nil
+	}
+	have, err := root.ReadFile(layout.Mentions)
+	if err != nil {
+		return err
+	}
+	if string(have) == string(want) {
+		res.Mentions = "matches"
+		return nil
+	}
+	where := "(file does not parse)"
+	if hl, err := mentions.Parse(have); err == nil {
+		wl, _ := mentions.Parse(want)
+		if len(hl) > 0 {
+			for len(wl) > 0 && wl[0].Chapter < hl[0].Chapter {
+				wl = wl[1:]
+			}
+		}
+		if where = mentions.Diff(hl, wl); where == "" {
+			res.Mentions = "partial"
+			return nil
+		}
+	}
+	res.Mentions = "differs"
+	res.FirstDifference = layout.Mentions + ": " + where
+	return errs.Newf(errs.State, "%s 与章节正文和 changelog 推出的结果不一致，首个差异在 %s", "%s differs from what the chapters and the changelog give; first difference at %s", layout.Mentions, where).
+		With("file", layout.Mentions).With("path", where).WithExit(errs.ExitFailed).
+		Hint("运行 novel-commit rebuild（不带 --check）按章节正文与 changelog 重写它；原文件保存在 state/backups/（人物在书中途登记后也会如此）",
+			"run novel-commit rebuild (without --check) to rewrite it from the chapters and the changelog; the old file is kept under state/backups/ (registering a character mid-book also causes this)")
+}
+
+// rebuildMentions rewrites state/mentions.jsonl when it is missing or
+// differs from deriveMentions, keeping the old file under state/backups/.
+func rebuildMentions(root *project.Root, res *RebuildResult, now string) error {
+	want, err := deriveMentions(root)
+	if err != nil {
+		return err
+	}
+	have, err := readIfExists(root, layout.Mentions)
+	if err != nil {
+		return err
+	}
+	if have != nil && string(have) == string(want) || have == nil && len(want) == 0 {
+		res.Mentions = "matches"
+		return nil
+	}
+	if err := replaceKept(root, res, layout.Mentions, have, want, now); err != nil {
+		return err
+	}
+	res.Mentions = "rebuilt"
+	return nil
+}
+
+// amendMentions stages the ledger the amended changelog gives (the
+// chapter's new text is already in chapters/), replaced in the state step
+// with the changelog. A project without a ledger gets none here: rebuild
+// writes the whole of it.
+func amendMentions(root *project.Root, j *AmendJournal, changelog []byte) error {
+	if !root.Exists(layout.Mentions) {
+		return nil
+	}
+	entries, err := readEntries(changelog)
+	if err != nil {
+		return err
+	}
+	b, err := loadBase(root)
+	if err != nil {
+		return err
+	}
+	data, err := deriveMentionsFrom(root, b, entries)
+	if err != nil {
+		return err
+	}
+	j.stage(&j.State, layout.Mentions, data)
+	return nil
+}
