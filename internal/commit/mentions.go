@@ -1,6 +1,8 @@
 package commit
 
 import (
+	"encoding/json"
+
 	"github.com/novelsuite/novel/internal/cast"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/journal"
@@ -74,6 +76,7 @@ func deriveMentionsFrom(root *project.Root, b *replayBase, entries []entry) ([]b
 	names := mentions.Names{Characters: mentions.Characters(chars)}
 	var lines []mentions.Line
 	var ferr error
+	named := false // names hold the state's item and location names
 	_, _, err = replayWith(b, entries, 0, func(e entry, st map[string]any) {
 		if ferr != nil {
 			return
@@ -84,7 +87,10 @@ func deriveMentionsFrom(root *project.Root, b *replayBase, entries []entry) ([]b
 				return
 			}
 		}
-		names.Items, names.Locations = mentions.GroupNames(st["items"]), mentions.GroupNames(st["locations"])
+		if !named || touchesNames(e.Ops) {
+			names.Items, names.Locations = mentions.GroupNames(st["items"]), mentions.GroupNames(st["locations"])
+			named = true
+		}
 		lines = append(lines, mentions.Count(e.Chapter, text, names))
 	})
 	if err != nil {
@@ -97,11 +103,13 @@ func deriveMentionsFrom(root *project.Root, b *replayBase, entries []entry) ([]b
 }
 
 // CheckMentions compares state/mentions.jsonl with deriveMentions for
-// rebuild --check: res.Mentions is "matches"; "missing" or "partial" for
-// a project committed before the ledger existed (no file, or a file that
-// starts at the first chapter committed since and matches from there:
-// rebuild completes it); or "differs", which is E_STATE naming the first
-// differing chapter.
+// rebuild --check and reports it in res.Mentions: "matches"; "missing" or
+// "partial" for a project committed before the ledger existed (no file,
+// or one that starts at the first chapter committed since and matches
+// from there); or "differs", with res.MentionsDifference naming the first
+// differing chapter. None of these fails the check: the ledger is derived
+// from the chapters' text, which the author may have edited ahead of
+// `make … amend` (the amend re-derives it), and rebuild rewrites it.
 func CheckMentions(root *project.Root, res *RebuildResult) error {
 	want, err := deriveMentions(root)
 	if err != nil {
@@ -135,12 +143,8 @@ func CheckMentions(root *project.Root, res *RebuildResult) error {
 			return nil
 		}
 	}
-	res.Mentions = "differs"
-	res.FirstDifference = layout.Mentions + ": " + where
-	return errs.Newf(errs.State, "%s 与章节正文和 changelog 推出的结果不一致，首个差异在 %s", "%s differs from what the chapters and the changelog give; first difference at %s", layout.Mentions, where).
-		With("file", layout.Mentions).With("path", where).WithExit(errs.ExitFailed).
-		Hint("运行 novel-commit rebuild（不带 --check）按章节正文与 changelog 重写它；原文件保存在 state/backups/（人物在书中途登记后也会如此）",
-			"run novel-commit rebuild (without --check) to rewrite it from the chapters and the changelog; the old file is kept under state/backups/ (registering a character mid-book also causes this)")
+	res.Mentions, res.MentionsDifference = "differs", where
+	return nil
 }
 
 // rebuildMentions rewrites state/mentions.jsonl when it is missing or
@@ -187,4 +191,16 @@ func amendMentions(root *project.Root, j *AmendJournal, changelog []byte) error 
 	}
 	j.stage(&j.State, layout.Mentions, data)
 	return nil
+}
+
+// touchesNames reports whether a changelog line's ops may rename an item
+// or a location (mentions.TouchesNames).
+func touchesNames(ops []json.RawMessage) bool {
+	for _, raw := range ops {
+		var op struct{ Op, Path string }
+		if json.Unmarshal(raw, &op) == nil && mentions.TouchesNames(op.Op, op.Path) {
+			return true
+		}
+	}
+	return false
 }

@@ -32,7 +32,8 @@ type RebuildResult struct {
 	ForeshadowRestored bool `json:"foreshadow_restored,omitempty"`
 	// Mentions is state/mentions.jsonl against what the chapters and the
 	// changelog give (SPEC §25): matches, missing, differs or rebuilt.
-	Mentions string `json:"mentions,omitempty"`
+	Mentions           string `json:"mentions,omitempty"`
+	MentionsDifference string `json:"mentions_difference,omitempty"`
 }
 
 // replayBase is where a replay starts: state/baseline.json, or the empty

@@ -213,6 +213,9 @@ func (b *builder) writer() error {
 			return err
 		}
 	}
+	if err := b.recall(); err != nil {
+		return err
+	}
 	b.output(layout.StagingChapter(b.c), true, ViaFile)
 	return nil
 }
@@ -466,6 +469,9 @@ func (b *builder) judge() error {
 		return err
 	}
 	b.outlineWindows(ReviewOutlineBack, true)
+	if err := b.recall(); err != nil {
+		return err
+	}
 	out := layout.StagingEval(b.c)
 	if secondary {
 		out = layout.StagingEvalSecondary(b.c)

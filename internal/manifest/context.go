@@ -81,6 +81,8 @@ var staticRank = map[string]int{
 	"style_profile": 1, "style_samples": 2, "world_rules": 3, "world_doc": 3, "storyline_spec": 4, "brief": 5, "research": 6,
 	"character_contract": 7, "character_profile": 8, "memory": 9, "state": 10, "summary": 11,
 	"previous_chapter": 12, "contract": 13, "outline": 14, typeUpcoming: 15,
+	// Per chapter (SPEC §25): after the summaries it reaches back beyond.
+	keyRecall: 11,
 }
 
 const stepRank = 100
@@ -182,6 +184,10 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 	if v, ok := in.Get(keyUpcoming); ok && volume > 0 {
 		add(typeUpcoming, layout.Outline(volume), inlineString(v))
 		covered[keyUpcoming] = true
+	}
+	if v, ok := in.Get(keyRecall); ok {
+		add(keyRecall, layout.Mentions, indentJSON(v))
+		covered[keyRecall] = true
 	}
 	if v, ok := in.Get(keyOutlineBlock); ok && !covered[keyOutlineBlock] && volume > 0 {
 		add("outline", layout.Outline(volume), inlineString(v)+"\n")

@@ -189,6 +189,10 @@ func entityNames(v json.RawMessage) (dn, n string) {
 	return dn, n
 }
 
+// EntityName is an entity's name in the state (see StateNames), read
+// from its bytes without decoding the rest.
+func EntityName(v json.RawMessage) string { return pick(entityNames(v)) }
+
 func pick(dn, n string) string {
 	if strings.TrimSpace(dn) != "" {
 		return dn
@@ -282,4 +286,66 @@ func GroupNames(group any) []Name {
 		}
 	}
 	return out
+}
+
+// Groups are the ledger's groups, in line order.
+var Groups = []string{"characters", "items", "locations"}
+
+// Last finds, for each wanted slug of each group, the newest chapter
+// before c whose line counts it; a slug never counted is absent. The
+// ledger is read from its end and a line is decoded only when it holds
+// a wanted slug's key, so a long book's ledger costs one byte scan.
+func Last(root *project.Root, c int, want map[string][]string) (map[string]map[string]int, error) {
+	out := map[string]map[string]int{}
+	left := 0
+	for _, g := range Groups {
+		out[g] = map[string]int{}
+		left += len(want[g])
+	}
+	if left == 0 || !root.Exists(layout.Mentions) {
+		return out, nil
+	}
+	data, err := root.ReadFile(layout.Mentions)
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.Split(data, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0 && left > 0; i-- {
+		raw := lines[i]
+		hit := false
+		for _, g := range Groups {
+			for _, s := range want[g] {
+				if _, done := out[g][s]; !done && bytes.Contains(raw, []byte(`"`+s+`":`)) {
+					hit = true
+				}
+			}
+		}
+		if !hit {
+			continue
+		}
+		var l Line
+		if json.Unmarshal(raw, &l) != nil || l.Chapter >= c {
+			continue // a damaged line is rebuild's to report; recall skips it
+		}
+		for _, g := range Groups {
+			for _, s := range want[g] {
+				if _, done := out[g][s]; !done && l.Has(g, s) {
+					out[g][s] = l.Chapter
+					left--
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// TouchesNames reports whether a state op can change an item's or a
+// location's name (a set of the whole entity, or of its display_name or
+// name), so a replay recomputes the names only after such ops.
+func TouchesNames(op, path string) bool {
+	if op != "set" || !(strings.HasPrefix(path, "items.") || strings.HasPrefix(path, "locations.")) {
+		return false
+	}
+	segs := strings.Split(path, ".")
+	return len(segs) == 2 || len(segs) == 3 && (segs[2] == "name" || segs[2] == "display_name")
 }
