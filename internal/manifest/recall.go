@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/mentions"
@@ -80,6 +81,21 @@ func (b *builder) recall() error {
 func (b *builder) buildRecall() (*Recall, error) {
 	_, hasTasks := b.in.Get("foreshadowing_tasks")
 	_, hasSlice := b.in.Get(keyStateSlice)
+	// A quote the previous chapter's text (or tail) in this packet already
+	// holds is not repeated.
+	var prev []string
+	for _, k := range []string{keyPrevious, keyTail} {
+		if v, ok := b.in.Get(k); ok {
+			prev = append(prev, inlineString(v))
+		}
+	}
+	inPacket := eval.NewQuoteTexts(prev...)
+	quote := func(q string) string {
+		if _, found := inPacket.Check(q); found && len(prev) > 0 {
+			return ""
+		}
+		return q
+	}
 	var items []RecallItem
 
 	// 1. Foreshadowing the plan advances or resolves in this chapter.
@@ -101,8 +117,8 @@ func (b *builder) buildRecall() (*Recall, error) {
 		if !ok {
 			continue
 		}
-		it := RecallItem{Kind: "foreshadowing", ID: s.ID, Action: n.Action, PlantedChapter: s.PlantedChapter, PlantedQuote: s.PlantedQuote,
-			AdvancedChapter: s.AdvancedChapter, AdvancedQuote: s.AdvancedQuote, at: max(s.PlantedChapter, s.AdvancedChapter)}
+		it := RecallItem{Kind: "foreshadowing", ID: s.ID, Action: n.Action, PlantedChapter: s.PlantedChapter, PlantedQuote: quote(s.PlantedQuote),
+			AdvancedChapter: s.AdvancedChapter, AdvancedQuote: quote(s.AdvancedQuote), at: max(s.PlantedChapter, s.AdvancedChapter)}
 		if !hasTasks {
 			it.Name = s.Description
 		}

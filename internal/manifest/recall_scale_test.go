@@ -67,6 +67,20 @@ func TestRecallScaleCase(t *testing.T) {
 		t.Fatalf("state slice lacks the returning character: %s", slice)
 	}
 
+	// A smaller context.recall_tokens keeps what fits, newest first, and
+	// counts the rest.
+	small := set
+	small.RecallTokens = 150
+	sp, err := Build(root, cp, small, stepid.Chapter(largeproject.RecallPayoff, stepid.Draft), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := inlineJSON(t, sp, keyRecall), `{"chapter":250,"budget_tokens":150,"items":[`+
+		`{"kind":"foreshadowing","id":"F-9030","action":"resolve","planted_chapter":30,"planted_evidence":"井底的铜镜背面刻着一个古篆的顾字。","advanced_chapter":120,"advanced_evidence":"顾长歌在断桥边把铜镜沉回井底，转身走进了雾里。"},`+
+		`{"kind":"character","id":"gu-changge","name":"顾长歌","last_seen_chapter":120,"summary":"顾长歌在断桥边与众人作别，把铜镜沉回井底后不知所踪。"}],"omitted":1}`; got != want {
+		t.Fatalf("recall within 150 tokens:\n%s\nwant\n%s", got, want)
+	}
+
 	j, err := Build(root, cp, set, stepid.Chapter(largeproject.RecallPayoff, stepid.Judge), Options{})
 	if err != nil {
 		t.Fatal(err)
