@@ -94,6 +94,7 @@ type Journal struct {
 	Output          Output              `json:"output"`
 	staged          *stagedFiles        `json:"-"`
 	cpBytes         checkpoint.Snapshot
+	cast            <-chan castRead // the registered characters, read ahead (nil: read when needed)
 }
 
 // Read is the checkpoint as Prepare read it (checkpoint.Update prepares
@@ -141,6 +142,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	// failed precondition wins as before.
 	stateCh := make(chan stateRead, 1)
 	go func() { stateCh <- readState(root) }()
+	castCh := preloadCast(root) // hundreds of small files: read while the rest is checked
 	cp, cpBytes, err := checkpoint.LoadSnapshot(root)
 	if err != nil {
 		return nil, err
@@ -155,7 +157,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &Journal{JournalVersion: 1, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID, cpBytes: cpBytes}
+	j := &Journal{JournalVersion: 1, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID, cpBytes: cpBytes, cast: castCh}
 	j.Output.Chapter, j.Output.RevisionCount = c, cp.RevisionCount
 	j.Output.Warnings = []string{}
 	fsRaw, err := prepareState(root, j, delta, <-stateCh)

@@ -31,11 +31,16 @@ func prepareMentions(root *project.Root, j *Journal, doc *stateops.Doc, applied 
 	if err != nil {
 		return err
 	}
-	chars, _, err := cast.Load(root)
-	if err != nil {
-		return err
+	cr := castRead{}
+	if j.cast != nil {
+		cr = <-j.cast
+	} else {
+		cr.chars, _, cr.err = cast.Load(root)
 	}
-	n := mentions.Names{Characters: mentions.Characters(chars)}
+	if cr.err != nil {
+		return cr.err
+	}
+	n := mentions.Names{Characters: mentions.Characters(cr.chars)}
 	n.Items, n.Locations = mentions.StateNames(doc, applied)
 	line, err := mentions.Count(j.Chapter, text, n).Marshal()
 	if err != nil {
@@ -51,6 +56,22 @@ func prepareMentions(root *project.Root, j *Journal, doc *stateops.Doc, applied 
 	}
 	j.Mentions = &journal.Append{File: layout.Mentions, SizeBefore: size, Text: sep + string(line)}
 	return nil
+}
+
+// castRead is cast.Load's result, read ahead by Prepare.
+type castRead struct {
+	chars []cast.Character
+	err   error
+}
+
+func preloadCast(root *project.Root) <-chan castRead {
+	ch := make(chan castRead, 1)
+	go func() {
+		var r castRead
+		r.chars, _, r.err = cast.Load(root)
+		ch <- r
+	}()
+	return ch
 }
 
 // deriveMentions is the ledger the chapters and the changelog give: one
