@@ -6,6 +6,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -123,6 +124,7 @@ type builder struct {
 	charsDone bool
 	bl        *lint.Blacklist
 	blDone    bool
+	stateTop  map[string]json.RawMessage // the state's members once stateSlice read them (recall reuses them)
 	// err is the first refusal of an optional input (has): a file that
 	// resolves outside the project.
 	err error

@@ -143,8 +143,8 @@ func (b *builder) buildRecall() (*Recall, error) {
 			want["characters"] = append(want["characters"], ch.Slug)
 		}
 	}
-	var top map[string]json.RawMessage
-	if b.has(layout.CurrentState) {
+	top := b.stateTop
+	if top == nil && b.has(layout.CurrentState) {
 		data, err := b.root.ReadFile(layout.CurrentState)
 		if err != nil {
 			return nil, err

@@ -77,6 +77,7 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	if err != nil {
 		return rebuildHint(b.root, err)
 	}
+	b.stateTop = top
 	cast, err := b.castSlugs(draft)
 	if err != nil {
 		return err
