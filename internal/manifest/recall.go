@@ -167,14 +167,24 @@ func (b *builder) buildRecall() (*Recall, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The state entries of the characters recalled, for a packet without a
+	// state slice; looked up only when one is recalled (the characters
+	// group is most of a long project's state).
 	var charStates map[string]json.RawMessage
-	if !hasSlice && top != nil {
-		charStates = map[string]json.RawMessage{}
-		splitGroup(top["characters"], func(k string, v json.RawMessage) {
-			if cast[k] {
-				charStates[k] = shortenTexts(v)
-			}
-		})
+	stateOf := func(slug string) (json.RawMessage, bool) {
+		if hasSlice || top == nil {
+			return nil, false
+		}
+		if charStates == nil {
+			charStates = map[string]json.RawMessage{}
+			splitGroup(top["characters"], func(k string, v json.RawMessage) {
+				if cast[k] {
+					charStates[k] = shortenTexts(v)
+				}
+			})
+		}
+		st, ok := charStates[slug]
+		return st, ok
 	}
 	for _, slug := range want["characters"] {
 		l, ok := last["characters"][slug]
@@ -186,7 +196,7 @@ func (b *builder) buildRecall() (*Recall, error) {
 			return nil, err
 		}
 		it := RecallItem{Kind: "character", ID: slug, Name: display[slug], LastSeenChapter: l, Summary: sum, at: l}
-		if st, ok := charStates[slug]; ok {
+		if st, ok := stateOf(slug); ok {
 			it.State = st
 		}
 		items = append(items, it)
