@@ -367,7 +367,7 @@ func amendState(root *project.Root, j *AmendJournal, lines []amendLine, idx int,
 	}
 	j.stage(&j.State, layout.Changelog, log.Bytes())
 	j.stage(&j.State, layout.CurrentState, stateBytes)
-	return nil
+	return amendMentions(root, j, log.Bytes())
 }
 
 // stage records a recomputed file: written to the work dir before the
@@ -574,7 +574,7 @@ func ExecuteAmend(env Env, j *AmendJournal, fresh bool) (*AmendOutput, error) {
 	}
 	replaceAll := func(g []Replace) func() error { return func() error { return replaceFiles(root, g) } }
 	tx := journal.Tx{File: layout.AmendJournal(j.Chapter), Key: "amend_step", Resume: "novel-commit amend --chapter " + strconv.Itoa(j.Chapter),
-		Temps: []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.ChapterLog(j.Chapter)}}
+		Temps: []string{layout.CurrentState, layout.Changelog, layout.Mentions, layout.GlobalForeshadow, layout.UnknownEntities, layout.ChapterLog(j.Chapter)}}
 	err := tx.Run(root, j, fresh, env.Crash, []journal.Step{
 		{Name: StepSummary, Run: replaceAll(j.Summary)},
 		{Name: StepState, Run: replaceAll(j.State)},

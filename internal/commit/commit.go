@@ -87,11 +87,13 @@ type Journal struct {
 	Foreshadow      *journal.FileChange `json:"foreshadow"`
 	Changelog       journal.Append      `json:"changelog"`
 	UnknownEntities *journal.Append     `json:"unknown_entities"`
+	Mentions        *journal.Append     `json:"mentions,omitempty"` // state/mentions.jsonl, appended in the state step (SPEC §25)
 	ChapterLog      runlog.ChapterLog   `json:"chapter_log"`
 	TargetState     string              `json:"orchestrator_state"`
 	Output          Output              `json:"output"`
 	staged          *stagedFiles        `json:"-"`
 	cpBytes         checkpoint.Snapshot
+	cast            <-chan castRead // the registered characters, read ahead (nil: read when needed)
 }
 
 // Read is the checkpoint as Prepare read it (checkpoint.Update prepares
@@ -139,6 +141,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	// failed precondition wins as before.
 	stateCh := make(chan stateRead, 1)
 	go func() { stateCh <- readState(root) }()
+	castCh := preloadCast(root) // hundreds of small files: read while the rest is checked
 	cp, cpBytes, err := checkpoint.LoadSnapshot(root)
 	if err != nil {
 		return nil, err
@@ -153,7 +156,7 @@ func Prepare(env Env, c int) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &Journal{JournalVersion: 1, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID, cpBytes: cpBytes}
+	j := &Journal{JournalVersion: 1, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID, cpBytes: cpBytes, cast: castCh}
 	j.Output.Chapter, j.Output.RevisionCount = c, cp.RevisionCount
 	j.Output.Warnings = []string{}
 	fsRaw, err := prepareState(root, j, delta, <-stateCh)
@@ -231,6 +234,9 @@ func prepareState(root *project.Root, j *Journal, delta *products.Delta, sr stat
 	}
 	j.Changelog = journal.Append{File: layout.Changelog, SizeBefore: size, Text: sep + string(line)}
 	j.staged = &stagedFiles{state: newState, oldState: oldState, stateInfo: stateInfo}
+	if err := prepareMentions(root, j, doc, res.Applied); err != nil {
+		return nil, err
+	}
 	return fsRaw, nil
 }
 
@@ -573,6 +579,9 @@ func plan(j *Journal) []journal.PlanStep {
 	stateW := []string{layout.CurrentState, layout.Changelog}
 	if j.State.WriteBaseline {
 		stateW = append(stateW, layout.Baseline)
+	}
+	if j.Mentions != nil {
+		stateW = append(stateW, layout.Mentions)
 	}
 	fsW := []string{}
 	if j.Foreshadow != nil {

@@ -30,6 +30,10 @@ type RebuildResult struct {
 	// ForeshadowRestored: foreshadowing/global.json (missing or not
 	// parsing) was rebuilt from the changelog's foreshadow ops.
 	ForeshadowRestored bool `json:"foreshadow_restored,omitempty"`
+	// Mentions is state/mentions.jsonl against what the chapters and the
+	// changelog give (SPEC §25): matches, missing, differs or rebuilt.
+	Mentions           string `json:"mentions,omitempty"`
+	MentionsDifference string `json:"mentions_difference,omitempty"`
 }
 
 // replayBase is where a replay starts: state/baseline.json, or the empty
@@ -90,10 +94,20 @@ func replayInputs(root *project.Root) (*replayBase, []entry, error) {
 // replay applies the commit lines after the baseline (the base state is
 // consumed).
 func replay(b *replayBase, entries []entry, until int) ([]byte, *RebuildResult, error) {
+	return replayWith(b, entries, until, nil)
+}
+
+// replayWith is replay calling after, when set, with each commit line
+// and the state once it is applied (the base state for a line the
+// baseline already holds).
+func replayWith(b *replayBase, entries []entry, until int, after func(entry, map[string]any)) ([]byte, *RebuildResult, error) {
 	res := &RebuildResult{FromBaseline: b.found}
 	st := b.state
 	for _, e := range entries {
 		if !e.Commit || e.StateVersion <= b.version {
+			if e.Commit && after != nil && (until == 0 || e.Chapter < until) {
+				after(e, st)
+			}
 			continue // a note, or history the baseline already holds
 		}
 		if until > 0 && e.Chapter >= until {
@@ -113,6 +127,9 @@ func replay(b *replayBase, entries []entry, until int) ([]byte, *RebuildResult, 
 		st["state_version"] = e.StateVersion
 		st["last_updated_chapter"] = e.Chapter
 		res.LinesReplayed++
+		if after != nil {
+			after(e, st)
+		}
 	}
 	out, err := jsonio.Marshal(st)
 	if err != nil {
@@ -311,6 +328,9 @@ func Rebuild(root *project.Root, now string) (*RebuildResult, error) {
 			return nil, err
 		}
 		res.ForeshadowRestored = true
+	}
+	if err := rebuildMentions(root, res, now); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

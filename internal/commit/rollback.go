@@ -62,6 +62,7 @@ type RollbackJournal struct {
 	Changelog       *Truncation         `json:"changelog"`
 	Foreshadow      *journal.FileChange `json:"foreshadow"`
 	UnknownEntities *journal.FileChange `json:"unknown_entities"`
+	Mentions        *journal.FileChange `json:"mentions,omitempty"` // cut in the changelog step (SPEC §25)
 	Revisions       []int               `json:"revisions"`
 	Output          RollbackOutput      `json:"output"`
 
@@ -334,6 +335,21 @@ func rollbackDerived(root *project.Root, j *RollbackJournal) error {
 			j.staged[layout.UnknownEntities] = data
 		}
 	}
+	// The mentions ledger's lines of the rolled-back chapters (SPEC §25).
+	if root.Exists(layout.Mentions) {
+		cur, err := root.ReadFile(layout.Mentions)
+		if err != nil {
+			return err
+		}
+		if data := filterUnknown(cur, c); !bytes.Equal(cur, data) {
+			fc := &journal.FileChange{File: layout.Mentions, Old: journal.Fingerprint(cur)}
+			if len(data) > 0 {
+				fc.New = journal.Fingerprint(data)
+			}
+			j.Mentions = fc
+			j.staged[layout.Mentions] = data
+		}
+	}
 
 	return nil
 }
@@ -505,7 +521,7 @@ func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
 		{Name: StepMove, Writes: moved(j.Moves)},
 		{Name: StepMemory, Writes: moved(j.MemoryMoves)},
 		{Name: StepState, Writes: opt(j.State.Old != j.State.New, layout.CurrentState)},
-		{Name: StepChangelog, Writes: opt(j.Changelog != nil, layout.Changelog)},
+		{Name: StepChangelog, Writes: append(opt(j.Changelog != nil, layout.Changelog), opt(j.Mentions != nil, layout.Mentions)...)},
 		{Name: StepForeshadow, Writes: opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
 		{Name: StepUnknownEntities, Writes: opt(j.UnknownEntities != nil, layout.UnknownEntities)},
 		{Name: StepRevisions, Writes: revs},
@@ -522,7 +538,12 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 		{Name: StepMove, Run: func() error { return moveAll(root, j.Moves) }},
 		{Name: StepMemory, Run: func() error { return moveAll(root, j.MemoryMoves) }},
 		{Name: StepState, Run: func() error { return rollbackState(root, j) }},
-		{Name: StepChangelog, Run: func() error { return rollbackChangelog(root, j.Changelog) }},
+		{Name: StepChangelog, Run: func() error {
+			if err := rollbackChangelog(root, j.Changelog); err != nil {
+				return err
+			}
+			return rewrite(root, j, j.Mentions, func(cur []byte) ([]byte, error) { return filterUnknown(cur, j.To), nil })
+		}},
 		{Name: StepForeshadow, Run: func() error {
 			return rewrite(root, j, j.Foreshadow, func(cur []byte) ([]byte, error) { return rollbackForeshadow(cur, j.To) })
 		}},
@@ -540,7 +561,7 @@ func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, 
 		{Name: StepCheckpoint, Run: func() error { return rollbackCheckpoint(root, j) }},
 		{Name: StepCleanup, Run: func() error { return root.Remove(layout.RollbackJournal) }},
 	}
-	temps := []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.Checkpoint}
+	temps := []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.Mentions, layout.Checkpoint}
 	for _, k := range j.Revisions {
 		temps = append(temps, layout.Revision(k))
 	}

@@ -207,7 +207,13 @@ func stepState(root *project.Root, j *Journal) error {
 		// maintenance step's audit reads the window (peak RSS, GC).
 		j.staged.state, j.staged.oldState = nil, nil
 	}
-	return j.Changelog.Replay(root)
+	if err := j.Changelog.Replay(root); err != nil {
+		return err
+	}
+	if j.Mentions == nil {
+		return nil
+	}
+	return j.Mentions.Replay(root)
 }
 
 func stepForeshadow(root *project.Root, j *Journal) error {

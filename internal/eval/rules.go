@@ -2,7 +2,6 @@ package eval
 
 import (
 	"sort"
-	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/errs"
 )
@@ -25,7 +24,7 @@ func (e *Eval) CheckRules(inPlay []string, chapters ...string) error {
 	}
 	ids := append([]string(nil), inPlay...)
 	sort.Strings(ids)
-	found := quoteFinder(chapters)
+	texts := NewQuoteTexts(chapters...)
 	for _, id := range ids {
 		c, ok := l1[id]
 		if !ok {
@@ -41,12 +40,12 @@ func (e *Eval) CheckRules(inPlay []string, chapters ...string) error {
 				"the l1 check of rule %s has no evidence (quote the passage of the chapter it was checked against, for a pass too)", id)
 		}
 		for _, q := range c.Quotes {
-			sq, ok := found(q)
-			if n := utf8.RuneCountInString(sq); n < QuoteMin || n > QuoteMax {
+			n, ok := texts.Check(q)
+			if n < QuoteMin || n > QuoteMax {
 				return rulesErr(rel, id, "规则 %s 的 evidence「%s」长度为 %d 字，应为 %d–%d 字的原文摘录",
 					"rule %s: the evidence 「%s」 is %d characters long; quote %d–%d characters of the chapter", id, clip(q), n, QuoteMin, QuoteMax)
 			}
-			if len(chapters) > 0 && !ok {
+			if !ok {
 				return rulesErr(rel, id, "规则 %s 的 evidence「%s」在章节正文中找不到（必须逐字摘录原文）",
 					"rule %s: the evidence 「%s」 is not in the chapter (quote the text verbatim)", id, clip(q))
 			}
@@ -62,12 +61,12 @@ func (e *Eval) CheckRules(inPlay []string, chapters ...string) error {
 			return ledgerErr(rel, c, "%s 判为 violation 却没有 evidence（逐字摘录那段正文）", "the %s is a violation without evidence (quote the passage verbatim)", at)
 		}
 		for _, q := range c.Quotes {
-			sq, ok := found(q)
-			if n := utf8.RuneCountInString(sq); n < QuoteMin || n > QuoteMax {
+			n, ok := texts.Check(q)
+			if n < QuoteMin || n > QuoteMax {
 				return ledgerErr(rel, c, "%s 的 evidence「%s」长度为 %d 字，应为 %d–%d 字的原文摘录",
 					"the %s: the evidence 「%s」 is %d characters long; quote %d–%d characters of the chapter", at, clip(q), n, QuoteMin, QuoteMax)
 			}
-			if len(chapters) > 0 && !ok {
+			if !ok {
 				return ledgerErr(rel, c, "%s 的 evidence「%s」在章节正文中找不到（必须逐字摘录原文）",
 					"the %s: the evidence 「%s」 is not in the chapter (quote the text verbatim)", at, clip(q))
 			}

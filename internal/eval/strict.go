@@ -52,7 +52,7 @@ func (e *Eval) Strict(rubric map[string]float64, chapters ...string) error {
 				d.Name, strings.Join(sortedKeys(rubric), ", "))
 		}
 	}
-	found := quoteFinder(chapters)
+	texts := NewQuoteTexts(chapters...)
 	for _, d := range e.Dimensions {
 		if d.Score < 1 || d.Score > 5 || d.Score*2 != float64(int(d.Score*2)) {
 			return strictErr(rel, d.Name, "%s 的分数 %v 不在 1, 1.5, …, 5 的半分刻度上", "%s: the score %v is not on the half-step scale 1, 1.5, …, 5",
@@ -62,12 +62,12 @@ func (e *Eval) Strict(rubric map[string]float64, chapters ...string) error {
 			return strictErr(rel, d.Name, "%s 缺少 reason（打分理由）", "%s has no reason", d.Name)
 		}
 		for _, q := range d.Quotes {
-			sq, ok := found(q)
-			if n := utf8.RuneCountInString(sq); n < QuoteMin || n > QuoteMax {
+			n, ok := texts.Check(q)
+			if n < QuoteMin || n > QuoteMax {
 				return strictErr(rel, d.Name, "%s 的 evidence「%s」长度为 %d 字，应为 %d–%d 字的原文摘录",
 					"%s: the evidence 「%s」 is %d characters long; quote %d–%d characters of the chapter", d.Name, clip(q), n, QuoteMin, QuoteMax)
 			}
-			if len(chapters) > 0 && !ok {
+			if !ok {
 				return strictErr(rel, d.Name, "%s 的 evidence「%s」在章节正文中找不到（必须逐字摘录原文）",
 					"%s: the evidence 「%s」 is not in the chapter (quote the text verbatim)", d.Name, clip(q))
 			}
@@ -79,6 +79,43 @@ func (e *Eval) Strict(rubric map[string]float64, chapters ...string) error {
 	}
 	e.IsStrict = true
 	return nil
+}
+
+// QuoteTexts are the texts evidence quotes must come from (SPEC §24),
+// whitespace removed once so each quote is checked by one search per text.
+// With no texts, quotes are checked for their length only.
+type QuoteTexts struct{ norms []string }
+
+// NewQuoteTexts prepares texts for Check.
+func NewQuoteTexts(texts ...string) QuoteTexts {
+	norms := make([]string, len(texts))
+	for i, t := range texts {
+		norms[i] = squeeze(t)
+	}
+	return QuoteTexts{norms: norms}
+}
+
+// Check measures quote q and looks it up: n is its length in characters
+// once whitespace (and, when the bare quote is not found, one pair of
+// quotation marks around it) is removed; found is whether it occurs
+// verbatim in one of the texts (always true with no texts). A valid quote
+// has QuoteMin ≤ n ≤ QuoteMax and found. The judge's evidence and the
+// summarizer's foreshadow evidence are both checked here.
+func (t QuoteTexts) Check(q string) (n int, found bool) {
+	sq := squeeze(q)
+	if !t.has(sq) {
+		sq = squeeze(unquote(q))
+	}
+	return utf8.RuneCountInString(sq), len(t.norms) == 0 || t.has(sq)
+}
+
+func (t QuoteTexts) has(q string) bool {
+	for _, n := range t.norms {
+		if strings.Contains(n, q) {
+			return true
+		}
+	}
+	return false
 }
 
 // strictErr is Strict's E_SCHEMA, naming the file and the dimension; the
@@ -106,33 +143,6 @@ func sortedKeys(m map[string]float64) []string {
 	return out
 }
 
-// quoteFinder looks a quote up in the chapters, whitespace-normalised and
-// with one pair of quotation marks the judge put around it dropped when
-// that is what matches; it returns the normalised quote (for the length
-// bounds) and whether it was found.
-func quoteFinder(chapters []string) func(q string) (string, bool) {
-	norms := make([]string, len(chapters))
-	for i, c := range chapters {
-		norms[i] = squeeze(c)
-	}
-	in := func(q string) bool {
-		for _, n := range norms {
-			if strings.Contains(n, q) {
-				return true
-			}
-		}
-		return false
-	}
-	return func(q string) (string, bool) {
-		sq := squeeze(q)
-		if in(sq) {
-			return sq, true
-		}
-		sq = squeeze(unquote(q))
-		return sq, in(sq)
-	}
-}
-
 // squeeze removes all whitespace, so a quote that spans a line break or
 // was re-spaced by the model still matches (SPEC §24: whitespace-normalised).
 func squeeze(s string) string {
@@ -154,6 +164,9 @@ func unquote(q string) string {
 	}
 	return q
 }
+
+// Clip shortens s to its first 30 characters for an error message.
+func Clip(s string) string { return clip(s) }
 
 func clip(s string) string {
 	if utf8.RuneCountInString(s) <= 30 {

@@ -68,7 +68,10 @@ type History struct {
 	Chapter int
 	Action  string
 	Detail  string
-	raw     map[string]json.RawMessage
+	// Evidence is the summarizer's verbatim quote of the chapter (SPEC
+	// §25); recall shows it when the item is paid off much later.
+	Evidence string
+	raw      map[string]json.RawMessage
 }
 
 // Range returns the item's target_resolve_range when it is valid
@@ -196,7 +199,7 @@ func parseItem(raw json.RawMessage) (Item, bool) {
 			if !ok {
 				hm = map[string]json.RawMessage{"_raw": h} // kept verbatim below
 			}
-			it.History = append(it.History, History{Chapter: integer(hm["chapter"]), Action: str(hm["action"]), Detail: str(hm["detail"]), raw: hm})
+			it.History = append(it.History, History{Chapter: integer(hm["chapter"]), Action: str(hm["action"]), Detail: str(hm["detail"]), Evidence: str(hm["evidence"]), raw: hm})
 		}
 	}
 	return it, true
@@ -320,15 +323,19 @@ func (it Item) historyJSON() []byte {
 	return buf.Bytes()
 }
 
-var historyKeys = []string{"chapter", "action", "detail"}
+var historyKeys = []string{"chapter", "action", "detail", "evidence"}
 
-// MarshalJSON writes chapter, action, detail, then other fields sorted.
+// MarshalJSON writes chapter, action, detail, evidence (when there is
+// one), then other fields sorted.
 func (h History) MarshalJSON() ([]byte, error) {
 	if v, ok := h.raw["_raw"]; ok && len(h.raw) == 1 {
 		return v, nil
 	}
 	if h.raw == nil {
 		h.raw = map[string]json.RawMessage{"chapter": mustRaw(h.Chapter), "action": mustRaw(h.Action), "detail": mustRaw(h.Detail)}
+		if h.Evidence != "" {
+			h.raw["evidence"] = mustRaw(h.Evidence)
+		}
 	}
 	var buf bytes.Buffer
 	buf.WriteByte('{')

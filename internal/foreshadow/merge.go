@@ -17,7 +17,10 @@ type Op struct {
 	// Description names a new item the op plants (SPEC §24); items the
 	// fact layer or the plan know keep their own.
 	Description string
-	Raw         json.RawMessage
+	// Evidence is the op's verbatim quote of the chapter (SPEC §25),
+	// stored in the history entry the op adds.
+	Evidence string
+	Raw      json.RawMessage
 }
 
 // ParseOp reads a raw delta op leniently (wrong types become empty and
@@ -25,7 +28,7 @@ type Op struct {
 func ParseOp(raw json.RawMessage) Op {
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &m)
-	return Op{Op: str(m["op"]), Path: str(m["path"]), Value: m["value"], Detail: m["detail"], Description: str(m["description"]), Raw: raw}
+	return Op{Op: str(m["op"]), Path: str(m["path"]), Value: m["value"], Detail: m["detail"], Description: str(m["description"]), Evidence: str(m["evidence"]), Raw: raw}
 }
 
 // ParseOps reads every raw op.
@@ -107,7 +110,7 @@ func Merge(global, plan []Item, ops []Op, c int, storyline string) (merged []Ite
 			merged[i] = merged[i].clone()
 			cloned[i] = true
 		}
-		merged[i].apply(action, detail, c, storyline, planIdx[op.Path])
+		merged[i].apply(action, detail, op.Evidence, c, storyline, planIdx[op.Path])
 	}
 	return merged, dropped
 }
@@ -132,7 +135,7 @@ func newItem(id string, plan *Item, description string) Item {
 	return it
 }
 
-func (it *Item) apply(action, detail string, c int, storyline string, plan *Item) {
+func (it *Item) apply(action, detail, evidence string, c int, storyline string, plan *Item) {
 	if Rank(action) > Rank(it.Status) {
 		it.Status = action
 		it.set("status", action)
@@ -162,7 +165,7 @@ func (it *Item) apply(action, detail string, c int, storyline string, plan *Item
 		if !historyIsList(it) {
 			it.History = nil // a non-list history cannot be appended to: replaced
 		}
-		it.History = append(it.History, History{Chapter: c, Action: action, Detail: detail})
+		it.History = append(it.History, History{Chapter: c, Action: action, Detail: detail, Evidence: strings.TrimSpace(evidence)})
 		it.set("history", nil) // marks presence; encode writes History
 	}
 	if plan != nil {

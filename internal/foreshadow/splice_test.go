@@ -68,7 +68,7 @@ func typedView(items []Item) string {
 		lo, hi, ok := it.Range()
 		fmt.Fprintf(&b, "%q %q %q %q %d %q %d %d-%d-%v [", it.ID, it.Description, it.Scope, it.Status, it.PlantedChapter, it.PlantedStoryline, it.LastUpdatedChapter, lo, hi, ok)
 		for _, h := range it.History {
-			fmt.Fprintf(&b, "%d %q %q;", h.Chapter, h.Action, h.Detail)
+			fmt.Fprintf(&b, "%d %q %q %q;", h.Chapter, h.Action, h.Detail, h.Evidence)
 		}
 		b.WriteString("]\n")
 	}
@@ -103,6 +103,7 @@ func TestMergeSplicedMatchesFullPath(t *testing.T) {
 	for _, ops := range []string{
 		`[]`,
 		`[{"op":"foreshadow","path":"F-1","value":"advanced","detail":"近"}]`,
+		`[{"op":"foreshadow","path":"F-1","value":"resolved","detail":"近","evidence":"灯灭了。"},{"op":"foreshadow","path":"F-new","value":"planted","evidence":"新的 <&> 伏笔。"}]`,
 		`[{"op":"foreshadow","path":"F-2","value":"resolved"},{"op":"foreshadow","path":"F-new","value":"planted"},{"op":"foreshadow","path":"F-9","value":"planted"}]`,
 		`[{"op":"foreshadow","path":"F-é","value":"advanced"},{"op":"foreshadow","path":"F-3","value":"planted"},{"op":"foreshadow","path":"a.b","value":"planted"},{"op":"set","path":"x.y","value":1}]`,
 	} {

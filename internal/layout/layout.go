@@ -36,6 +36,7 @@ const (
 	Baseline         = "state/baseline.json"
 	GlobalForeshadow = "foreshadowing/global.json"
 	UnknownEntities  = "logs/unknown-entities.jsonl"
+	Mentions         = "state/mentions.jsonl"
 	ContinuityLatest = "logs/continuity/latest.json"
 	ImportLog        = "logs/import.json"
 	LockDir          = ".novel.lock"

@@ -227,6 +227,9 @@ func (b *builder) writer() error {
 			return err
 		}
 	}
+	if err := b.recall(); err != nil {
+		return err
+	}
 	b.output(layout.StagingChapter(b.c), true, ViaFile)
 	return nil
 }
@@ -318,6 +321,9 @@ func (b *builder) summarizer() error {
 	// The delta's fields, unknown_entities among them: the delta is where
 	// the commit reads unregistered names from (SPEC §24).
 	b.in.Set("delta_fields", []string{"chapter", "base_state_version", "storyline_id", "ops", "unknown_entities"})
+	// A foreshadow op quotes its evidence verbatim (SPEC §25): validate
+	// refuses it otherwise, and recall shows the quote at the payoff.
+	b.in.Set("foreshadow_op_fields", []string{"op", "path", "value", "detail", "evidence", "description"})
 	b.output(layout.StagingDelta(b.c), true, ViaFile)
 	b.output(layout.StagingCrossref(b.c), true, ViaFile)
 	b.output(layout.StagingMemory(sid), true, ViaFile)
@@ -455,6 +461,9 @@ func (b *builder) judge() error {
 		return err
 	}
 	b.outlineWindows(ReviewOutlineBack, true)
+	if err := b.recall(); err != nil {
+		return err
+	}
 	out := layout.StagingEval(b.c)
 	if secondary {
 		out = layout.StagingEvalSecondary(b.c)

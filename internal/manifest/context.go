@@ -92,6 +92,8 @@ var staticRank = map[string]float64{
 	"book_plan": 5, typeCanonChanges: 11,
 	// The per-chapter ledgers (SPEC §25), after every volume-static block.
 	keyRulesInPlay: 16, keyStoryTime: 17, keyCastKnows: 18, keyContinuityNotes: 19,
+	// Per chapter (SPEC §25): after the summaries it reaches back beyond.
+	keyRecall: 11,
 }
 
 // ledgerBlocks are the per-chapter ledgers (SPEC §25) that travel inline
@@ -235,6 +237,10 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 			add(l.typ, l.src, indentJSON(v))
 			covered[l.key] = true
 		}
+	}
+	if v, ok := in.Get(keyRecall); ok {
+		add(keyRecall, layout.Mentions, indentJSON(v))
+		covered[keyRecall] = true
 	}
 	if v, ok := in.Get(keyOutlineBlock); ok && !covered[keyOutlineBlock] && volume > 0 {
 		add("outline", layout.Outline(volume), inlineString(v)+"\n")

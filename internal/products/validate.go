@@ -37,6 +37,18 @@ func ValidateBeforeCommit(root *project.Root, cp *checkpoint.Checkpoint, st step
 	return validate(root, cp, st, s, "", false)
 }
 
+// ValidatePrior is Validate for an earlier stage's products when a later
+// stage advances: the summarizer's evidence quotes are checked for their
+// length only, since the refine or polish being advanced has rewritten
+// the text they were quoted from (they were checked verbatim when the
+// summarize step itself was validated).
+func ValidatePrior(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings) error {
+	if !st.Volume && !st.Setup && st.Stage == stepid.Summarize {
+		return rerun(checkSummarize(root, cp, st.Chapter, true, false), st)
+	}
+	return Validate(root, cp, st, s)
+}
+
 func validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s settings.Settings, role string, deltaOps bool) error {
 	if role != "" && role != stepid.RoleSecondary && role != stepid.RolePrimary {
 		return errs.Newf(errs.Usage, "未知角色 %q（只能是 primary 或 secondary）", "unknown role %q (primary or secondary)", role).With("role", role).
@@ -67,7 +79,7 @@ func validate(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step, s s
 	case stepid.Draft, stepid.Refine, stepid.Polish:
 		err = CheckChapterLinted(root, s, cp, c, st.Stage)
 	case stepid.Summarize:
-		err = checkSummarize(root, cp, c, deltaOps)
+		err = checkSummarize(root, cp, c, deltaOps, true)
 	case stepid.Judge:
 		err = checkJudge(root, cp, c, role, s)
 	case stepid.LogicReview:
@@ -91,7 +103,7 @@ func Lenient(cp *checkpoint.Checkpoint, c int) bool {
 	return cp != nil && cp.PluginStage != "" && cp.Inflight == c
 }
 
-func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int, deltaOps bool) error {
+func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int, deltaOps, verbatim bool) error {
 	if err := CheckSummary(root, c); err != nil {
 		return err
 	}
@@ -107,7 +119,7 @@ func checkSummarize(root *project.Root, cp *checkpoint.Checkpoint, c int, deltaO
 		if cp != nil && cp.CurrentVolume > 0 {
 			vol = cp.CurrentVolume
 		}
-		if err := CheckDeltaForCommit(root, vol, d, -1); err != nil {
+		if err := checkDelta(root, vol, d, -1, verbatim); err != nil {
 			return err
 		}
 	}

@@ -35,9 +35,21 @@ func (s Settings) Budget(role string) int {
 	return DefaultBudgets[i]
 }
 
+// DefaultRecallTokens bounds a packet's recall (SPEC §25,
+// context.recall_tokens).
+const DefaultRecallTokens = 2500
+
+// Recall is the token bound of a draft or judge packet's recall.
+func (s Settings) Recall() int {
+	if s.RecallTokens > 0 {
+		return s.RecallTokens
+	}
+	return DefaultRecallTokens
+}
+
 // applyContext reads context.budget_tokens: an object naming roles of
 // BudgetRoles, each an integer 1..1,000,000 (named ones replace the
-// defaults).
+// defaults); and context.recall_tokens, an integer 1..1,000,000.
 func (s *Settings) applyContext(raw map[string]any, src string) error {
 	v, ok := raw["context"]
 	if !ok || v == nil {
@@ -46,6 +58,13 @@ func (s *Settings) applyContext(raw map[string]any, src string) error {
 	m, isObj := v.(map[string]any)
 	if !isObj {
 		return cfgErr("context", src, "必须是对象 {budget_tokens}", "must be an object {budget_tokens}", v)
+	}
+	if rv, ok := m["recall_tokens"]; ok && rv != nil {
+		n, isInt := jsonio.Int(rv)
+		if !isInt || n < 1 || n > 1000000 {
+			return cfgErr("context.recall_tokens", src, "必须是 1..1000000 的整数（token）", "must be an integer 1..1000000 (tokens)", rv)
+		}
+		s.RecallTokens = n
 	}
 	bv, ok := m["budget_tokens"]
 	if !ok || bv == nil {

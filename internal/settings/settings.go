@@ -62,6 +62,9 @@ type Settings struct {
 	// BudgetTokens overrides DefaultBudgets per role (SPEC §19).
 	// (0 keeps the default; an array keeps Settings comparable).
 	BudgetTokens [len(BudgetRoles)]int `json:"budget_tokens"`
+	// RecallTokens bounds the recall of draft and judge packets (SPEC
+	// §25, context.recall_tokens; 0 keeps DefaultRecallTokens).
+	RecallTokens int `json:"recall_tokens"`
 	// ContinuityAudit (SPEC §21): "deterministic" (default) or "agent",
 	// when a continuity-auditor reviews each continuity audit's window.
 	ContinuityAudit string `json:"continuity_audit"`

@@ -273,3 +273,21 @@ func TestAuditFor(t *testing.T) {
 		}
 	}
 }
+
+// context.recall_tokens bounds the recall of draft and judge packets
+// (SPEC §25): 2,500 by default, an integer 1..1,000,000 when set.
+func TestContextRecallTokens(t *testing.T) {
+	s := Defaults()
+	if s.Recall() != 2500 {
+		t.Fatalf("default recall tokens %d", s.Recall())
+	}
+	if err := s.applyContext(map[string]any{"context": map[string]any{"recall_tokens": float64(800)}}, "settings.json"); err != nil || s.Recall() != 800 {
+		t.Fatalf("override: %d %v", s.Recall(), err)
+	}
+	for _, bad := range []any{float64(0), 1.5, "x", float64(2000000)} {
+		err := s.applyContext(map[string]any{"context": map[string]any{"recall_tokens": bad}}, "settings.json")
+		if e := errs.As(err); e == nil || e.Code != errs.Config || e.Details["key"] != "context.recall_tokens" {
+			t.Errorf("recall_tokens %v: %v", bad, err)
+		}
+	}
+}

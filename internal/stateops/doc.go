@@ -553,3 +553,39 @@ func groupEdits(b []byte, gm member, ms []member, pm map[string]any) ([]edit, bo
 	}
 	return edits, true
 }
+
+// Entities calls fn with each entity of group g (characters, items,
+// locations, factions) as the document was read, before Apply, in key
+// order. A canonical document is not decoded for it: the recorded member
+// offsets are used (the mentions ledger reads the names of every item and
+// location on each commit, SPEC §25).
+func (d *Doc) Entities(g string, fn func(slug string, v json.RawMessage)) {
+	if d.full != nil {
+		m, _ := d.full[g].(map[string]any)
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if b, err := json.Marshal(m[k]); err == nil {
+				fn(k, b)
+			}
+		}
+		return
+	}
+	gm, ok := find(d.top, g)
+	if !ok {
+		return
+	}
+	ms, ok := d.groups[g]
+	if !ok {
+		if ms, _, ok = scanObject(d.old, gm.valStart, 4); !ok {
+			jsonio.SplitObject(d.old[gm.valStart:gm.valEnd], fn)
+			return
+		}
+	}
+	for _, m := range ms {
+		fn(m.key, d.old[m.valStart:m.valEnd])
+	}
+}

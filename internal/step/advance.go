@@ -162,7 +162,11 @@ func priorStages(stage string, s settings.Settings) []string {
 func validateForAdvance(root *project.Root, cp *checkpoint.Checkpoint, p *Plan, s settings.Settings) ([]string, []*boundary.Window, error) {
 	c := p.Step.Chapter
 	for _, stage := range priorStages(p.Step.Stage, s) {
-		if err := products.Validate(root, cp, stepid.Chapter(c, stage), s); err != nil {
+		validate := products.Validate
+		if stage != p.Step.Stage {
+			validate = products.ValidatePrior
+		}
+		if err := validate(root, cp, stepid.Chapter(c, stage), s); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -17,7 +17,7 @@ func main() {
 	flag.IntVar(&o.Characters, "characters", 300, "active characters")
 	flag.IntVar(&o.Foreshadow, "foreshadow", 2000, "foreshadowing items")
 	flag.IntVar(&o.StateBytes, "state-bytes", 5<<20, "approximate state file size")
-	flag.StringVar(&o.Profile, "profile", "", "generator profile: empty (standard) or dense (SPEC §14)")
+	flag.StringVar(&o.Profile, "profile", "", "generator profile: empty (standard), dense (SPEC §14) or recall (SPEC §25 scale case: use -chapters 249)")
 	flag.BoolVar(&o.Idle, "idle", false, "leave no chapter in flight (start of a pipeline run)")
 	replay := flag.String("replay", "", "also write replay recordings for the next chapter into this directory")
 	seed := flag.Uint64("seed", 1, "random seed")

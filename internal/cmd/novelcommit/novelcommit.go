@@ -10,6 +10,7 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/pipeline"
@@ -79,7 +80,7 @@ func commitChapter(ctx *cli.Context, c int, dry bool, prepare func(commit.Env, i
 }
 
 type rebuildCmd struct {
-	Check bool `help:"Only compare the replay with state/current-state.json; exit 1 (E_STATE) naming the first differing path."`
+	Check bool `help:"Only compare the replay with state/current-state.json; exit 1 (E_STATE) naming the first differing path. state/mentions.jsonl is compared with the chapters and reported (mentions), without failing."`
 }
 
 func (r *rebuildCmd) Run(ctx *cli.Context) error {
@@ -92,8 +93,18 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := commit.CheckMentions(root, res); err != nil {
+			return err
+		}
 		ctx.Result(res, func() string {
-			return "ok: state matches the changelog replay (state_version " + strconv.Itoa(res.StateVersion) + ")"
+			line := "ok: state matches the changelog replay (state_version " + strconv.Itoa(res.StateVersion) + ")"
+			switch res.Mentions {
+			case "differs":
+				line += "\n" + layout.Mentions + " differs from the chapters at " + res.MentionsDifference + "; novel-commit rebuild rewrites it"
+			case "missing", "partial":
+				line += "\n" + layout.Mentions + " is " + res.Mentions + "; novel-commit rebuild completes it"
+			}
+			return line
 		})
 		return nil
 	}

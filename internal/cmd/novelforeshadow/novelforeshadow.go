@@ -10,14 +10,50 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/project"
 )
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Query       queryCmd `cmd:"" help:"Foreshadowing items relevant to a chapter (plan + fact layer)."`
-	List        listCmd  `cmd:"" help:"List the fact layer (foreshadowing/global.json)."`
-	Stats       statsCmd `cmd:"" help:"Count the fact layer by status and scope, with overdue short items."`
+	Query       queryCmd  `cmd:"" help:"Foreshadowing items relevant to a chapter (plan + fact layer)."`
+	List        listCmd   `cmd:"" help:"List the fact layer (foreshadowing/global.json)."`
+	Stats       statsCmd  `cmd:"" help:"Count the fact layer by status and scope, with overdue short items."`
+	Recall      recallCmd `cmd:"" help:"What chapter C's draft packet recalls of the distant past (SPEC §25): setups of the foreshadowing it pays off, cast and places last seen long ago."`
+}
+
+type recallCmd struct {
+	Chapter int `type:"chapter" required:"" help:"Chapter being written (≥ 1)." placeholder:"C"`
+}
+
+func (r *recallCmd) Run(ctx *cli.Context) error {
+	root, s, _, err := ctx.Open()
+	if err != nil {
+		return err
+	}
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return err
+	}
+	res, err := manifest.RecallFor(root, cp, s, r.Chapter)
+	if err != nil {
+		return err
+	}
+	ctx.Result(res, func() string {
+		if len(res.Items) == 0 {
+			return "（无）"
+		}
+		var b strings.Builder
+		for _, it := range res.Items {
+			at := it.LastSeenChapter
+			if it.Kind == "foreshadowing" {
+				at = max(it.PlantedChapter, it.AdvancedChapter)
+			}
+			fmt.Fprintf(&b, "%s %s 第 %d 章\n", it.Kind, it.ID, at)
+		}
+		return b.String()
+	})
+	return nil
 }
 
 type queryCmd struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/mentions"
 	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/textmeasure"
@@ -39,6 +40,11 @@ type Options struct {
 	// chapters, an accepted revision file every 100 chapters, changelog
 	// lines of 10–30 ops).
 	Profile string
+	// Profile "recall" is the scale case of SPEC §25 (chapters up to
+	// RecallPayoff−1 committed): an item planted with evidence in
+	// RecallPlanted, advanced in RecallLastSeen and paid off by the plan in
+	// RecallPayoff; a character and a location last named in
+	// RecallLastSeen whom the payoff chapter's outline names again.
 	// Idle leaves no chapter in flight (checkpoint committed, empty
 	// staging), the starting point of a pipeline run of chapter N+1.
 	Idle bool
@@ -94,12 +100,18 @@ func Generate(dir string, o Options) error {
 		return fmt.Errorf("largeproject: %d chapters cannot fill %d volumes", o.Chapters, o.Volumes)
 	}
 	g.names = g.characterNames()
-	if o.Profile != "" && !o.dense() {
-		return fmt.Errorf("largeproject: unknown profile %q (want %q or empty)", o.Profile, Dense)
+	if o.Profile != "" && !o.dense() && !o.recall() {
+		return fmt.Errorf("largeproject: unknown profile %q (want %q, %q or empty)", o.Profile, Dense, Recall)
+	}
+	if o.recall() && (o.Chapters < RecallMinChapters || o.Chapters >= RecallPayoff) {
+		return fmt.Errorf("largeproject: profile %q needs %d ≤ chapters < %d (the payoff chapter is %d)", Recall, RecallMinChapters, RecallPayoff, RecallPayoff)
 	}
 	steps := []func() error{g.basics, g.characters, g.volumes, g.committed, g.foreshadowing, g.state}
 	if o.dense() {
 		steps = append(steps, g.revisions)
+	}
+	if o.recall() {
+		steps = append(steps, g.recallCase)
 	}
 	if !o.Idle {
 		steps = append(steps, g.inflight)
@@ -143,6 +155,9 @@ func (g *gen) volumeRange(v int) (int, int) {
 	end := v * g.per
 	if v == g.o.Volumes {
 		end = g.o.Chapters + 10
+		if g.o.recall() {
+			end = max(end, RecallBookChapters)
+		}
 	}
 	return start, end
 }
@@ -256,8 +271,12 @@ func (g *gen) volumes() error {
 		for c := start; c <= end; c++ {
 			sl := g.storylineOf(c)
 			fmt.Fprintf(&b, "### 第 %d 章: 风起第%d回\n", c, c)
-			fmt.Fprintf(&b, "- **Storyline**: %s\n- **POV**: %s\n- **Location**: 青岚山\n- **Conflict**: 宗门内斗升级\n", sl, g.names[c%len(g.names)])
-			fmt.Fprintf(&b, "- **Arc**: 成长\n- **Foreshadowing**: F-%04d\n- **StateChanges**: 修为提升\n", c%g.o.Foreshadow+1)
+			if g.o.recall() && c == RecallPayoff {
+				b.WriteString(recallPayoffBlock(sl))
+			} else {
+				fmt.Fprintf(&b, "- **Storyline**: %s\n- **POV**: %s\n- **Location**: 青岚山\n- **Conflict**: 宗门内斗升级\n", sl, g.names[c%len(g.names)])
+				fmt.Fprintf(&b, "- **Arc**: 成长\n- **Foreshadowing**: F-%04d\n- **StateChanges**: 修为提升\n", c%g.o.Foreshadow+1)
+			}
 			fmt.Fprintf(&b, "- **TransitionHint**: next_storyline=%s\n\n", g.storylineOf(c+1))
 			contract := map[string]any{"chapter": c, "storyline_id": sl,
 				"objectives":        []any{map[string]any{"id": "OBJ-1", "required": true, "description": "推进主线冲突"}},
@@ -267,6 +286,9 @@ func (g *gen) volumes() error {
 				states := map[string]any{}
 				for k := 0; k < 12; k++ {
 					states[g.names[(c+k*7)%len(g.names)]] = map[string]any{"location": "青岚山"}
+				}
+				if g.o.recall() && c == RecallPayoff {
+					states = map[string]any{recallCharacterName: map[string]any{"location": RecallLocation}}
 				}
 				contract["preconditions"] = map[string]any{"character_states": states}
 			}
@@ -298,6 +320,9 @@ func (g *gen) body(c int) string {
 		b.WriteString(para)
 		b.WriteString("\n\n")
 	}
+	if g.o.recall() {
+		b.WriteString(recallScene(c))
+	}
 	return b.String()
 }
 
@@ -309,6 +334,9 @@ func (g *gen) committed() error {
 		}
 		sum := fmt.Sprintf("# 第%d章摘要\n\n%s与%s在青岚山会面，%s暗中观察。宗门大比临近，暗流涌动。\n", c,
 			g.names[(c*7)%len(g.names)], g.names[(c*11)%len(g.names)], g.names[(c*13)%len(g.names)])
+		if g.o.recall() && c == RecallLastSeen {
+			sum += recallSummary
+		}
 		if err := g.write(layout.Summary(c), []byte(sum)); err != nil {
 			return err
 		}
@@ -458,6 +486,9 @@ func (g *gen) state() error {
 	state := map[string]any{"schema_version": json.Number("1"), "state_version": json.Number("0"), "last_updated_chapter": json.Number("0"),
 		"characters": chars, "items": map[string]any{}, "locations": map[string]any{}, "factions": map[string]any{},
 		"world_state": map[string]any{}, "active_foreshadowing": []any{}}
+	if g.o.recall() {
+		g.recallState(state)
+	}
 	return g.history(state, func(c int) []any {
 		who := slug(g.rng.IntN(len(g.names)))
 		return []any{
@@ -476,14 +507,19 @@ func (g *gen) history(state map[string]any, opsOf func(c int) []any) error {
 		return err
 	}
 	var changelog strings.Builder
+	var ledger []mentions.Line
+	names := mentions.Names{Characters: g.castNames()}
+	named := false
 	for c := 1; c <= g.o.Chapters; c++ {
 		var ops []stateops.Op
+		touched := false
 		for _, r := range opsOf(c) {
 			op, reason := stateops.Validate(r)
 			if reason != "" {
 				return fmt.Errorf("largeproject: generated op %v invalid: %s", r, reason)
 			}
 			ops = append(ops, op)
+			touched = touched || mentions.TouchesNames(string(op.Kind), op.Path)
 		}
 		res := stateops.Apply(state, ops)
 		if len(res.Dropped) > 0 {
@@ -499,11 +535,38 @@ func (g *gen) history(state map[string]any, opsOf func(c int) []any) error {
 			return err
 		}
 		changelog.Write(line)
+		// The mentions ledger novel-commit would have appended (SPEC §25):
+		// the chapter's text against the registered names and the state's
+		// item and location names after its ops.
+		if !named || touched {
+			names.Items, names.Locations = mentions.GroupNames(state["items"]), mentions.GroupNames(state["locations"])
+			named = true
+		}
+		ledger = append(ledger, mentions.Count(c, g.body(c), names))
 	}
 	if err := g.write(layout.Changelog, []byte(changelog.String())); err != nil {
 		return err
 	}
+	data, err := mentions.Encode(ledger)
+	if err != nil {
+		return err
+	}
+	if err := g.write(layout.Mentions, data); err != nil {
+		return err
+	}
 	return g.writeJSON(layout.CurrentState, state)
+}
+
+// castNames are the registered characters as the ledger counts them.
+func (g *gen) castNames() []mentions.Name {
+	var out []mentions.Name
+	for i, n := range g.names {
+		out = append(out, mentions.Name{Slug: slug(i), Name: n})
+	}
+	if g.o.recall() {
+		out = append(out, mentions.Name{Slug: RecallCharacter, Name: recallCharacterName})
+	}
+	return out
 }
 
 func (g *gen) inflightDelta() map[string]any {
@@ -512,7 +575,7 @@ func (g *gen) inflightDelta() map[string]any {
 		"ops": []any{
 			map[string]any{"op": "set", "path": "characters.char-001.location", "value": "北境"},
 			map[string]any{"op": "inc", "path": "characters.char-002.level", "value": 1},
-			map[string]any{"op": "foreshadow", "path": "F-0001", "value": "advanced", "detail": "铜镜再现"},
+			map[string]any{"op": "foreshadow", "path": "F-0001", "value": "advanced", "detail": "铜镜再现", "evidence": g.names[c%len(g.names)] + "站在山门前，望着远处翻涌的云海。"},
 		},
 		"unknown_entities": []any{map[string]any{"name": "黑袍客", "context": "山门外的神秘人"}}}
 }
@@ -596,8 +659,9 @@ func WriteReplay(dir string, o Options) error {
 }
 
 // Version changes whenever the generator's output does, so cached
-// projects from an older generator are not reused.
-const Version = 6
+// projects from an older generator are not reused. 7: the mentions
+// ledger, and evidence on the inflight delta's foreshadow op.
+const Version = 7
 
 // Cached returns a directory holding the project for o (not idle),
 // generating it on first use under the system temp directory and reusing
