@@ -79,8 +79,42 @@ func (b *builder) recall() error {
 }
 
 func (b *builder) buildRecall() (*Recall, error) {
+	items, err := b.recallForeshadowing()
+	if err != nil {
+		return nil, err
+	}
+	more, err := b.recallLedger()
+	if err != nil {
+		return nil, err
+	}
+	items = append(items, more...)
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].at != items[j].at {
+			return items[i].at > items[j].at // newest-relevant first
+		}
+		if ri, rj := recallKindRank[items[i].Kind], recallKindRank[items[j].Kind]; ri != rj {
+			return ri < rj
+		}
+		return items[i].ID < items[j].ID
+	})
+	// Within the budget by the §19 estimate of the value as rendered; an
+	// entry that does not fit is left out and counted, a later smaller
+	// one may still fit.
+	r := &Recall{Chapter: b.c, BudgetTokens: b.set.Recall(), Items: []RecallItem{}}
+	for _, it := range items {
+		r.Items = append(r.Items, it)
+		if EstimateText(indentJSON(r)).Tokens > r.BudgetTokens {
+			r.Items = r.Items[:len(r.Items)-1]
+			r.Omitted++
+		}
+	}
+	return r, nil
+}
+
+// recallForeshadowing is recall's first kind: the setups of the
+// foreshadowing the plan advances or resolves in this chapter.
+func (b *builder) recallForeshadowing() ([]RecallItem, error) {
 	_, hasTasks := b.in.Get("foreshadowing_tasks")
-	_, hasSlice := b.in.Get(keyStateSlice)
 	// A quote the previous chapter's text (or tail) in this packet already
 	// holds is not repeated.
 	var prev []string
@@ -98,7 +132,6 @@ func (b *builder) buildRecall() (*Recall, error) {
 	}
 	var items []RecallItem
 
-	// 1. Foreshadowing the plan advances or resolves in this chapter.
 	named, err := b.plannedForeshadowing()
 	if err != nil {
 		return nil, err
@@ -125,8 +158,16 @@ func (b *builder) buildRecall() (*Recall, error) {
 		items = append(items, it)
 	}
 
-	// 2 and 3 need the ledger: the cast, and the items and locations the
-	// outline block names.
+	return items, nil
+}
+
+// recallLedger is recall's second and third kinds, from the mentions
+// ledger: cast members and the outline block's items and locations not
+// named for a while.
+func (b *builder) recallLedger() ([]RecallItem, error) {
+	_, hasSlice := b.in.Get(keyStateSlice)
+	var items []RecallItem
+	// The cast, and the items and locations the outline block names.
 	cast, err := b.castSlugs("")
 	if err != nil {
 		return nil, err
@@ -209,27 +250,7 @@ func (b *builder) buildRecall() (*Recall, error) {
 			items = append(items, RecallItem{Kind: strings.TrimSuffix(g, "s"), ID: slug, Name: entNames[g][slug], LastSeenChapter: l, Summary: sum, at: l})
 		}
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		if items[i].at != items[j].at {
-			return items[i].at > items[j].at // newest-relevant first
-		}
-		if ri, rj := recallKindRank[items[i].Kind], recallKindRank[items[j].Kind]; ri != rj {
-			return ri < rj
-		}
-		return items[i].ID < items[j].ID
-	})
-	// Within the budget by the §19 estimate of the value as rendered; an
-	// entry that does not fit is left out and counted, a later smaller
-	// one may still fit.
-	r := &Recall{Chapter: b.c, BudgetTokens: b.set.Recall(), Items: []RecallItem{}}
-	for _, it := range items {
-		r.Items = append(r.Items, it)
-		if EstimateText(indentJSON(r)).Tokens > r.BudgetTokens {
-			r.Items = r.Items[:len(r.Items)-1]
-			r.Omitted++
-		}
-	}
-	return r, nil
+	return items, nil
 }
 
 // summarySentences are the sentences of chapter c's summary that name
