@@ -50,12 +50,26 @@ func (b *builder) entityMap() error {
 	return nil
 }
 
+// globalForeshadowing is foreshadowing/global.json's light items (only
+// selected items are parsed in full), read once per packet: the tasks and
+// the recall both need it, and a long book's file is megabytes.
+func (b *builder) globalForeshadowing() ([]foreshadow.Item, error) {
+	if !b.globalDone {
+		g, err := foreshadow.LoadGlobalLight(b.root)
+		if err != nil {
+			return nil, err
+		}
+		b.global, b.globalDone = g, true
+	}
+	return b.global, nil
+}
+
 // foreshadowing sets foreshadowing_tasks, trimmed for a packet (no
 // history, at most foreshadow.MaxOverdueTasks overdue items) plus the
 // items the chapter's plan names with their action, and for the writer
 // foreshadow_reminders.
 func (b *builder) foreshadowing(reminders bool) error {
-	global, err := foreshadow.LoadGlobalLight(b.root) // only selected items are parsed in full
+	global, err := b.globalForeshadowing()
 	if err != nil {
 		return err
 	}

@@ -94,13 +94,17 @@ func (b *builder) storyTime(current bool) error {
 	if err != nil {
 		return err
 	}
-	if len(out) == 0 {
-		day, label, has, err := stateops.CurrentStoryTime(b.root)
-		if err != nil {
-			return err
-		}
-		if has && day > 0 {
-			out = append(out, commit.ChapterTime{Chapter: b.c - 1, Day: day, Label: label})
+	if len(out) == 0 && b.has(layout.CurrentState) {
+		// The state's opening value, from the members this packet reads
+		// once anyway (a long book's state is megabytes). A state that does
+		// not parse is reported by the slice and by integrity, not here.
+		if top, err := b.stateTop(); err == nil && bytes.Contains(top["world_state"], []byte(`"story_time"`)) {
+			var ws map[string]any
+			if json.Unmarshal(top["world_state"], &ws) == nil {
+				if day, label, ok := stateops.StoryTime(ws["story_time"]); ok && day > 0 {
+					out = append(out, commit.ChapterTime{Chapter: b.c - 1, Day: day, Label: label})
+				}
+			}
 		}
 	}
 	if current && b.has(layout.StagingDelta(b.c)) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/integrity"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/lint"
@@ -132,6 +133,9 @@ type builder struct {
 	departedDone bool
 	// stateMembers caches the state's top-level members (stateTop).
 	stateMembers map[string]json.RawMessage
+	// global caches foreshadowing/global.json (globalForeshadowing).
+	global     []foreshadow.Item
+	globalDone bool
 	// err is the first refusal of an optional input (has): a file that
 	// resolves outside the project.
 	err error

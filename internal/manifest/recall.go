@@ -142,7 +142,7 @@ func (b *builder) recallForeshadowing() ([]RecallItem, error) {
 			continue
 		}
 		if global == nil {
-			if global, err = foreshadow.LoadGlobalLight(b.root); err != nil {
+			if global, err = b.globalForeshadowing(); err != nil {
 				return nil, err
 			}
 		}
