@@ -320,35 +320,15 @@ func rollbackDerived(root *project.Root, j *RollbackJournal) error {
 		}
 	}
 
-	// Unknown entities logged by the rolled-back chapters.
-	if root.Exists(layout.UnknownEntities) {
-		cur, err := root.ReadFile(layout.UnknownEntities)
-		if err != nil {
-			return err
-		}
-		if data := filterUnknown(cur, c); !bytes.Equal(cur, data) {
-			fc := &journal.FileChange{File: layout.UnknownEntities, Old: journal.Fingerprint(cur)}
-			if len(data) > 0 {
-				fc.New = journal.Fingerprint(data)
-			}
-			j.UnknownEntities = fc
-			j.staged[layout.UnknownEntities] = data
-		}
+	// Unknown entities logged by the rolled-back chapters, and the
+	// mentions ledger's lines of them (SPEC §25): both are chapter-keyed
+	// JSON lines, cut the same way.
+	var err error
+	if j.UnknownEntities, err = j.stageCut(root, layout.UnknownEntities, c); err != nil {
+		return err
 	}
-	// The mentions ledger's lines of the rolled-back chapters (SPEC §25).
-	if root.Exists(layout.Mentions) {
-		cur, err := root.ReadFile(layout.Mentions)
-		if err != nil {
-			return err
-		}
-		if data := filterUnknown(cur, c); !bytes.Equal(cur, data) {
-			fc := &journal.FileChange{File: layout.Mentions, Old: journal.Fingerprint(cur)}
-			if len(data) > 0 {
-				fc.New = journal.Fingerprint(data)
-			}
-			j.Mentions = fc
-			j.staged[layout.Mentions] = data
-		}
+	if j.Mentions, err = j.stageCut(root, layout.Mentions, c); err != nil {
+		return err
 	}
 
 	return nil
@@ -678,4 +658,26 @@ func rollbackCheckpoint(root *project.Root, j *RollbackJournal) error {
 		cp.LastError = nil
 		return true, nil
 	})
+}
+
+// stageCut stages rel (chapter-keyed JSON lines) without the lines of the
+// chapters after c; nil when the file is absent or keeps every line.
+func (j *RollbackJournal) stageCut(root *project.Root, rel string, c int) (*journal.FileChange, error) {
+	if !root.Exists(rel) {
+		return nil, nil
+	}
+	cur, err := root.ReadFile(rel)
+	if err != nil {
+		return nil, err
+	}
+	data := filterUnknown(cur, c)
+	if bytes.Equal(cur, data) {
+		return nil, nil
+	}
+	fc := &journal.FileChange{File: rel, Old: journal.Fingerprint(cur)}
+	if len(data) > 0 {
+		fc.New = journal.Fingerprint(data)
+	}
+	j.staged[rel] = data
+	return fc, nil
 }
