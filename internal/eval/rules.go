@@ -39,16 +39,8 @@ func (e *Eval) CheckRules(inPlay []string, chapters ...string) error {
 			return rulesErr(rel, id, "规则 %s 的 l1 核对没有 evidence（摘录核对所依据的正文，pass 也要）",
 				"the l1 check of rule %s has no evidence (quote the passage of the chapter it was checked against, for a pass too)", id)
 		}
-		for _, q := range c.Quotes {
-			n, ok := texts.Check(q)
-			if n < QuoteMin || n > QuoteMax {
-				return rulesErr(rel, id, "规则 %s 的 evidence「%s」长度为 %d 字，应为 %d–%d 字的原文摘录",
-					"rule %s: the evidence 「%s」 is %d characters long; quote %d–%d characters of the chapter", id, clip(q), n, QuoteMin, QuoteMax)
-			}
-			if !ok {
-				return rulesErr(rel, id, "规则 %s 的 evidence「%s」在章节正文中找不到（必须逐字摘录原文）",
-					"rule %s: the evidence 「%s」 is not in the chapter (quote the text verbatim)", id, clip(q))
-			}
+		if f, bad := firstQuoteFault(texts, c.Quotes); bad {
+			return f.err(func(zh, en string, a ...any) *errs.Error { return rulesErr(rel, id, zh, en, a...) }, "规则 "+id, "rule "+id)
 		}
 	}
 	// The ledger checks of SPEC §25: a violation names a passage.
@@ -60,16 +52,8 @@ func (e *Eval) CheckRules(inPlay []string, chapters ...string) error {
 		if len(c.Quotes) == 0 {
 			return ledgerErr(rel, c, "%s 判为 violation 却没有 evidence（逐字摘录那段正文）", "the %s is a violation without evidence (quote the passage verbatim)", at)
 		}
-		for _, q := range c.Quotes {
-			n, ok := texts.Check(q)
-			if n < QuoteMin || n > QuoteMax {
-				return ledgerErr(rel, c, "%s 的 evidence「%s」长度为 %d 字，应为 %d–%d 字的原文摘录",
-					"the %s: the evidence 「%s」 is %d characters long; quote %d–%d characters of the chapter", at, clip(q), n, QuoteMin, QuoteMax)
-			}
-			if !ok {
-				return ledgerErr(rel, c, "%s 的 evidence「%s」在章节正文中找不到（必须逐字摘录原文）",
-					"the %s: the evidence 「%s」 is not in the chapter (quote the text verbatim)", at, clip(q))
-			}
+		if f, bad := firstQuoteFault(texts, c.Quotes); bad {
+			return f.err(func(zh, en string, a ...any) *errs.Error { return ledgerErr(rel, c, zh, en, a...) }, at, "the "+at)
 		}
 	}
 	return nil

@@ -61,16 +61,8 @@ func (e *Eval) Strict(rubric map[string]float64, chapters ...string) error {
 		if strings.TrimSpace(d.Feedback) == "" {
 			return strictErr(rel, d.Name, "%s 缺少 reason（打分理由）", "%s has no reason", d.Name)
 		}
-		for _, q := range d.Quotes {
-			n, ok := texts.Check(q)
-			if n < QuoteMin || n > QuoteMax {
-				return strictErr(rel, d.Name, "%s 的 evidence「%s」长度为 %d 字，应为 %d–%d 字的原文摘录",
-					"%s: the evidence 「%s」 is %d characters long; quote %d–%d characters of the chapter", d.Name, clip(q), n, QuoteMin, QuoteMax)
-			}
-			if !ok {
-				return strictErr(rel, d.Name, "%s 的 evidence「%s」在章节正文中找不到（必须逐字摘录原文）",
-					"%s: the evidence 「%s」 is not in the chapter (quote the text verbatim)", d.Name, clip(q))
-			}
+		if f, bad := firstQuoteFault(texts, d.Quotes); bad {
+			return f.err(func(zh, en string, a ...any) *errs.Error { return strictErr(rel, d.Name, zh, en, a...) }, d.Name, d.Name)
 		}
 		if d.Score <= 3 && len(d.Quotes) == 0 {
 			return strictErr(rel, d.Name, "%s 打了 %v 分（≤ 3），至少需要一条逐字摘录正文的 evidence",
@@ -174,4 +166,38 @@ func clip(s string) string {
 	}
 	r := []rune(s)
 	return string(r[:30]) + "…"
+}
+
+// quoteFault is the first evidence quote that is not a verbatim passage of
+// the judged text within the quote bounds (SPEC §24).
+type quoteFault struct {
+	quote   string
+	n       int
+	missing bool
+}
+
+func firstQuoteFault(texts QuoteTexts, quotes []string) (quoteFault, bool) {
+	for _, q := range quotes {
+		n, ok := texts.Check(q)
+		if n < QuoteMin || n > QuoteMax {
+			return quoteFault{quote: q, n: n}, true
+		}
+		if !ok {
+			return quoteFault{quote: q, n: n, missing: true}, true
+		}
+	}
+	return quoteFault{}, false
+}
+
+// err words the fault after its subject, told apart per language (a
+// dimension, 规则 W-002 / rule W-002, a check), through mk: one of the
+// E_SCHEMA builders that put the file first, so the formats index from 2.
+func (f quoteFault) err(mk func(zh, en string, a ...any) *errs.Error, zh, en string) *errs.Error {
+	if f.missing {
+		return mk("%[2]s 的 evidence「%[4]s」在章节正文中找不到（必须逐字摘录原文）",
+			"%[3]s: the evidence 「%[4]s」 is not in the chapter (quote the text verbatim)", zh, en, clip(f.quote))
+	}
+	return mk("%[2]s 的 evidence「%[4]s」长度为 %[5]d 字，应为 %[6]d–%[7]d 字的原文摘录",
+		"%[3]s: the evidence 「%[4]s」 is %[5]d characters long; quote %[6]d–%[7]d characters of the chapter",
+		zh, en, clip(f.quote), f.n, QuoteMin, QuoteMax)
 }
