@@ -225,3 +225,78 @@ func TestMCPErrorsAreEnvelopes(t *testing.T) {
 		t.Errorf("after the lease was broken: error=%v %s", isErr, text)
 	}
 }
+
+// TestMCPContinuityAudit: a chat client is a model executor, so after a
+// commit that ran the continuity audit novel_next names audit:NNN (SPEC
+// §25); its instructions are the auditor's prompt, and its applied answer
+// is stored where the pipeline stores its own review — after which
+// novel_next moves on to the next chapter.
+func TestMCPContinuityAudit(t *testing.T) {
+	t.Parallel()
+	repo, _ := filepath.Abs("..")
+	dir := filepath.Join(t.TempDir(), "p")
+	if err := testkit.CopyTree(filepath.Join(repo, "examples", "calibration", "base", "after-004"), dir, false); err != nil {
+		t.Fatal(err)
+	}
+	env := routeEnv("2026-11-01T08:00:00Z")
+	mk := exec.Command("make", "-s", "-f", filepath.Join(repo, "pipeline.mk"), "continue", "N=1", "PROJECT="+dir,
+		"AGENT=novel-agent --backend replay --fixtures "+filepath.Join(repo, "examples", "demo", "replay"))
+	mk.Env = env
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make continue: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	server := exec.Command("novel-mcp", "--project", dir)
+	server.Env = env
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	call := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		var out map[string]any
+		if res.IsError || json.Unmarshal([]byte(text), &out) != nil {
+			t.Fatalf("%s %v: %s", name, args, text)
+		}
+		return out
+	}
+	if next := call("novel_next", nil); next["step"] != "audit:005" || next["reason"] != "continuity_audit" {
+		t.Fatalf("novel_next after chapter 5: %v", next)
+	}
+	if st := call("novel_status", nil)["next"].(map[string]any); st["step"] != "audit:005" {
+		t.Errorf("novel_status next: %v", st)
+	}
+	ins := call("novel_instructions", map[string]any{"step": "audit:005"})
+	if ins["packet"] != "staging/manifests/audit-005.packet.json" || ins["agent"] != "continuity-auditor" ||
+		!strings.Contains(ins["system"].(string), "ContinuityAuditor") || !strings.Contains(ins["user"].(string), `"chapter_excerpts"`) {
+		t.Fatalf("instructions: packet %v agent %v", ins["packet"], ins["agent"])
+	}
+	answer := `{"scope": "sliding_window", "chapter_range": [1, 5], "issues": [{"id": "CONT-001", "type": "world_rule", "severity": "high",` +
+		` "description": "守灯令的用法前后不一", "entities": ["陆照"], "evidence": [{"chapter": 5, "excerpt": "守灯令引火，照见灯主"}]}]}`
+	applied := call("novel_apply", map[string]any{"packet": ins["packet"], "answer": answer, "model": "client"})
+	want := []any{"staging/continuity/audit-005.json", "logs/continuity/agent-report-005.json", "logs/continuity/agent-latest.json"}
+	if got, _ := json.Marshal(applied["written"]); string(got) != mustJSON(t, want) || applied["advanced"] != nil {
+		t.Errorf("applied: written %s, advanced %v", got, applied["advanced"])
+	}
+	if _, err := os.Stat(filepath.Join(dir, "logs", "continuity", "agent-report-005.json")); err != nil {
+		t.Errorf("the review was not stored: %v", err)
+	}
+	if next := call("novel_next", nil); next["step"] != "chapter:006:draft" {
+		t.Errorf("novel_next after the review: %v", next)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

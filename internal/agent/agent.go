@@ -54,6 +54,9 @@ type Outcome struct {
 	Tokens  Tokens   `json:"tokens"`
 	Source  string   `json:"source"`
 	Written []string `json:"written"`
+	// Notes are what a stored continuity review found (novel-agent apply
+	// of audit:NNN): the counts, then the findings, high first.
+	Notes []string `json:"notes,omitempty"`
 	// Stdout is the JSON the packet wants printed (not part of the summary).
 	Stdout []byte `json:"-"`
 }

@@ -3,9 +3,12 @@ package agent
 import (
 	"strings"
 
+	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/runlog"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // BackendApply names an answer handed in by the caller (novel-agent apply)
@@ -65,7 +68,42 @@ func Apply(root *project.Root, p *Packet, answer []byte, source, model, now stri
 			return nil, err
 		}
 	}
+	if p.Agent.Name == stepid.ContinuityAuditor {
+		if err := storeAudit(root, p, out, now); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// storeAudit stores an applied continuity review where the pipeline
+// stores its own (SPEC §25): on the agent route no pipeline follows the
+// answer, so apply is where the review becomes the report the next
+// chapters' packets read. The staged answer stays what the packet
+// declared (an executor under the pipeline may apply, and the pipeline
+// reads it there).
+func storeAudit(root *project.Root, p *Packet, out *Outcome, now string) error {
+	rng, err := auditRange(p)
+	if err != nil {
+		return err
+	}
+	staged := out.Written[0]
+	data, err := root.ReadFile(staged)
+	if err != nil {
+		return err
+	}
+	rep, err := audit.ParseReview(data, staged, rng[0], rng[1], now)
+	if err != nil {
+		return err
+	}
+	if err := audit.StoreReview(root, rep); err != nil {
+		return err
+	}
+	out.Written = append(out.Written, layout.AgentAuditReport(rng[1]), audit.AgentLatest)
+	for _, l := range audit.ReviewLines(rep, 5) {
+		out.Notes = append(out.Notes, strings.TrimSpace(l))
+	}
+	return nil
 }
 
 // recordAttempt appends the applied answer to the chapter's run log as

@@ -215,12 +215,21 @@ func schemaErr(e *errs.Error) *errs.Error {
 // parseAudit checks the continuity-auditor's report against the window the
 // packet names (manifest.inline.chapter_range) and writes it, re-encoded,
 // to the packet's file output.
-func parseAudit(p *Packet, answer []byte, source string) (*Result, error) {
+// auditRange is the window of an audit packet (manifest.inline.chapter_range).
+func auditRange(p *Packet) ([2]int, error) {
 	var rng [2]int
 	v, ok := inlineValue(p, "chapter_range")
 	raw, _ := json.Marshal(v)
 	if !ok || json.Unmarshal(raw, &rng) != nil || rng[0] < 1 || rng[1] < rng[0] {
-		return nil, packetErr(p.File, "manifest.inline.chapter_range 必须是 [起始章, 结束章]", "manifest.inline.chapter_range must be [from, to]", "manifest.inline.chapter_range")
+		return rng, packetErr(p.File, "manifest.inline.chapter_range 必须是 [起始章, 结束章]", "manifest.inline.chapter_range must be [from, to]", "manifest.inline.chapter_range")
+	}
+	return rng, nil
+}
+
+func parseAudit(p *Packet, answer []byte, source string) (*Result, error) {
+	rng, err := auditRange(p)
+	if err != nil {
+		return nil, err
 	}
 	out, ok := p.Output(ViaFile, nil)
 	if !ok {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/project"
 )
 
 // The optional continuity-auditor review (settings continuity_audit:
@@ -89,4 +91,32 @@ func ParseReview(data []byte, source string, from, to int, now string) (*Report,
 	}
 	r.SchemaVersion, r.GeneratedAt = 1, now
 	return &r, nil
+}
+
+// StoreReview stores a checked review (ParseReview) as
+// logs/continuity/agent-report-NNN.json and as AgentLatest, whose high
+// findings travel to the next chapters' packets (continuity_notes) until a
+// later review replaces it. The pipeline and novel-agent apply both store
+// through it.
+func StoreReview(root *project.Root, rep *Report) error {
+	if err := root.WriteJSON(layout.AgentAuditReport(rep.ChapterRange[1]), rep); err != nil {
+		return err
+	}
+	return root.WriteJSON(AgentLatest, rep)
+}
+
+// ReviewLines are the lines printed after a stored review: the counts by
+// severity with the report's path, then up to n findings, high first, each
+// with its fix.
+func ReviewLines(rep *Report, n int) []string {
+	lines := []string{fmt.Sprintf("  连续性复核（continuity-auditor）：高 %d · 中 %d · 低 %d → %s",
+		rep.Stats.High, rep.Stats.Medium, rep.Stats.Low, layout.AgentAuditReport(rep.ChapterRange[1]))}
+	for _, is := range Top(rep.Issues, n) {
+		line := "    [" + is.Severity + "] " + is.Description
+		if is.Fix != "" {
+			line += " → " + is.Fix
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }

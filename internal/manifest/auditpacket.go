@@ -7,9 +7,11 @@ import (
 
 	"github.com/novelsuite/novel/internal/audit"
 	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -116,6 +118,29 @@ func AuditPacket(root *project.Root, det *audit.Report, vol, budget int) (*Packe
 		Manifest:        Manifest{Inline: in, Paths: ps},
 		ExpectedOutputs: []Output{{Path: layout.StagingAuditReview(to), Required: true, Via: "file"}},
 		Warnings:        []string{}, Next: []string{}}, nil
+}
+
+// BuildAudit is the packet of audit:NNN as novel instructions and the
+// pipeline make it: the window of the continuity report the commit of
+// chapter n wrote (every 5th chapter and a volume's last), with the review
+// budget. vol is the current volume (its storyline schedule).
+func BuildAudit(root *project.Root, vol int, set settings.Settings, n int) (*Packet, error) {
+	rel := layout.ContinuityReport(n)
+	if !root.IsFile(rel) {
+		return nil, errs.Newf(errs.MissingFile, "没有第 %d 章的连续性报告 %s：audit:%s 复核的是该章提交时的连续性检查",
+			"there is no continuity report for chapter %d (%s): audit:%s reviews the continuity audit of that chapter's commit",
+			n, rel, layout.Pad(n)).With("file", rel).
+			Hint("连续性检查在第 5、10、15… 章和卷末章提交时运行；用 novel next 查看要复核的章", "the continuity audit runs at the commits of chapters 5, 10, 15… and of a volume's last chapter; novel next names the one to review")
+	}
+	var det audit.Report
+	if err := root.ReadJSON(rel, &det); err != nil {
+		return nil, err
+	}
+	if det.ChapterRange[1] != n || det.ChapterRange[0] < 1 || det.ChapterRange[0] > n {
+		return nil, errs.Newf(errs.Schema, "%s 的 chapter_range 应以第 %d 章结束", "%s: chapter_range must end at chapter %d", rel, n).With("file", rel).
+			Hint("用 novel-audit continuity --to N 重新生成该报告", "regenerate the report with novel-audit continuity --to N")
+	}
+	return AuditPacket(root, &det, max(vol, 1), set.Budget("logic-review"))
 }
 
 // AuditRule is one hard rule as the auditor gets it, with its keywords.

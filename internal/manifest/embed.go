@@ -151,6 +151,9 @@ func WrapData(kind, source, content string) string {
 
 // PacketPath is where --write-manifest puts the packet of st and role.
 func PacketPath(st stepid.Step, role string) string {
+	if st.Stage == stepid.Audit {
+		return layout.AuditPacket(st.Number)
+	}
 	if st.Setup {
 		return layout.SetupPacket(st.Stage)
 	}
@@ -161,14 +164,16 @@ func PacketPath(st stepid.Step, role string) string {
 }
 
 // Write records the write-boundary snapshot (agent steps) and then writes
-// the packet to staging/manifests/, setting written_manifest_path.
+// the packet to staging/manifests/, setting written_manifest_path. An
+// audit step has no snapshot: it is no checkpoint step that novel-step
+// validates, and novel-agent apply writes only its declared outputs.
 func Write(root *project.Root, p *Packet, st stepid.Step, role string) error {
 	rel := PacketPath(st, role)
 	if _, err := root.Abs(rel); err != nil {
 		return err
 	}
 	p.WrittenManifestPath = rel
-	if p.Agent.Kind == KindAgent {
+	if p.Agent.Kind == KindAgent && st.Stage != stepid.Audit {
 		if err := boundary.Record(root, st, role); err != nil {
 			return err
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 // Version is reported to clients in the initialize handshake.
@@ -93,11 +94,11 @@ type (
 func (s *Server) register(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "novel_next", Description: "The next step of the novel (novel next): its step id, reason and chapter. Start every turn here."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noInput) (*mcp.CallToolResult, any, error) {
-			return s.call(ctx, false, nil, "novel-step", "next")
+			return s.call(ctx, false, nil, "novel-step", "next", "--executor", settings.ExecutorMCP)
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "novel_status", Description: "The project's checkpoint, lock, next step, pending revisions and last error (novel status)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noInput) (*mcp.CallToolResult, any, error) {
-			return s.call(ctx, false, nil, "novel-step", "status")
+			return s.call(ctx, false, nil, "novel-step", "status", "--executor", settings.ExecutorMCP)
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "novel_instructions", Description: "Write the step's instruction packet and return what you must do: the role's system prompt (with the exact answer format) and the user message with all the material. Answer it with novel_apply."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in stepInput) (*mcp.CallToolResult, any, error) {

@@ -36,10 +36,6 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 	warn := func(why string) []string {
 		return []string{fmt.Sprintf("  ⚠ 连续性复核 %s（continuity-auditor）未完成，已跳过：%s", st.String(), why)}
 	}
-	var det audit.Report
-	if err := e.Root.ReadJSON(b.Report, &det); err != nil {
-		return warn(errs.Coerce(err).Message("zh"))
-	}
 	vol := 1
 	if cp, err := checkpoint.Load(e.Root); err == nil {
 		vol = cp.CurrentVolume
@@ -47,7 +43,7 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 	packet, out := reviewPacket(to), layout.StagingAuditReview(to)
 	defer e.remove(packet, out)
 	defer e.removeEmptyDir(path.Dir(out))
-	pk, err := manifest.AuditPacket(e.Root, &det, vol, s.Budget("logic-review"))
+	pk, err := manifest.BuildAudit(e.Root, vol, s, to)
 	if err == nil {
 		err = e.Root.WriteJSON(packet, pk)
 	}
@@ -65,16 +61,7 @@ func (e *Env) reviewContinuity(b *audit.ContinuityBrief, agentCmd string) []stri
 			why = failure.Message("zh")
 			continue
 		}
-		lines := []string{fmt.Sprintf("  连续性复核（continuity-auditor）：高 %d · 中 %d · 低 %d → %s",
-			rep.Stats.High, rep.Stats.Medium, rep.Stats.Low, layout.AgentAuditReport(to))}
-		for _, is := range audit.Top(rep.Issues, maxListed) {
-			line := "    [" + is.Severity + "] " + is.Description
-			if is.Fix != "" {
-				line += " → " + is.Fix
-			}
-			lines = append(lines, line)
-		}
-		return lines
+		return audit.ReviewLines(rep, maxListed)
 	}
 	return warn(why)
 }
@@ -102,13 +89,7 @@ func (e *Env) auditAttempt(st stepid.Step, attempt int, agentCmd, packet string,
 		failure = errs.Coerce(rerr)
 	}
 	if failure == nil {
-		err = e.Root.WriteJSON(layout.AgentAuditReport(to), rep)
-		if err == nil {
-			// The newest review's high findings travel to the next
-			// chapters' packets (continuity_notes) until a later one
-			// replaces it.
-			err = e.Root.WriteJSON(audit.AgentLatest, rep)
-		}
+		err = audit.StoreReview(e.Root, rep)
 	}
 	return rep, failure, run.finish(failure, err)
 }

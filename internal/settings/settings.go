@@ -90,17 +90,28 @@ const (
 
 // AuditFor is the continuity audit a run with the given executor backend
 // gets (SPEC §25): the project's continuity_audit when settings.json names
-// it, else "agent" for a model executor (the openai and command backends)
-// and "deterministic" for replay or an executor the suite cannot identify.
+// it, else "agent" for a model executor — the openai and command backends,
+// and the agent route, where the caller of novel next is itself the model
+// (ExecutorAgent, ExecutorMCP) — and "deterministic" for replay or an
+// executor the suite cannot identify.
 func (s Settings) AuditFor(backend string) string {
 	if s.ContinuityAuditSet {
 		return s.ContinuityAudit
 	}
-	if backend == "openai" || backend == "command" {
+	switch backend {
+	case "openai", "command", ExecutorAgent, ExecutorMCP:
 		return AuditAgent
 	}
 	return AuditDeterministic
 }
+
+// The executors of the agent route (SPEC §27) as novel next names them
+// (--executor): a skill-driven client through the novel front door, and a
+// chat client through novel-mcp.
+const (
+	ExecutorAgent = "agent"
+	ExecutorMCP   = "mcp"
+)
 
 // Weights returns the judge weights by dimension name.
 func (s Settings) Weights() map[string]float64 {

@@ -258,7 +258,11 @@ func TestAuditFor(t *testing.T) {
 	}{
 		{``, "openai", AuditAgent},
 		{``, "command", AuditAgent},
+		// the agent route: the caller of novel next is the model (SPEC §25, §27)
+		{``, "agent", AuditAgent},
+		{``, "mcp", AuditAgent},
 		{``, "replay", AuditDeterministic},
+		{`{"continuity_audit":"deterministic"}`, "mcp", AuditDeterministic},
 		{``, "", AuditDeterministic},
 		{`{"continuity_audit":"deterministic"}`, "openai", AuditDeterministic},
 		{`{"continuity_audit":"agent"}`, "replay", AuditAgent},

@@ -41,6 +41,9 @@ const (
 	// QUICK_START, or its commit was interrupted.
 	ReasonSetupMissing = "setup_missing"
 	ReasonResumeSetup  = "resume_setup_commit"
+	// The continuity-auditor review of the window a commit's continuity
+	// audit covered, on the agent route (SPEC §21, §25): audit:NNN.
+	ReasonContinuityAudit = "continuity_audit"
 	// VOL_REVIEW: the review is to be written (volume_review) or is staged
 	// and waits for novel-commit volume-review (review_staged).
 	ReasonVolumeReview = "volume_review"
@@ -102,9 +105,13 @@ type Next struct {
 // version when a delta exists, and the volume outline). An agent step
 // whose packet would be refused for the outline is not proposed: its
 // error is returned instead (SPEC §3, "next never proposes a step that
-// that step's own checks would refuse").
-func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*Next, error) {
-	n, err := computeNext(root, cp, s)
+// that step's own checks would refuse"). executor is who will run the
+// steps (settings.AuditFor): on the agent route ("agent", "mcp") the
+// continuity-auditor step is proposed after the commits that ran the
+// continuity audit; "" (the pipeline, which runs that review itself) never
+// gets it.
+func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings, executor string) (*Next, error) {
+	n, err := computeNext(root, cp, s, executor)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +135,11 @@ func ComputeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 // revisions are the revision file names of chapters/ from the integrity
 // check's listing, for the revision gate (nil when no chapter step
 // follows).
-func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (n *Next, revisions []string, err error) {
+//
+// review: the continuity-auditor review is wanted (the agent route and
+// settings agree), so an idle project whose last commit ran the
+// continuity audit gets audit:NNN first.
+func projectNext(root *project.Root, cp *checkpoint.Checkpoint, review bool) (n *Next, revisions []string, err error) {
 	// An interrupted rollback has no step id: it must be finished by
 	// running it again before anything else (its journal knows the rest).
 	if err := journal.BlockedExit(errs.ExitBlocked, root, journal.Rollback); err != nil {
@@ -157,6 +168,11 @@ func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (n *Next, revisi
 	if n, err := setupNext(root, cp); n != nil || err != nil {
 		return n, nil, err
 	}
+	if review {
+		if n := auditNext(root, cp); n != nil {
+			return n, nil, nil
+		}
+	}
 	// Rule 1: every state but ERROR_RETRY has a next step (SPEC §3), so
 	// an agent loop never has to guess it.
 	switch {
@@ -175,8 +191,8 @@ func projectNext(root *project.Root, cp *checkpoint.Checkpoint) (n *Next, revisi
 	return nil, revisions, nil
 }
 
-func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*Next, error) {
-	n, revisions, err := projectNext(root, cp)
+func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings, executor string) (*Next, error) {
+	n, revisions, err := projectNext(root, cp, s.AuditFor(executor) == settings.AuditAgent)
 	if n != nil || err != nil {
 		return n, err
 	}
@@ -273,6 +289,22 @@ func computeNext(root *project.Root, cp *checkpoint.Checkpoint, s settings.Setti
 	// short before its checkpoint write): re-applying it is idempotent and
 	// finishes the move.
 	return n.set(stepid.Gate, ReasonReadyGate), nil
+}
+
+// auditNext proposes audit:NNN when the project is idle after chapter
+// NNN, that commit's maintenance wrote the window's continuity report
+// (every 5th chapter and a volume's last) and no review of it is stored.
+// The step never blocks (SPEC §21): a caller that goes on to the next
+// chapter instead — its draft staged — is not asked again.
+func auditNext(root *project.Root, cp *checkpoint.Checkpoint) *Next {
+	c := cp.LastCompleted
+	if !cp.Idle() || c < 1 || !(cp.Writable() || cp.State == checkpoint.VolReview) {
+		return nil
+	}
+	if !root.IsFile(layout.ContinuityReport(c)) || root.Exists(layout.AgentAuditReport(c)) || root.Exists(layout.StagingChapter(c+1)) {
+		return nil
+	}
+	return &Next{Step: stepid.AuditStep(c).String(), Reason: ReasonContinuityAudit, Chapter: c, Inflight: inflightView(cp)}
 }
 
 func (n *Next) set(stage, reason string) *Next {

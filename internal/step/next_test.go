@@ -94,7 +94,7 @@ func TestComputeNext(t *testing.T) {
 			if c.policy != "" {
 				s.LogicReviewPolicy = c.policy
 			}
-			n, err := computeNext(root, cp, s)
+			n, err := computeNext(root, cp, s, "")
 			if err != nil {
 				t.Fatalf("computeNext: %v", err)
 			}
@@ -154,4 +154,58 @@ func fixture(t *testing.T, fx map[string][]byte, name string) []byte {
 	}
 	t.Fatalf("no fixture %s in next.txtar", name)
 	return nil
+}
+
+// TestNextProposesAudit: on the agent route (the caller of next is the
+// model) the continuity-auditor step audit:NNN follows a commit whose
+// maintenance wrote the window's continuity report, unless settings say
+// deterministic, the review is stored already, or the caller went on to
+// the next chapter (the audit never blocks: SPEC §21, §25).
+func TestNextProposesAudit(t *testing.T) {
+	fx := nextFixtures(t)
+	report := []byte(`{"scope":"sliding_window","chapter_range":[1,2],"issues":[]}` + "\n")
+	cases := []struct {
+		name, cp, products, executor, settings string
+		files                                  []string
+		step, reason                           string
+	}{
+		{"agent route after a 5th-chapter commit", "", "", "agent", "", []string{layout.ContinuityReport(2)}, "audit:002", ReasonContinuityAudit},
+		{"MCP client", "", "", "mcp", "", []string{layout.ContinuityReport(2)}, "audit:002", ReasonContinuityAudit},
+		{"the pipeline runs its own review", "", "", "", "", []string{layout.ContinuityReport(2)}, "chapter:003:draft", ReasonFresh},
+		{"replay", "", "", "replay", "", []string{layout.ContinuityReport(2)}, "chapter:003:draft", ReasonFresh},
+		{"the author chose deterministic", "", "", "agent", "deterministic", []string{layout.ContinuityReport(2)}, "chapter:003:draft", ReasonFresh},
+		{"settings ask for it for every executor", "", "", "replay", "agent", []string{layout.ContinuityReport(2)}, "audit:002", ReasonContinuityAudit},
+		{"no audit ran at this commit", "", "", "agent", "", nil, "chapter:003:draft", ReasonFresh},
+		{"the review is stored", "", "", "agent", "", []string{layout.ContinuityReport(2), layout.AgentAuditReport(2)}, "chapter:003:draft", ReasonFresh},
+		{"the caller went on: a staged next chapter", "", "chapter=chapter", "agent", "", []string{layout.ContinuityReport(2)}, "chapter:003:summarize", ReasonMissingSummary},
+		{"a chapter in flight", "cp-drafting", "chapter=chapter", "agent", "", []string{layout.ContinuityReport(2)}, "chapter:003:summarize", ReasonMissingSummary},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := nextProject(t, fx, c.cp, c.products)
+			for _, rel := range c.files {
+				if err := root.WriteFile(rel, report); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cp, err := checkpoint.Load(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := settings.Defaults()
+			if c.settings != "" {
+				s.ContinuityAudit, s.ContinuityAuditSet = c.settings, true
+			}
+			n, err := computeNext(root, cp, s, c.executor)
+			if err != nil {
+				t.Fatalf("computeNext: %v", err)
+			}
+			if n.Step != c.step || n.Reason != c.reason {
+				t.Fatalf("got %s %s, want %s %s", n.Step, n.Reason, c.step, c.reason)
+			}
+			if c.reason == ReasonContinuityAudit && (n.Chapter != 2 || n.Role != "") {
+				t.Fatalf("audit step: chapter %d role %q", n.Chapter, n.Role)
+			}
+		})
+	}
 }

@@ -51,15 +51,16 @@ type StatusView struct {
 }
 
 // Status gathers the dashboard. Problems that next would report become
-// the blocked entry instead of failing the status itself.
-func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings) (*StatusView, error) {
+// the blocked entry instead of failing the status itself. executor is as
+// for ComputeNext.
+func Status(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings, executor string) (*StatusView, error) {
 	v := &StatusView{Checkpoint: cp.Summarize(), LastError: cp.LastError, PendingRevisions: []PendingView{}, lang: s.Language}
 	ls, err := lock.Inspect(root, lock.Options{StaleMinutes: s.LockStaleMinutes})
 	if err != nil {
 		return nil, err
 	}
 	v.Lock = ls
-	if n, err := ComputeNext(root, cp, s); err != nil {
+	if n, err := ComputeNext(root, cp, s, executor); err != nil {
 		v.Blocked = errs.Coerce(err).Body(s.Language)
 	} else {
 		v.Next = n

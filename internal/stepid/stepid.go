@@ -125,8 +125,9 @@ func (s Step) Agent() string {
 func Setup(stage string) Step { return Step{Setup: true, Stage: stage} }
 
 // AuditStep builds audit:NNN for the window ending at chapter c. Audit
-// steps are not checkpoint steps: Parse refuses them (novel-step and
-// novel-manifest have nothing to do for one); ParseAudit reads them.
+// steps are not checkpoint steps: Parse refuses them (novel-step has
+// nothing to validate or advance for one); ParseAudit reads them
+// (novel-manifest's packet, the agent route's novel next).
 func AuditStep(c int) Step { return Step{Number: c, Chapter: c, Stage: Audit} }
 
 // ParseAudit parses audit:NNN.

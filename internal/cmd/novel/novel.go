@@ -1,5 +1,5 @@
 // Package novel is the front door: `novel next|advance|validate|status`
-// run novel-step, `novel instructions STEP` runs novel-manifest packet,
+// run novel-step (next and status as the agent route: --executor agent), `novel instructions STEP` runs novel-manifest packet,
 // `novel doctor` runs novel-agent doctor,
 // and `novel X …` runs novel-X (next to this binary or on PATH). It execs
 // the target, so no extra process stands between the caller and the tool
@@ -15,6 +15,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/settings"
 )
 
 // stepAliases are the novel-step commands reachable directly.
@@ -62,6 +63,11 @@ func run(self string, args []string, stdio cli.IO, execve execFunc) int {
 	switch {
 	case stepAliases[sub]:
 		tool, argv = "novel-step", append([]string{sub}, subArgs...)
+		if (sub == "next" || sub == "status") && !hasFlag(subArgs, "--executor") {
+			// The front door is the agent route: whoever asks it for the
+			// next step is the model (SPEC §25, §27).
+			argv = append(argv, "--executor", settings.ExecutorAgent)
+		}
 	case sub == "instructions":
 		tool, argv = "novel-manifest", append([]string{"packet"}, subArgs...)
 	case sub == "doctor":
@@ -81,6 +87,16 @@ func run(self string, args []string, stdio cli.IO, execve execFunc) int {
 		return fail(stdio.Err, errs.Newf(errs.IO, "无法执行 %s：%v", "cannot run %s: %v", path, err))
 	}
 	return 0
+}
+
+// hasFlag reports whether args give the flag name (--name V or --name=V).
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // splitGlobals moves global flags given before the subcommand

@@ -61,7 +61,11 @@ func (c *applyCmd) Run(ctx *cli.Context) error {
 		return e
 	}
 	ctx.Result(out, func() string {
-		return fmt.Sprintf("%s %s.%s r%d → %s", out.Step, out.Agent, out.Mode, out.Round, strings.Join(out.Written, ", "))
+		line := fmt.Sprintf("%s %s.%s r%d → %s", out.Step, out.Agent, out.Mode, out.Round, strings.Join(out.Written, ", "))
+		for _, n := range out.Notes {
+			line += "\n  " + n
+		}
+		return line
 	})
 	return nil
 }

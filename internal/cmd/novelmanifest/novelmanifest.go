@@ -14,7 +14,7 @@ import (
 
 type grammar struct {
 	cli.Globals `embed:""`
-	Packet      packetCmd `cmd:"" help:"Print the instruction packet of STEP (chapter:NNN:STAGE or volume:VV:plan|contracts|review)."`
+	Packet      packetCmd `cmd:"" help:"Print the instruction packet of STEP (chapter:NNN:STAGE, volume:VV:plan|contracts|review, setup:STAGE or audit:NNN)."`
 }
 
 type packetCmd struct {
@@ -27,6 +27,9 @@ type packetCmd struct {
 }
 
 func (c *packetCmd) Run(ctx *cli.Context) error {
+	if strings.HasPrefix(strings.TrimSpace(c.Step), "audit:") {
+		return c.audit(ctx)
+	}
 	st, err := stepid.Parse(c.Step)
 	if err != nil {
 		return err
@@ -73,6 +76,47 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 		} else {
 			err = manifest.Write(root, p, st, role)
 		}
+		release()
+		if err != nil {
+			return err
+		}
+	}
+	ctx.Result(p, func() string { return text(p) })
+	return nil
+}
+
+// audit is the packet of audit:NNN, the continuity-auditor review the
+// agent route's novel next proposes (SPEC §25).
+func (c *packetCmd) audit(ctx *cli.Context) error {
+	st, err := stepid.ParseAudit(c.Step)
+	if err != nil {
+		return err
+	}
+	if c.Role != "" || c.Direction != "" || c.Mode != "" || c.Embed {
+		return cli.UsageError("audit:NNN 不接受 --role、--direction、--mode 或 --embed", "audit:NNN takes no --role, --direction, --mode or --embed")
+	}
+	root, err := ctx.Root()
+	if err != nil {
+		return err
+	}
+	cp, err := checkpoint.Load(root)
+	if err != nil {
+		return err
+	}
+	set, err := ctx.Settings()
+	if err != nil {
+		return err
+	}
+	p, err := manifest.BuildAudit(root, cp.CurrentVolume, set, st.Number)
+	if err != nil {
+		return err
+	}
+	if c.WriteManifest {
+		release, err := lock.Guard(root, ctx.Getenv, st.Chapter, set.LockStaleMinutes)
+		if err != nil {
+			return err
+		}
+		err = manifest.Write(root, p, st, "")
 		release()
 		if err != nil {
 			return err

@@ -93,14 +93,36 @@ func current(cp *checkpoint.Checkpoint) int {
 	return 0
 }
 
-type nextCmd struct{}
+// executorFlag names who runs the steps next proposes (SPEC §25): the
+// agent route's callers say so (the novel front door passes agent,
+// novel-mcp passes mcp) and get the continuity-auditor step; the pipeline
+// names none and runs that review itself.
+type executorFlag struct {
+	Executor string `help:"Who runs the proposed steps: agent (the novel front door), mcp (novel-mcp), openai, command or replay; with a model the continuity-auditor step audit:NNN is proposed after the commits that ran the continuity audit (unless settings continuity_audit says deterministic)." placeholder:"NAME"`
+}
 
-func (nextCmd) Run(ctx *cli.Context) error {
+func (f executorFlag) check() error {
+	switch f.Executor {
+	case "", settings.ExecutorAgent, settings.ExecutorMCP, "openai", "command", "replay":
+		return nil
+	}
+	return cli.UsageError(fmt.Sprintf("--executor %q 无效：应为 agent、mcp、openai、command 或 replay", f.Executor),
+		fmt.Sprintf("invalid --executor %q: use agent, mcp, openai, command or replay", f.Executor))
+}
+
+type nextCmd struct {
+	executorFlag
+}
+
+func (c nextCmd) Run(ctx *cli.Context) error {
+	if err := c.check(); err != nil {
+		return err
+	}
 	e, err := load(ctx)
 	if err != nil {
 		return err
 	}
-	n, err := step.ComputeNext(e.root, e.cp, e.s)
+	n, err := step.ComputeNext(e.root, e.cp, e.s, c.Executor)
 	if err != nil {
 		return err
 	}
@@ -180,14 +202,19 @@ func (c validateCmd) Run(ctx *cli.Context) error {
 	return nil
 }
 
-type statusCmd struct{}
+type statusCmd struct {
+	executorFlag
+}
 
-func (statusCmd) Run(ctx *cli.Context) error {
+func (c statusCmd) Run(ctx *cli.Context) error {
+	if err := c.check(); err != nil {
+		return err
+	}
 	e, err := load(ctx)
 	if err != nil {
 		return err
 	}
-	v, err := step.Status(e.root, e.cp, e.s)
+	v, err := step.Status(e.root, e.cp, e.s, c.Executor)
 	if err != nil {
 		return err
 	}

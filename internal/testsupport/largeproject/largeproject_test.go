@@ -44,7 +44,7 @@ func next(t *testing.T, root *project.Root) *step.Next {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := step.ComputeNext(root, cp, s)
+	n, err := step.ComputeNext(root, cp, s, "")
 	if err != nil {
 		t.Fatal(err)
 	}
