@@ -82,12 +82,15 @@ func (c *config) vsTS(o largeproject.Options, work, idle, replay string) ([]TSRa
 		name         string
 		ours, theirs []string
 		prepare      func(int) (string, func(), error)
+		// tsPrepare, when set, replaces prepare for the TS CLI's runs.
+		tsPrepare func(int) (string, func(), error)
 	}{
-		{"next", []string{"novel-step", "next"}, []string{"next"}, nil},
-		{"validate " + step + ":draft", []string{"novel-step", "validate", step + ":draft"}, []string{"validate", step + ":draft"}, nil},
-		{"advance " + step + ":draft", []string{"novel-step", "advance", step + ":draft"}, []string{"advance", step + ":draft"}, copier(adv, run)},
-		{"instructions " + step + ":draft", []string{"novel-manifest", "packet", step + ":draft"}, []string{"instructions", step + ":draft"}, nil},
-		{"commit --chapter " + pad(o.Inflight()), []string{"novel-commit", "--chapter", fmt.Sprint(o.Inflight())}, []string{"commit", "--chapter", fmt.Sprint(o.Inflight())}, copier(gated, run)},
+		{"next", []string{"novel-step", "next"}, []string{"next"}, nil, nil},
+		{"validate " + step + ":draft", []string{"novel-step", "validate", step + ":draft"}, []string{"validate", step + ":draft"}, nil, nil},
+		{"advance " + step + ":draft", []string{"novel-step", "advance", step + ":draft"}, []string{"advance", step + ":draft"}, copier(adv, run), nil},
+		{"instructions " + step + ":draft", []string{"novel-manifest", "packet", step + ":draft"}, []string{"instructions", step + ":draft"}, nil, nil},
+		{"commit --chapter " + pad(o.Inflight()), []string{"novel-commit", "--chapter", fmt.Sprint(o.Inflight())}, []string{"commit", "--chapter", fmt.Sprint(o.Inflight())}, copier(gated, run),
+			dropReplacedMemory(copier(gated, run))},
 	}
 	var out []TSRatio
 	for _, p := range pairs {
@@ -96,7 +99,11 @@ func (c *config) vsTS(o largeproject.Options, work, idle, replay string) ([]TSRa
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.name, err)
 		}
-		theirs, err := c.measure(bench{name: "TS CLI: " + p.name, prepare: p.prepare, argv: append(append([]string{}, ts...), p.theirs...)}, work, c.runs)
+		tsPrepare := p.prepare
+		if p.tsPrepare != nil {
+			tsPrepare = p.tsPrepare
+		}
+		theirs, err := c.measure(bench{name: "TS CLI: " + p.name, prepare: tsPrepare, argv: append(append([]string{}, ts...), p.theirs...)}, work, c.runs)
 		r.OursMS = ours.MedianMS
 		if err != nil {
 			r.Error = lastLines(err.Error(), 1)
@@ -108,6 +115,32 @@ func (c *config) vsTS(o largeproject.Options, work, idle, replay string) ([]TSRa
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// dropReplacedMemory wraps a copier for the TS CLI's commit: that CLI
+// moves the staged storyline memory into place and refuses when the
+// committed one exists ("Refusing to overwrite existing destination",
+// src/commit.ts doRename), so on a project whose storyline already has a
+// chapter it fails before doing any work. Its copy drops the committed
+// memory the staged one replaces, untimed, so the same commit is timed.
+func dropReplacedMemory(prepare func(int) (string, func(), error)) func(int) (string, func(), error) {
+	return func(i int) (string, func(), error) {
+		dir, cleanup, err := prepare(i)
+		if err != nil {
+			return dir, cleanup, err
+		}
+		staged, err := filepath.Glob(filepath.Join(dir, "staging", "storylines", "*", "memory.md"))
+		if err != nil {
+			return dir, cleanup, err
+		}
+		for _, m := range staged {
+			committed := filepath.Join(dir, "storylines", filepath.Base(filepath.Dir(m)), "memory.md")
+			if err := os.Remove(committed); err != nil && !os.IsNotExist(err) {
+				return dir, cleanup, err
+			}
+		}
+		return dir, cleanup, nil
+	}
 }
 
 func copyFile(src, dst string) error {
