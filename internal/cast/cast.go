@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -21,6 +22,30 @@ import (
 type Character struct {
 	Slug        string
 	DisplayName string
+	// Aliases are the other names the text may call the character by
+	// (the file's aliases: 小满 for 沈小满), trimmed, without the display
+	// name or duplicates.
+	Aliases []string
+}
+
+// Names are the names the text may use for the character: the display
+// name, then the aliases.
+func (c Character) Names() []string {
+	out := make([]string, 0, 1+len(c.Aliases))
+	if c.DisplayName != "" {
+		out = append(out, c.DisplayName)
+	}
+	return append(out, c.Aliases...)
+}
+
+// NamedIn reports whether text names the character by any of its names.
+func (c Character) NamedIn(text string) bool {
+	for _, n := range c.Names() {
+		if strings.Contains(text, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // Load lists characters/active/*.json sorted by slug. Files
@@ -59,8 +84,9 @@ func Load(root *project.Root) ([]Character, []string, error) {
 		}
 		err := readErrs[next]
 		var dn string
+		var aliases []string
 		if err == nil {
-			dn, err = displayName(data[next], rel)
+			dn, aliases, err = names(data[next], rel)
 		}
 		next++
 		if err != nil {
@@ -75,50 +101,84 @@ func Load(root *project.Root) ([]Character, []string, error) {
 			warns = append(warns, fmt.Sprintf("角色文件 %s 缺少 display_name，按 slug 处理 / character file %s has no display_name; using the slug", rel, rel))
 			dn = slug
 		}
-		chars = append(chars, Character{Slug: slug, DisplayName: dn})
+		chars = append(chars, Character{Slug: slug, DisplayName: dn, Aliases: cleanAliases(aliases, dn)})
 	}
 	sort.Slice(chars, func(i, j int) bool { return chars[i].Slug < chars[j].Slug })
 	return chars, warns, nil
 }
 
-// displayName is a character file's display_name ("" when absent or not
-// a string), as decoding it into a struct with that one field gives. A
-// valid object whose keys are plain ASCII is split, not decoded (a packet
-// reads hundreds of these files); anything else — invalid JSON, another
-// type, a key encoding/json might fold onto display_name — is decoded.
-func displayName(data []byte, rel string) (string, error) {
+// names are a character file's display_name ("" when absent or not a
+// string) and the strings of its aliases array, as decoding it into a
+// struct with those two fields gives. A valid object whose keys are plain
+// ASCII is split, not decoded (a packet reads hundreds of these files);
+// anything else — invalid JSON, another type, a key encoding/json might
+// fold onto either field — is decoded.
+func names(data []byte, rel string) (string, []string, error) {
 	if body, err := jsonio.Validate(data, rel); err == nil {
-		var raw []byte
+		var rawName, rawAliases []byte
 		plain := true
 		ok := jsonio.SplitObjectBytes(body, func(k []byte, v json.RawMessage) {
-			if string(k) == "display_name" {
-				raw = v // the last one wins, as in encoding/json
-			} else if !isPlainKey(k) {
+			switch {
+			case string(k) == "display_name":
+				rawName = v // the last one wins, as in encoding/json
+			case string(k) == "aliases":
+				rawAliases = v
+			case !isPlainKey(k):
 				plain = false
 			}
 		})
 		if ok && plain {
-			dn, _ := jsonio.String(raw)
-			return dn, nil
+			dn, _ := jsonio.String(rawName)
+			var list any
+			if rawAliases != nil {
+				_ = json.Unmarshal(rawAliases, &list) // valid JSON: Validate checked the file
+			}
+			return dn, stringsOf(list), nil
 		}
 	}
 	var c struct {
 		DisplayName any `json:"display_name"`
+		Aliases     any `json:"aliases"`
 	}
 	if err := jsonio.Decode(data, rel, &c); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	dn, _ := c.DisplayName.(string)
-	return dn, nil
+	return dn, stringsOf(c.Aliases), nil
+}
+
+// stringsOf is the strings of a decoded array (nil for anything else).
+func stringsOf(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// cleanAliases trims the aliases and drops empty ones, the display name
+// and repeats.
+func cleanAliases(aliases []string, dn string) []string {
+	var out []string
+	for _, a := range aliases {
+		a = strings.TrimSpace(a)
+		if a != "" && a != dn && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // isPlainKey: an ASCII key that encoding/json's case-insensitive field
-// match cannot take for display_name.
+// match cannot take for display_name or aliases.
 func isPlainKey(k []byte) bool {
 	for _, c := range k {
 		if c >= utf8.RuneSelf {
 			return false
 		}
 	}
-	return !strings.EqualFold(string(k), "display_name")
+	return !strings.EqualFold(string(k), "display_name") && !strings.EqualFold(string(k), "aliases")
 }

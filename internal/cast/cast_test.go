@@ -46,17 +46,57 @@ func TestLoadOrderWithParallelReads(t *testing.T) {
 	}
 }
 
-// displayNameDecoded is displayName the way it was: decoding into a
-// struct with the one field (the oracle).
-func displayNameDecoded(data []byte, rel string) (string, error) {
+// A character's aliases are names too: trimmed, without the display name,
+// empty strings, non-strings or repeats (the dogfood's 沈小满, always called
+// 小满 in the text, was missing from every name match).
+func TestLoadAliases(t *testing.T) {
+	dir := t.TempDir()
+	active := filepath.Join(dir, "characters", "active")
+	os.MkdirAll(active, 0o755)
+	os.WriteFile(filepath.Join(active, "shen.json"), []byte(`{"display_name":"沈小满","aliases":["小满"," 满仔 ","沈小满","",1,"小满"]}`), 0o644)
+	os.WriteFile(filepath.Join(active, "gu.json"), []byte(`{"display_name":"顾伯庸","aliases":"东家"}`), 0o644)
+	root, err := project.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chars, _, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(chars[0].Names(), chars[1].Names()); got != "[顾伯庸] [沈小满 小满 满仔]" {
+		t.Fatalf("names %s", got)
+	}
+	if !chars[1].NamedIn("小满推开门。") || chars[0].NamedIn("东家来了") {
+		t.Fatal("NamedIn")
+	}
+}
+
+// namesDecoded is names the plain way: decoding into a struct with the
+// two fields (the oracle).
+func namesDecoded(data []byte, rel string) (string, []string, error) {
 	var c struct {
-		DisplayName any `json:"display_name"`
+		DisplayName any   `json:"display_name"`
+		Aliases     []any `json:"aliases"`
 	}
 	if err := jsonio.Decode(data, rel, &c); err != nil {
-		return "", err
+		// a non-array aliases is no aliases, not an error
+		var d struct {
+			DisplayName any `json:"display_name"`
+		}
+		if err := jsonio.Decode(data, rel, &d); err != nil {
+			return "", nil, err
+		}
+		dn, _ := d.DisplayName.(string)
+		return dn, nil, nil
 	}
 	dn, _ := c.DisplayName.(string)
-	return dn, nil
+	var aliases []string
+	for _, a := range c.Aliases {
+		if s, ok := a.(string); ok {
+			aliases = append(aliases, s)
+		}
+	}
+	return dn, aliases, nil
 }
 
 var displayNameSeeds = []string{
@@ -65,6 +105,8 @@ var displayNameSeeds = []string{
 	`{"x":{"display_name":"in"}}`, `{"displ\u0061y_name":"esc"}`, `{"ſ":1,"display_name":"e"}`,
 	`{"display_name":"a\"b\u00e9"}`, "\xEF\xBB\xBF{\"display_name\":\"bom\"}", `{"display_name":"x"} {}`, `{`, ``,
 	"{\"display_name\":\"\xff\"}", `{"display_name":" pad "}`,
+	`{"display_name":"沈小满","aliases":["小满"," 满仔 ",1,null]}`, `{"aliases":"小满"}`, `{"Aliases":["x"]}`,
+	`{"aliases":["a"],"aliases":["b"]}`, `{"aliases":[]}`, `{"aliases":null}`,
 }
 
 func TestDisplayNameSameAsDecode(t *testing.T) {
@@ -82,9 +124,9 @@ func FuzzDisplayName(f *testing.F) {
 
 func checkDisplayName(t *testing.T, s string) {
 	t.Helper()
-	got, gerr := displayName([]byte(s), "c.json")
-	want, werr := displayNameDecoded([]byte(s), "c.json")
-	if got != want || fmt.Sprint(gerr) != fmt.Sprint(werr) {
-		t.Fatalf("%q: %q, %v; decoded: %q, %v", s, got, gerr, want, werr)
+	got, gotAliases, gerr := names([]byte(s), "c.json")
+	want, wantAliases, werr := namesDecoded([]byte(s), "c.json")
+	if got != want || fmt.Sprint(gotAliases) != fmt.Sprint(wantAliases) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+		t.Fatalf("%q: %q %q, %v; decoded: %q %q, %v", s, got, gotAliases, gerr, want, wantAliases, werr)
 	}
 }

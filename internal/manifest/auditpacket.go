@@ -71,9 +71,11 @@ func AuditPacket(root *project.Root, det *audit.Report, vol, budget int) (*Packe
 	var names, contracts []string
 	castSet := map[string]bool{}
 	for _, ch := range chars {
-		for _, t := range texts {
-			if ch.DisplayName != "" && strings.Contains(t, ch.DisplayName) {
-				names = append(names, ch.DisplayName)
+		for c := from; c <= to; c++ {
+			// By any name: a protagonist the text calls by an alias is
+			// still the window's cast.
+			if t, ok := texts[c]; ok && ch.NamedIn(t) {
+				names = append(names, ch.Names()...)
 				castSet[ch.Slug] = true
 				contracts = append(contracts, layout.CharacterContract(ch.Slug))
 				break

@@ -74,10 +74,14 @@ func (b *builder) stateTop() (map[string]json.RawMessage, error) {
 // namedHere reports whether this chapter's contract or outline block names
 // the character (display name, or slug in the contract).
 func (b *builder) namedHere(c Character) bool {
-	if b.contract != nil && (slices.Contains(b.contract.CharacterNames, c.DisplayName) || slices.Contains(b.contract.CharacterNames, c.Slug)) {
-		return true
+	if b.contract != nil {
+		for _, n := range append(c.Names(), c.Slug) {
+			if slices.Contains(b.contract.CharacterNames, n) {
+				return true
+			}
+		}
 	}
-	return b.blk != nil && c.DisplayName != "" && strings.Contains(b.blk.Text, c.DisplayName)
+	return b.blk != nil && c.NamedIn(b.blk.Text)
 }
 
 // Marked is a departed character a chapter names: the writer treats them

@@ -3,7 +3,6 @@ package manifest
 import (
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // MaxDefaultCharacters caps the L2 selection when the contract names none.
@@ -34,6 +33,13 @@ func SelectCharacters(chars []Character, names []string, summaries []SummaryText
 				bySlug[c.DisplayName] = c.Slug
 			}
 		}
+		for _, c := range chars { // then aliases, where no display name has them
+			for _, a := range c.Aliases {
+				if _, dup := bySlug[a]; !dup {
+					bySlug[a] = c.Slug
+				}
+			}
+		}
 		seen := map[string]bool{}
 		for _, n := range names {
 			s, ok := bySlug[n]
@@ -56,7 +62,7 @@ func SelectCharacters(chars []Character, names []string, summaries []SummaryText
 	for i, c := range chars {
 		rs[i] = ranked{slug: c.Slug}
 		for _, s := range summaries {
-			if strings.Contains(s.Text, c.DisplayName) {
+			if c.NamedIn(s.Text) {
 				rs[i].lastSeen = s.Chapter
 				break
 			}

@@ -35,6 +35,13 @@ func (b *builder) castSlugs(draft string) (map[string]bool, error) {
 		bySlug[c.Slug] = c.DisplayName
 		byName[c.DisplayName] = c.Slug
 	}
+	for _, c := range chars { // a contract may use an alias; display names win
+		for _, a := range c.Aliases {
+			if _, taken := byName[a]; !taken {
+				byName[a] = c.Slug
+			}
+		}
+	}
 	cast := map[string]bool{}
 	if b.contract != nil {
 		for _, n := range b.contract.CharacterNames {
@@ -46,10 +53,8 @@ func (b *builder) castSlugs(draft string) (map[string]bool, error) {
 		}
 	}
 	for _, c := range chars {
-		if c.DisplayName == "" {
-			continue
-		}
-		if strings.Contains(b.blk.Text, c.DisplayName) || (draft != "" && strings.Contains(draft, c.DisplayName)) {
+		// By any name: the text may call the POV character by an alias.
+		if c.NamedIn(b.blk.Text) || (draft != "" && c.NamedIn(draft)) {
 			cast[c.Slug] = true
 		}
 	}

@@ -123,7 +123,7 @@ func (b *builder) povSlug() (string, error) {
 		}
 	}
 	for _, c := range chars {
-		if c.DisplayName != "" && strings.Contains(pov, c.DisplayName) {
+		if c.NamedIn(pov) {
 			return c.Slug, nil
 		}
 	}

@@ -37,7 +37,8 @@ type Name struct {
 }
 
 // Names are the names a chapter is counted against: the registered
-// characters' display names and the state's item and location names.
+// characters' display names and aliases, and the state's item and
+// location names. An entity may have several.
 type Names struct {
 	Characters, Items, Locations []Name
 }
@@ -52,7 +53,7 @@ func Count(c int, text string, n Names) Line {
 		name string
 		out  map[string]int
 		slug string
-		next int // the end of this name's last counted occurrence
+		next *int // the end of the entity's last counted occurrence
 	}
 	var cands []*cand
 	byFirst := map[rune][]int{}
@@ -60,26 +61,37 @@ func Count(c int, text string, n Names) Line {
 		names []Name
 		out   map[string]int
 	}{{n.Characters, l.Characters}, {n.Items, l.Items}, {n.Locations, l.Locations}} {
+		// An entity's names share one position: 小满 inside 沈小满 is not a
+		// second mention of the same character.
+		ends := map[string]*int{}
 		for _, nm := range g.names {
 			name := strings.TrimSpace(nm.Name)
 			if name == "" || nm.Slug == "" {
 				continue
 			}
+			if ends[nm.Slug] == nil {
+				ends[nm.Slug] = new(int)
+			}
 			r, _ := utf8.DecodeRuneInString(name)
 			byFirst[r] = append(byFirst[r], len(cands))
-			cands = append(cands, &cand{name: name, out: g.out, slug: nm.Slug})
+			cands = append(cands, &cand{name: name, out: g.out, slug: nm.Slug, next: ends[nm.Slug]})
 		}
 	}
 	if len(cands) == 0 {
 		return l
 	}
+	// The longest name first where several start alike, so an entity is
+	// counted by its fullest name.
+	for _, ks := range byFirst {
+		sort.SliceStable(ks, func(i, j int) bool { return len(cands[ks[i]].name) > len(cands[ks[j]].name) })
+	}
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		for _, k := range byFirst[r] {
 			cd := cands[k]
-			if i >= cd.next && strings.HasPrefix(text[i:], cd.name) {
+			if i >= *cd.next && strings.HasPrefix(text[i:], cd.name) {
 				cd.out[cd.slug]++
-				cd.next = i + len(cd.name)
+				*cd.next = i + len(cd.name)
 			}
 		}
 		i += size
@@ -254,11 +266,14 @@ func StateNames(doc *stateops.Doc, applied []stateops.Op) (items, locations []Na
 	return items, locations
 }
 
-// Characters are the registered characters' display names.
+// Characters are the registered characters' names: each display name and
+// each alias.
 func Characters(chars []cast.Character) []Name {
 	out := make([]Name, 0, len(chars))
 	for _, c := range chars {
-		out = append(out, Name{Slug: c.Slug, Name: c.DisplayName})
+		for _, n := range c.Names() {
+			out = append(out, Name{Slug: c.Slug, Name: n})
+		}
 	}
 	return out
 }

@@ -27,6 +27,14 @@ func TestCount(t *testing.T) {
 	if l := Count(1, "陆照陆照陆照", Names{Characters: []Name{{"a", "陆照陆照"}}}); l.Characters["a"] != 1 {
 		t.Fatalf("overlapping occurrences counted: %v", l.Characters)
 	}
+	// An alias counts for its character, once per occurrence: 小满 inside
+	// 沈小满 is the same mention, whichever name is listed first.
+	for _, names := range [][]Name{{{"shen", "小满"}, {"shen", "沈小满"}}, {{"shen", "沈小满"}, {"shen", "小满"}}} {
+		l := Count(2, "沈小满进门。小满笑了。满仔", Names{Characters: append(names, Name{"shen", "满仔"})})
+		if l.Characters["shen"] != 3 {
+			t.Fatalf("%v: aliases counted %v, want 3", names, l.Characters)
+		}
+	}
 }
 
 func TestParseDiff(t *testing.T) {
