@@ -9,6 +9,8 @@ package agent
 import (
 	"fmt"
 	"path"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -45,10 +47,32 @@ type Packet struct {
 func LoadPacket(abs, name string) (*Packet, error) {
 	data, err := jsonio.ReadFile(abs, name)
 	if err != nil {
+		if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
+			// A packet is made by novel instructions; name the exact
+			// command when the file name says which step it is.
+			step, role := "STEP", ""
+			if m := packetNameRE.FindStringSubmatch(filepath.Base(name)); m != nil {
+				step = "chapter:" + m[1] + ":" + m[2]
+				if m[3] != "" {
+					role = " --role secondary"
+				}
+			} else if m := auditPacketRE.FindStringSubmatch(filepath.Base(name)); m != nil {
+				step = "audit:" + m[1]
+			}
+			cmd := "novel instructions " + step + role + " --write-manifest"
+			e.Hint("先生成指令包："+cmd+"（输出的 written_manifest_path 就是要交给 apply 的路径）",
+				"make the packet first: "+cmd+" (its written_manifest_path is the path to apply)")
+		}
 		return nil, err
 	}
 	return ParsePacket(data, name)
 }
+
+// The file names novel instructions gives chapter and audit packets.
+var (
+	packetNameRE  = regexp.MustCompile(`^chapter-(\d{3,})-([a-z-]+?)(\.secondary)?\.packet\.json$`)
+	auditPacketRE = regexp.MustCompile(`^audit-(\d{3,})\.packet\.json$`)
+)
 
 // ParsePacket decodes and checks a packet: chapter ≥ 1, an agent step with
 // a name and mode usable in file names, outputs that are project-relative
