@@ -14,6 +14,7 @@ import (
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/runlog"
@@ -217,13 +218,13 @@ func PrepareAmend(env Env, c int) (*AmendJournal, error) {
 // committed whose state the baseline already holds (inBaseline true). A
 // chapter without either (imported, not backfilled) cannot be amended.
 func amendLines(root *project.Root, c int) (lines []amendLine, idx int, inBaseline bool, err error) {
-	data, err := readIfExists(root, layout.Changelog)
+	data, err := root.ReadIfExists(layout.Changelog)
 	if err != nil {
 		return nil, 0, false, err
 	}
 	base := baseVersion(root)
 	idx, before := -1, -1
-	for _, ln := range splitLines(data) {
+	for _, ln := range jsonio.SplitLines(data) {
 		e, err := parseEntry(ln)
 		if err != nil {
 			return nil, 0, false, err
@@ -410,7 +411,7 @@ func amendForeshadow(root *project.Root, j *AmendJournal, from []amendLine, curr
 		if len(fsOps[i]) == 0 {
 			continue
 		}
-		vol, _ := volumeOf(root, l.line.Chapter, current)
+		vol, _ := outline.VolumeOf(root, l.line.Chapter, current)
 		plan, err := foreshadow.LoadPlan(root, vol)
 		if err != nil {
 			return err
@@ -432,7 +433,7 @@ func amendForeshadow(root *project.Root, j *AmendJournal, from []amendLine, curr
 // new delta's names, at c's place in chapter order.
 func amendUnknown(root *project.Root, j *AmendJournal, delta *products.Delta) error {
 	c := j.Chapter
-	data, err := readIfExists(root, layout.UnknownEntities)
+	data, err := root.ReadIfExists(layout.UnknownEntities)
 	if err != nil {
 		return err
 	}
@@ -449,7 +450,7 @@ func amendUnknown(root *project.Root, j *AmendJournal, delta *products.Delta) er
 	}
 	var out []byte
 	placed := false
-	for _, ln := range splitLines(data) {
+	for _, ln := range jsonio.SplitLines(data) {
 		var e struct {
 			Chapter *int `json:"chapter"`
 		}

@@ -233,7 +233,7 @@ func parseEntry(ln []byte) (entry, error) {
 // readEntries parses the changelog; a line that does not parse is
 // E_INVALID_JSON naming its number.
 func readEntries(data []byte) ([]entry, error) {
-	lines := splitLines(data)
+	lines := jsonio.SplitLines(data)
 	out := make([]entry, 0, len(lines))
 	for i, ln := range lines {
 		e, err := parseEntry(ln)

@@ -287,7 +287,7 @@ func prepareForeshadow(root *project.Root, j *Journal, fsRaw []json.RawMessage) 
 		if gf != nil {
 			merged = gf.Items
 		}
-	} else if data, err := readIfExists(root, layout.GlobalForeshadow); err != nil {
+	} else if data, err := root.ReadIfExists(layout.GlobalForeshadow); err != nil {
 		return nil, err
 	} else if data != nil {
 		// Not merged this time, but a broken file is still reported now
@@ -413,13 +413,6 @@ func readInfo(root *project.Root, rel string) ([]byte, os.FileInfo, error) {
 		return nil, nil, err
 	}
 	return jsonio.ReadFileInfo(abs, rel)
-}
-
-func readIfExists(root *project.Root, rel string) ([]byte, error) {
-	if !root.Exists(rel) {
-		return nil, nil
-	}
-	return root.ReadFile(rel)
 }
 
 // validateOps splits the delta's ops into valid ones, static drops, and
@@ -608,12 +601,12 @@ func plan(j *Journal) []journal.PlanStep {
 // warning (counted over the whole log plus this chapter's names).
 func unknownEntities(root *project.Root, j *Journal, delta *products.Delta) error {
 	rel := layout.UnknownEntities
-	data, err := readIfExists(root, rel)
+	data, err := root.ReadIfExists(rel)
 	if err != nil {
 		return err
 	}
 	names := map[string]bool{}
-	for _, ln := range splitLines(data) {
+	for _, ln := range jsonio.SplitLines(data) {
 		if u, ok := products.ParseUnknownEntity(ln); ok {
 			names[u.Name] = true
 		}
@@ -666,23 +659,6 @@ func joinMax(list []string, n int) string {
 		s += x
 	}
 	return s
-}
-
-func splitLines(data []byte) [][]byte {
-	var out [][]byte
-	start := 0
-	for i, b := range data {
-		if b == '\n' {
-			if i > start {
-				out = append(out, data[start:i])
-			}
-			start = i + 1
-		}
-	}
-	if start < len(data) {
-		out = append(out, data[start:])
-	}
-	return out
 }
 
 // Periodic is the commit output's periodic briefs (SPEC §8.1, §21); a

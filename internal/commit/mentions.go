@@ -175,7 +175,7 @@ func rebuildMentions(root *project.Root, res *RebuildResult, now string) error {
 	if err != nil {
 		return err
 	}
-	have, err := readIfExists(root, layout.Mentions)
+	have, err := root.ReadIfExists(layout.Mentions)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
 )
@@ -80,7 +81,7 @@ func replayInputs(root *project.Root) (*replayBase, []entry, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := readIfExists(root, layout.Changelog)
+	data, err := root.ReadIfExists(layout.Changelog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -198,7 +199,7 @@ func RestoreRefusal(root *project.Root, rel string) error {
 	if err != nil {
 		return err
 	}
-	cur, err := readIfExists(root, layout.CurrentState)
+	cur, err := root.ReadIfExists(layout.CurrentState)
 	if err != nil {
 		return err
 	}
@@ -304,7 +305,7 @@ func Rebuild(root *project.Root, now string) (*RebuildResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, err := readIfExists(root, layout.CurrentState)
+	cur, err := root.ReadIfExists(layout.CurrentState)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +361,7 @@ func replaceKept(root *project.Root, res *RebuildResult, rel string, old, data [
 // nothing to do); a changelog that does not hold every committed chapter
 // from chapter 1 on cannot restore it (E_STATE).
 func foreshadowRestore(root *project.Root, entries []entry) (old, restored []byte, err error) {
-	if old, err = readIfExists(root, layout.GlobalForeshadow); err != nil {
+	if old, err = root.ReadIfExists(layout.GlobalForeshadow); err != nil {
 		return nil, nil, err
 	}
 	if old != nil {
@@ -430,7 +431,7 @@ func foreshadowFromLog(root *project.Root, entries []entry) ([]byte, error) {
 		if !e.Commit || len(ops) == 0 {
 			continue
 		}
-		vol, _ := volumeOf(root, e.Chapter, cp.CurrentVolume)
+		vol, _ := outline.VolumeOf(root, e.Chapter, cp.CurrentVolume)
 		plan, err := foreshadow.LoadPlan(root, vol)
 		if err != nil {
 			return nil, err

@@ -132,7 +132,7 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	if err := rollbackDerived(root, j); err != nil {
 		return nil, err
 	}
-	vol, warn := volumeOf(root, c, cp.CurrentVolume)
+	vol, warn := outline.VolumeOf(root, c, cp.CurrentVolume)
 	if warn != "" {
 		out.Warnings = append(out.Warnings, warn)
 	}
@@ -176,7 +176,7 @@ func rollbackStateAndLog(root *project.Root, j *RollbackJournal) (map[string][]i
 
 	// The changelog: its prefix before the first line of chapter ≥ c, plus
 	// which storylines the rolled-back chapters wrote.
-	log, err := readIfExists(root, layout.Changelog)
+	log, err := root.ReadIfExists(layout.Changelog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -449,7 +449,7 @@ func rollbackForeshadow(cur []byte, c int) ([]byte, error) {
 // kept (they are not the rolled-back chapters' to remove).
 func filterUnknown(data []byte, c int) []byte {
 	var out []byte
-	for _, ln := range splitLines(data) {
+	for _, ln := range jsonio.SplitLines(data) {
 		var e struct {
 			Chapter *int `json:"chapter"`
 		}
@@ -459,23 +459,6 @@ func filterUnknown(data []byte, c int) []byte {
 		out = append(append(out, ln...), '\n')
 	}
 	return out
-}
-
-// volumeOf finds the volume whose outline range holds chapter c, looking
-// from the current volume down; without one it keeps the current volume.
-func volumeOf(root *project.Root, c, current int) (int, string) {
-	for v := max(current, 1); v >= 1; v-- {
-		o, err := outline.Load(root, v)
-		if err != nil {
-			continue
-		}
-		if start, end, ok := o.Range(); ok && start <= c && c <= end {
-			return v, ""
-		}
-	}
-	v := max(current, 1)
-	return v, "没有卷大纲包含第 " + strconv.Itoa(c) + " 章，current_volume 保持为 " + strconv.Itoa(v) +
-		" / no volume outline holds chapter " + strconv.Itoa(c) + "; current_volume stays " + strconv.Itoa(v)
 }
 
 func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
@@ -595,7 +578,7 @@ func rewrite(root *project.Root, j *RollbackJournal, fc *journal.FileChange, nex
 	if fc == nil || fc.Old == fc.New {
 		return nil
 	}
-	cur, err := readIfExists(root, fc.File)
+	cur, err := root.ReadIfExists(fc.File)
 	if err != nil {
 		return err
 	}
@@ -633,7 +616,7 @@ func rollbackChangelog(root *project.Root, t *Truncation) error {
 	if t == nil {
 		return nil
 	}
-	cur, err := readIfExists(root, t.File)
+	cur, err := root.ReadIfExists(t.File)
 	if err != nil {
 		return err
 	}

@@ -225,7 +225,7 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 	if st := j.staged; st != nil && st.global != nil && st.globalInfo != nil && unchangedSince(root, layout.GlobalForeshadow, st.globalInfo) {
 		h = fc.Old // still the version Prepare read
 	} else {
-		cur, err := readIfExists(root, layout.GlobalForeshadow)
+		cur, err := root.ReadIfExists(layout.GlobalForeshadow)
 		if err != nil {
 			return err
 		}

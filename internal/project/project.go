@@ -204,6 +204,15 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 	return jsonio.ReadFile(abs, rel)
 }
 
+// ReadIfExists is ReadFile for an optional file: nil bytes (and no
+// error) when rel does not exist.
+func (r *Root) ReadIfExists(rel string) ([]byte, error) {
+	if !r.Exists(rel) {
+		return nil, nil
+	}
+	return r.ReadFile(rel)
+}
+
 // ReadText reads a project text file (Markdown) as UTF-8, the BOM
 // stripped; other encodings are E_SCHEMA naming the file (jsonio.Text).
 func (r *Root) ReadText(rel string) (string, error) {
