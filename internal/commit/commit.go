@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/audit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
@@ -32,7 +33,7 @@ import (
 
 // Step names of the commit, backfill, rollback and amend journals
 // (plan[].name; NOVEL_CRASH_AT takes one of them): one name per kind of
-// write, whichever transaction makes it. Steps, RollbackSteps and
+// write, whichever transaction makes it. Steps, rollback.Steps and
 // AmendSteps give each transaction's order.
 const (
 	StepJournal         = journal.StepJournal
@@ -219,7 +220,7 @@ func prepareState(root *project.Root, j *Journal, delta *products.Delta, sr stat
 	baselineMissing := !root.Exists(layout.Baseline)
 	j.State = journal.FileChange{File: layout.CurrentState, Old: sr.sum, New: journal.FingerprintParts(newState), WriteBaseline: baselineMissing}
 	ops0 := res.AppliedRaw()
-	line, err := jsonio.MarshalLine(Line{Chapter: c, StateVersion: doc.Version + 1, BaseStateVersion: delta.BaseStateVersion,
+	line, err := jsonio.MarshalLine(changelog.Line{Chapter: c, StateVersion: doc.Version + 1, BaseStateVersion: delta.BaseStateVersion,
 		StorylineID: delta.StorylineID, CommittedAt: j.CommittedAt, Ops: ops0, Dropped: out.DroppedOps})
 	if err != nil {
 		return nil, errs.Newf(errs.IO, "无法编码 changelog 行：%v", "cannot encode the changelog line: %v", err)
@@ -353,7 +354,7 @@ func prepareMoves(root *project.Root, j *Journal) error {
 	}
 	j.Moves = append(j.Moves, journal.Move{From: layout.StagingMemory(j.StorylineID), To: layout.Memory(j.StorylineID)})
 	if root.Exists(layout.Memory(j.StorylineID)) {
-		prev, err := lastOnStoryline(root, j.StorylineID, c)
+		prev, err := changelog.LastOnStoryline(root, j.StorylineID, c)
 		if err != nil {
 			return err
 		}

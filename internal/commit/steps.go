@@ -140,7 +140,7 @@ func stepMove(root *project.Root, j *Journal) error {
 	return root.WriteJSON(layout.Eval(j.Chapter), j.Eval)
 }
 
-func changedErr(rel string) error {
+func ChangedErr(rel string) error {
 	return errs.Newf(errs.State, "%s 在提交过程中被改动过，与提交日志不符", "%s was changed during the commit and no longer matches the commit journal", rel).
 		With("file", rel).WithExit(errs.ExitFailed).
 		Hint("把该文件改回提交前的内容后重新运行同一条命令；novel-commit rebuild --check 会说明能否从 changelog 重建状态", "put the file back as it was and run the same command again; novel-commit rebuild --check says whether the changelog can rebuild the state")
@@ -182,11 +182,11 @@ func stepState(root *project.Root, j *Journal) error {
 				return err
 			}
 			if journal.FingerprintParts(newState) != j.State.New {
-				return changedErr(layout.CurrentState)
+				return ChangedErr(layout.CurrentState)
 			}
 		}
 	default:
-		return changedErr(layout.CurrentState)
+		return ChangedErr(layout.CurrentState)
 	}
 	if newState != nil {
 		if j.State.WriteBaseline {
@@ -237,7 +237,7 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 		return nil
 	}
 	if h != fc.Old {
-		return changedErr(layout.GlobalForeshadow)
+		return ChangedErr(layout.GlobalForeshadow)
 	}
 	data := []byte(nil)
 	if j.staged != nil && j.staged.global != nil {
@@ -256,7 +256,7 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 			return err
 		}
 		if journal.Fingerprint(data) != fc.New {
-			return changedErr(layout.GlobalForeshadow)
+			return ChangedErr(layout.GlobalForeshadow)
 		}
 	}
 	return root.WriteFile(layout.GlobalForeshadow, data)

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -506,7 +506,7 @@ func (g *gen) history(state map[string]any, opsOf func(c int) []any) error {
 	if err := g.writeJSON(layout.Baseline, state); err != nil {
 		return err
 	}
-	var changelog strings.Builder
+	var log strings.Builder
 	var ledger []mentions.Line
 	names := mentions.Names{Characters: g.castNames()}
 	named := false
@@ -529,12 +529,12 @@ func (g *gen) history(state map[string]any, opsOf func(c int) []any) error {
 		state["last_updated_chapter"] = json.Number(fmt.Sprint(c))
 		// The same record type novel-commit appends, so the field order and
 		// encoding match and `novel-commit rebuild --check` holds.
-		line, err := jsonio.MarshalLine(commit.Line{Chapter: c, StateVersion: c, BaseStateVersion: c - 1,
+		line, err := jsonio.MarshalLine(changelog.Line{Chapter: c, StateVersion: c, BaseStateVersion: c - 1,
 			StorylineID: g.storylineOf(c), CommittedAt: nowStamp, Ops: res.AppliedRaw(), Dropped: []stateops.Dropped{}})
 		if err != nil {
 			return err
 		}
-		changelog.Write(line)
+		log.Write(line)
 		// The mentions ledger novel-commit would have appended (SPEC §25):
 		// the chapter's text against the registered names and the state's
 		// item and location names after its ops.
@@ -544,7 +544,7 @@ func (g *gen) history(state map[string]any, opsOf func(c int) []any) error {
 		}
 		ledger = append(ledger, mentions.Count(c, g.body(c), names))
 	}
-	if err := g.write(layout.Changelog, []byte(changelog.String())); err != nil {
+	if err := g.write(layout.Changelog, []byte(log.String())); err != nil {
 		return err
 	}
 	data, err := mentions.Encode(ledger)

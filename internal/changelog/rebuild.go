@@ -1,4 +1,4 @@
-package commit
+package changelog
 
 import (
 	"bytes"
@@ -76,7 +76,7 @@ func Replay(root *project.Root, until int) ([]byte, *RebuildResult, error) {
 	return replay(b, entries, until)
 }
 
-func replayInputs(root *project.Root) (*replayBase, []entry, error) {
+func replayInputs(root *project.Root) (*replayBase, []Entry, error) {
 	b, err := loadBase(root)
 	if err != nil {
 		return nil, nil, err
@@ -94,14 +94,14 @@ func replayInputs(root *project.Root) (*replayBase, []entry, error) {
 
 // replay applies the commit lines after the baseline (the base state is
 // consumed).
-func replay(b *replayBase, entries []entry, until int) ([]byte, *RebuildResult, error) {
+func replay(b *replayBase, entries []Entry, until int) ([]byte, *RebuildResult, error) {
 	return replayWith(b, entries, until, nil)
 }
 
 // replayWith is replay calling after, when set, with each commit line
 // and the state once it is applied (the base state for a line the
 // baseline already holds).
-func replayWith(b *replayBase, entries []entry, until int, after func(entry, map[string]any)) ([]byte, *RebuildResult, error) {
+func replayWith(b *replayBase, entries []Entry, until int, after func(Entry, map[string]any)) ([]byte, *RebuildResult, error) {
 	res := &RebuildResult{FromBaseline: b.found}
 	st := b.state
 	for _, e := range entries {
@@ -212,7 +212,7 @@ func RestoreRefusal(root *project.Root, rel string) error {
 // committed chapter once, in order, with their versions chained; a replay
 // without an entity the current state has. cur is the current file (nil
 // when missing).
-func trust(root *project.Root, b *replayBase, entries []entry, cur, rebuilt []byte) error {
+func trust(root *project.Root, b *replayBase, entries []Entry, cur, rebuilt []byte) error {
 	var curState map[string]any
 	parses := cur != nil && json.Unmarshal(cur, &curState) == nil && curState != nil
 	if !b.found && (cur != nil && (!parses || !stateops.IsEmpty(curState))) {
@@ -280,7 +280,7 @@ func refuse(zh, en string, args ...any) *errs.Error {
 }
 
 // gapErr names the first changelog line that breaks the chain.
-func gapErr(want int, e entry, prev int) error {
+func gapErr(want int, e Entry, prev int) error {
 	if e.Chapter != want {
 		return refuse("%s 缺少第 %d 章的提交记录（下一行是第 %d 章）", "%s has no commit line for chapter %d (the next line is chapter %d)", layout.Changelog, want, e.Chapter).
 			With("file", layout.Changelog).With("missing_chapter", want).
@@ -360,7 +360,7 @@ func replaceKept(root *project.Root, res *RebuildResult, rel string, old, data [
 // returns the old bytes (nil when missing) and the restored ones (nil:
 // nothing to do); a changelog that does not hold every committed chapter
 // from chapter 1 on cannot restore it (E_STATE).
-func foreshadowRestore(root *project.Root, entries []entry) (old, restored []byte, err error) {
+func foreshadowRestore(root *project.Root, entries []Entry) (old, restored []byte, err error) {
 	if old, err = root.ReadIfExists(layout.GlobalForeshadow); err != nil {
 		return nil, nil, err
 	}
@@ -378,7 +378,7 @@ func foreshadowRestore(root *project.Root, entries []entry) (old, restored []byt
 	return old, data, nil
 }
 
-func hasForeshadowOps(entries []entry) bool {
+func hasForeshadowOps(entries []Entry) bool {
 	for _, e := range entries {
 		if e.Commit && len(foreshadowOps(e.Ops)) > 0 {
 			return true
@@ -404,7 +404,7 @@ func foreshadowOps(ops []json.RawMessage) []json.RawMessage {
 // into an empty fact layer, as the commits did. The lines must hold each
 // committed chapter from 1 on: an item planted by a chapter without a
 // line would be lost.
-func foreshadowFromLog(root *project.Root, entries []entry) ([]byte, error) {
+func foreshadowFromLog(root *project.Root, entries []Entry) ([]byte, error) {
 	cp, err := checkpoint.Load(root)
 	if err != nil {
 		return nil, err

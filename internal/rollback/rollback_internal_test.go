@@ -1,13 +1,9 @@
-package commit
+package rollback
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/novelsuite/novel/internal/project"
 )
 
 func TestScanChangelog(t *testing.T) {
@@ -49,33 +45,5 @@ func TestFilterUnknown(t *testing.T) {
 	}
 	if got := filterUnknown([]byte("{\"chapter\":3}\n"), 1); len(got) != 0 {
 		t.Fatalf("all rolled back: %q", got)
-	}
-}
-
-func TestAppendSeparator(t *testing.T) {
-	dir := t.TempDir()
-	root, err := project.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	long := `{"chapter":1,"ops":["` + strings.Repeat("长", 40000) + `"]}` // longer than one 64 KiB read
-	for _, tc := range []struct {
-		text, sep string
-		fail      bool
-	}{
-		{"", "", false},
-		{"{\"a\":1}\n", "", false},
-		{"{\"a\":1}", "\n", false},
-		{"{\"a\":1}\n{\"b\":", "", true},
-		{"{\"a\":1}\n" + long, "\n", false},
-		{long[:70000], "", true},
-	} {
-		if err := os.WriteFile(filepath.Join(dir, "log.jsonl"), []byte(tc.text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		sep, err := appendSeparator(root, "log.jsonl", int64(len(tc.text)))
-		if (err != nil) != tc.fail || sep != tc.sep {
-			t.Fatalf("appendSeparator(%.30q…) = %q, %v", tc.text, sep, err)
-		}
 	}
 }
