@@ -14,6 +14,7 @@ import (
 	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/integrity"
@@ -749,24 +750,17 @@ func periodic(root *project.Root, c, vol int, volEnd bool, overall float64, item
 	return p
 }
 
-// committedOverall reads a committed eval's final score (metadata first).
+// committedOverall reads a committed eval's final score through the
+// one reader of that file (eval.ParseCommitted); a chapter whose eval is
+// missing or does not parse is left out of the brief.
 func committedOverall(root *project.Root, c int) (float64, bool) {
-	var m map[string]any
-	if root.ReadJSON(layout.Eval(c), &m) != nil {
+	data, err := root.ReadFile(layout.Eval(c))
+	if err != nil {
 		return 0, false
 	}
-	if md, ok := m["metadata"].(map[string]any); ok {
-		if j, ok := md["judges"].(map[string]any); ok {
-			if f, ok := jsonio.Float(j["overall_final"]); ok {
-				return f, true
-			}
-		}
+	ev, err := eval.ParseCommitted(data, layout.Eval(c), c)
+	if err != nil {
+		return 0, false
 	}
-	if f, ok := jsonio.Float(m["overall"]); ok {
-		return f, true
-	}
-	if eu, ok := m["eval_used"].(map[string]any); ok {
-		return jsonio.Float(eu["overall"])
-	}
-	return 0, false
+	return ev.Final(), true
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/settings"
 )
@@ -167,8 +168,7 @@ func FuzzReaders(f *testing.F) {
 	f.Add([]byte(`{"storyline_id":"a","word_count":12,"revisions":[1,2]}`))
 	f.Add([]byte(`[1]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var ev committedEval
-		_ = parseCommittedEval(data, "e.json", 1, &ev)
+		_, _ = eval.ParseCommitted(data, "e.json", 1)
 		_, _ = runlog.ParseChapterLog(data, "l.json", 1)
 	})
 }
