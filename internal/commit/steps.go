@@ -13,7 +13,6 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/journal"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/maintenance"
 	"github.com/novelsuite/novel/internal/products"
@@ -49,7 +48,7 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 	out := j.Output
 	out.Warnings = append([]string{}, out.Warnings...)
 	steps := []journal.Step{
-		{Name: StepMove, Run: func() error { flush = jsonio.DeferDirSyncs(); return stepMove(root, j) }},
+		{Name: StepMove, Run: func() error { flush = root.Writer().DeferDirSyncs(); return stepMove(root, j) }},
 		{Name: StepState, Run: func() error { return stepState(root, j) }},
 		{Name: StepForeshadow, Run: func() error { return stepForeshadow(root, j) }},
 		{Name: StepUnknownEntities, Run: func() error {
@@ -127,7 +126,7 @@ func stepMove(root *project.Root, j *Journal) error {
 			}
 			// Durable before the rename below replaces the only other copy.
 			if abs, err := root.Abs(j.MemoryHistory); err == nil {
-				jsonio.SyncDirNow(filepath.Dir(abs))
+				root.Writer().SyncNow(filepath.Dir(abs))
 			}
 		}
 		if err := root.Move(m.From, m.To); err != nil {
@@ -198,7 +197,7 @@ func stepState(root *project.Root, j *Journal) error {
 		if err != nil {
 			return err
 		}
-		if err := jsonio.WriteFileParts(abs, newState); err != nil {
+		if err := root.Writer().WriteFileParts(abs, newState); err != nil {
 			return err
 		}
 	}
@@ -311,6 +310,6 @@ func stepCleanup(root *project.Root, j *Journal) error {
 	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return errs.AccessFailed(layout.CommitJournal(c), err)
 	}
-	jsonio.SyncDir(filepath.Dir(abs))
+	root.Writer().SyncDir(filepath.Dir(abs))
 	return nil
 }

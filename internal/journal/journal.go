@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -180,8 +179,9 @@ func RemoveTemps(root *project.Root, targets []string) {
 			continue
 		}
 		dir := filepath.Dir(abs)
-		for _, name := range jsonio.TempsOf(dir, filepath.Base(abs)) {
-			jsonio.RemoveTemp(dir, name)
+		w := root.Writer()
+		for _, name := range w.TempsOf(dir, filepath.Base(abs)) {
+			w.RemoveTemp(dir, name)
 		}
 	}
 }
@@ -243,6 +243,6 @@ func (a Append) Replay(root *project.Root) error {
 	if err := f.Sync(); err != nil {
 		return errs.AccessFailed(rel, err)
 	}
-	jsonio.SyncDir(dir)
+	root.Writer().SyncDir(dir)
 	return nil
 }

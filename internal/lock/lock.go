@@ -449,7 +449,7 @@ func removeDir(p paths) error {
 	if err := os.RemoveAll(p.dir); err != nil {
 		return errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", layout.LockDir, err).With("file", layout.LockDir)
 	}
-	jsonio.SyncDir(filepath.Dir(p.dir))
+	jsonio.SyncDirNow(filepath.Dir(p.dir))
 	return nil
 }
 
