@@ -446,8 +446,8 @@ func foreshadowFromLog(root *project.Root, entries []Entry) ([]byte, error) {
 	return data, nil
 }
 
-// BackupDir keeps every file a repair replaced (rebuild).
-const BackupDir = layout.StateBackups
+// backupDir keeps every file a repair replaced (rebuild).
+const backupDir = layout.StateBackups
 
 // keepBackup saves data (the file rel is about to be replaced) as
 // state/backups/<name>.<UTC time>[-n].<ext>, never over another backup.
@@ -456,7 +456,7 @@ const BackupDir = layout.StateBackups
 func keepBackup(root *project.Root, rel string, data []byte, now string) (string, error) {
 	ext := path.Ext(rel)
 	base := strings.TrimSuffix(path.Base(rel), ext)
-	ents, err := root.ReadDir(BackupDir)
+	ents, err := root.ReadDir(backupDir)
 	if err != nil {
 		return "", err
 	}
@@ -465,17 +465,17 @@ func keepBackup(root *project.Root, rel string, data []byte, now string) (string
 		if !e.Type().IsRegular() || !strings.HasPrefix(name, base+".") || !strings.HasSuffix(name, ext) {
 			continue
 		}
-		if have, err := root.ReadFile(BackupDir + "/" + name); err == nil && bytes.Equal(have, data) {
-			return BackupDir + "/" + name, nil
+		if have, err := root.ReadFile(backupDir + "/" + name); err == nil && bytes.Equal(have, data) {
+			return backupDir + "/" + name, nil
 		}
 	}
 	stamp := strings.NewReplacer("-", "", ":", "").Replace(now)
 	if stamp == "" {
 		stamp = "backup"
 	}
-	kept := BackupDir + "/" + base + "." + stamp + ext
+	kept := backupDir + "/" + base + "." + stamp + ext
 	for n := 2; root.Exists(kept); n++ {
-		kept = BackupDir + "/" + base + "." + stamp + "-" + strconv.Itoa(n) + ext
+		kept = backupDir + "/" + base + "." + stamp + "-" + strconv.Itoa(n) + ext
 	}
 	if err := root.WriteFile(kept, data); err != nil {
 		return "", err

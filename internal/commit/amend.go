@@ -581,7 +581,7 @@ func amendCleanup(root *project.Root, j *AmendJournal) error {
 			}
 		}
 	}
-	for _, rel := range []string{layout.StagingDelta(c), layout.Packet(c, AmendStage), snap, snap + ".end"} {
+	for _, rel := range []string{layout.StagingDelta(c), layout.Packet(c, amendStage), snap, snap + ".end"} {
 		if err := root.Remove(rel); err != nil {
 			return err
 		}
@@ -595,8 +595,8 @@ func amendCleanup(root *project.Root, j *AmendJournal) error {
 	return root.Remove(layout.AmendJournal(c))
 }
 
-// AmendStage names the amend packet file (staging/manifests/chapter-NNN-amend.packet.json).
-const AmendStage = "amend"
+// amendStage names the amend packet file (staging/manifests/chapter-NNN-amend.packet.json).
+const amendStage = "amend"
 
 // lastVersion is the state_version of the newest commit line.
 func lastVersion(lines []changelog.Record) int {

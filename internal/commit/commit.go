@@ -695,10 +695,10 @@ type FullReview struct {
 	Range   []int  `json:"range"`
 }
 
-// ReviewCommand is what a volume's end points the author to (SPEC §27):
+// reviewCommand is what a volume's end points the author to (SPEC §27):
 // the review, whose target defaults to the current volume; skipping it
 // (novel-step volume --next) is the author's choice, never the advice.
-const ReviewCommand = "make -f pipeline.mk review"
+const reviewCommand = "make -f pipeline.mk review"
 
 // VolumeReview is the volume-end prompt.
 type VolumeReview struct {
@@ -745,7 +745,7 @@ func periodic(root *project.Root, c, vol int, volEnd bool, overall float64, item
 	}
 	if volEnd {
 		p.VolumeReview = &VolumeReview{Volume: vol, Message: "第 " + strconv.Itoa(vol) + " 卷已完结，请进行卷末回顾 / volume " +
-			strconv.Itoa(vol) + " is complete: review it", Command: ReviewCommand}
+			strconv.Itoa(vol) + " is complete: review it", Command: reviewCommand}
 	}
 	return p
 }

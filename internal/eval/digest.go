@@ -9,9 +9,9 @@ import (
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
-// DigestReasonRunes bounds each reason a digest quotes: the volume review
+// digestReasonRunes bounds each reason a digest quotes: the volume review
 // needs to know why a dimension was low, not the judge's whole paragraph.
-const DigestReasonRunes = 160
+const digestReasonRunes = 160
 
 // DimensionNote is one of a digest's lowest dimensions.
 type DimensionNote struct {
@@ -71,11 +71,11 @@ func LoadDigest(root *project.Root, rel string, c int) (*Digest, error) {
 		if reason == "" {
 			reason = dm.Evidence
 		}
-		d.Lowest = append(d.Lowest, DimensionNote{Dimension: dm.Name, Score: dm.Score, Reason: textmeasure.Clip(reason, DigestReasonRunes)})
+		d.Lowest = append(d.Lowest, DimensionNote{Dimension: dm.Name, Score: dm.Score, Reason: textmeasure.Clip(reason, digestReasonRunes)})
 	}
 	high, _ := e.Violations()
 	for _, c := range high {
-		d.Violations = append(d.Violations, ViolationNote{ID: c.ID, Level: c.Level, Detail: textmeasure.Clip(c.Detail, DigestReasonRunes)})
+		d.Violations = append(d.Violations, ViolationNote{ID: c.ID, Level: c.Level, Detail: textmeasure.Clip(c.Detail, digestReasonRunes)})
 	}
 	return d, nil
 }

@@ -240,8 +240,8 @@ func (r *Report) collectLogicReviews(root *project.Root, minScore int) error {
 		chs = append(chs, n)
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(chs)))
-	if len(chs) > MaxLogicReviews {
-		chs = chs[:MaxLogicReviews]
+	if len(chs) > maxLogicReviews {
+		chs = chs[:maxLogicReviews]
 	}
 	for _, c := range chs {
 		rel := layout.LogicReview(c)

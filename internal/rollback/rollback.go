@@ -26,8 +26,8 @@ import (
 var Steps = []string{commit.StepJournal, commit.StepMove, commit.StepMemory, commit.StepState, commit.StepChangelog,
 	commit.StepForeshadow, commit.StepUnknownEntities, commit.StepRevisions, commit.StepCheckpoint, commit.StepCleanup}
 
-// RolledBackNote is the decision note of revision files of rolled-back chapters.
-const RolledBackNote = "rolled back"
+// rolledBackNote is the decision note of revision files of rolled-back chapters.
+const rolledBackNote = "rolled back"
 
 // Output is what `novel-commit rollback` prints (SPEC §8.4).
 type Output struct {
@@ -507,7 +507,7 @@ func Execute(env commit.Env, j *Journal, fresh bool) (*Output, error) {
 		}},
 		{Name: commit.StepRevisions, Run: func() error {
 			for _, k := range j.Revisions {
-				if _, err := revision.SetStatus(root, k, revision.StatusRejected, RolledBackNote, j.StartedAt); err != nil {
+				if _, err := revision.SetStatus(root, k, revision.StatusRejected, rolledBackNote, j.StartedAt); err != nil {
 					return err
 				}
 			}
