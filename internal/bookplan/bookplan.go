@@ -24,7 +24,7 @@ import (
 const (
 	File    = "book-plan.json"
 	Doc     = "book-plan.md"
-	LogDir  = layout.LogsDir + "/book-plan"
+	logDir  = layout.LogsDir + "/book-plan"
 	Default = 200 // target chapters when neither --target-chapters nor the brief gives one
 	// MaxChapters bounds target_chapters (chapter numbers are bounded
 	// far higher; a plan is read whole into every volume-plan packet).
@@ -33,7 +33,7 @@ const (
 
 // Archived is where the volume review of volume v keeps the plan it
 // replaces.
-func Archived(v int) string { return LogDir + "/book-plan-v" + layout.PadVol(v) + ".json" }
+func Archived(v int) string { return logDir + "/book-plan-v" + layout.PadVol(v) + ".json" }
 
 // Volume is one volume of the plan.
 type Volume struct {

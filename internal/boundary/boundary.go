@@ -41,9 +41,9 @@ const (
 
 const magic = "novel-boundary-snapshot"
 
-// ReadOnly reports whether the step's agent may write only its declared
+// readOnly reports whether the step's agent may write only its declared
 // output (quality-judge, logic-reviewer).
-func ReadOnly(st stepid.Step) bool {
+func readOnly(st stepid.Step) bool {
 	return !st.Volume && !st.Setup && (st.Stage == stepid.Judge || st.Stage == stepid.LogicReview)
 }
 
@@ -56,9 +56,9 @@ func PacketStage(st stepid.Step, role string) string {
 	return st.Stage
 }
 
-// SnapshotPath is where the snapshot of a step (and role) is kept, beside
+// snapshotPath is where the snapshot of a step (and role) is kept, beside
 // its packet in staging/manifests/.
-func SnapshotPath(st stepid.Step, role string) string {
+func snapshotPath(st stepid.Step, role string) string {
 	if st.Setup {
 		return layout.SetupSnapshot(st.Stage)
 	}
@@ -68,11 +68,11 @@ func SnapshotPath(st stepid.Step, role string) string {
 	return layout.Snapshot(st.Chapter, PacketStage(st, role))
 }
 
-// DeclaredOutputs are the files a read-only step may create or change.
+// declaredOutputs are the files a read-only step may create or change.
 // Both judge outputs count for either judge role: the pipeline runs the
 // two judges of a key chapter back to back and validates the judge step
 // once both exist.
-func DeclaredOutputs(st stepid.Step) []string {
+func declaredOutputs(st stepid.Step) []string {
 	switch {
 	case st.Volume, st.Setup:
 		return nil
@@ -113,7 +113,7 @@ type filter struct {
 func newFilter(st stepid.Step, scope string) filter {
 	f := filter{scope: scope, declared: map[string]bool{}}
 	if scope == scopeAll {
-		for _, p := range DeclaredOutputs(st) {
+		for _, p := range declaredOutputs(st) {
 			f.declared[p] = true
 		}
 	}
@@ -172,7 +172,7 @@ func authorLog(rel string) bool {
 }
 
 func scopeFor(st stepid.Step) string {
-	if ReadOnly(st) {
+	if readOnly(st) {
 		return scopeAll
 	}
 	return scopeOutside
@@ -266,10 +266,10 @@ func displayDir(rel string) string {
 	return rel
 }
 
-// EndPath is where the end of a step's window is kept: the listing taken
+// endPath is where the end of a step's window is kept: the listing taken
 // when its advance validated it (SPEC §22: a later validate reports only
 // writes made during the step's own window).
-func EndPath(st stepid.Step, role string) string { return SnapshotPath(st, role) + ".end" }
+func endPath(st stepid.Step, role string) string { return snapshotPath(st, role) + ".end" }
 
 // Record walks the project and writes the snapshot of st (role "" or
 // "secondary") beside its packet. A new recording opens a new window: the
@@ -281,12 +281,12 @@ func Record(root *project.Root, st stepid.Step, role string) error {
 	if err != nil {
 		return err
 	}
-	if err := root.WriteFile(SnapshotPath(st, role), encode(header{
+	if err := root.WriteFile(snapshotPath(st, role), encode(header{
 		Magic: magic, Version: 1, Step: st.String(), Role: role, Scope: scope, Files: len(entries),
 	}, entries)); err != nil {
 		return err
 	}
-	if abs, err := root.Abs(EndPath(st, role)); err == nil {
+	if abs, err := root.Abs(endPath(st, role)); err == nil {
 		os.Remove(abs)
 	}
 	return nil
@@ -379,8 +379,8 @@ func (d Diff) All() []string {
 	return all
 }
 
-// Compare merges two path-sorted listings.
-func Compare(before, after []Entry) Diff {
+// compare merges two path-sorted listings.
+func compare(before, after []Entry) Diff {
 	d := Diff{Created: []string{}, Changed: []string{}, Deleted: []string{}}
 	i, j := 0, 0
 	for i < len(before) || j < len(after) {
@@ -421,7 +421,7 @@ func (w *Window) Close(root *project.Root) error {
 	}
 	h := w.h
 	h.Files = len(w.after)
-	return root.WriteFile(EndPath(w.st, w.role), encode(h, w.after))
+	return root.WriteFile(endPath(w.st, w.role), encode(h, w.after))
 }
 
 // Check compares the project against the snapshot recorded for st and
@@ -437,7 +437,7 @@ func Check(root *project.Root, st stepid.Step, role string) (warnings []string, 
 // A closed window (its advance recorded an end listing for this snapshot)
 // is compared with that end instead of the live tree.
 func CheckWindow(root *project.Root, st stepid.Step, role string) ([]string, *Window, error) {
-	rel := SnapshotPath(st, role)
+	rel := snapshotPath(st, role)
 	abs, err := root.Abs(rel)
 	if err != nil {
 		return nil, nil, err
@@ -472,7 +472,7 @@ func CheckWindow(root *project.Root, st stepid.Step, role string) ([]string, *Wi
 			return nil, nil, err
 		}
 	}
-	d := Compare(before, after)
+	d := compare(before, after)
 	if !d.Empty() {
 		return nil, nil, violation(st, role, scope, d, rel)
 	}
@@ -487,7 +487,7 @@ func CheckWindow(root *project.Root, st stepid.Step, role string) ([]string, *Wi
 // id. A missing, unreadable or foreign end (another recording's) means the
 // window is open: the live tree is compared, as before any advance.
 func readEnd(root *project.Root, st stepid.Step, role, id string) ([]Entry, bool) {
-	rel := EndPath(st, role)
+	rel := endPath(st, role)
 	if !root.IsFile(rel) {
 		return nil, false
 	}
@@ -517,7 +517,7 @@ func violation(st stepid.Step, role, scope string, d Diff, snapshot string) erro
 			fmt.Sprintf("read-only agent %s wrote files other than its declared output during %s: %s", st.Agent(), st.String(), listedEn)).
 			Hint("只读代理只能把结果打印到 stdout；恢复这些文件后重新运行该步骤",
 				"a read-only agent may only print its result to stdout; restore these files and run the step again")
-		e.With("declared_outputs", DeclaredOutputs(st))
+		e.With("declared_outputs", declaredOutputs(st))
 	} else {
 		e = errs.New(errs.WriteBoundary,
 			fmt.Sprintf("步骤 %s 在 staging/ 之外写入了文件：%s", st.String(), listed),

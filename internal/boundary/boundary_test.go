@@ -188,7 +188,7 @@ func TestSnapshotOfAnotherRoleOrCorrupt(t *testing.T) {
 		t.Fatalf("secondary: %v %v", w, err)
 	}
 	for _, bad := range []string{"", "garbage\n", `{"format":"novel-boundary-snapshot","version":1,"step":"chapter:003:judge","role":"","scope":"all","files":5}` + "\n1 2 a\n"} {
-		write(t, root.Dir, SnapshotPath(st, ""), bad)
+		write(t, root.Dir, snapshotPath(st, ""), bad)
 		_, err := Check(root, st, "")
 		if e := errs.As(err); e == nil || e.Code != errs.Schema || e.Details["file"] != "staging/manifests/chapter-003-judge.snapshot" {
 			t.Fatalf("corrupt %q: %v", bad, err)
@@ -199,7 +199,7 @@ func TestSnapshotOfAnotherRoleOrCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(root.Dir, "staging/manifests/chapter-003-draft.snapshot"))
-	write(t, root.Dir, SnapshotPath(st, ""), string(data))
+	write(t, root.Dir, snapshotPath(st, ""), string(data))
 	if _, err := Check(root, st, ""); !errs.Is(err, errs.Schema) {
 		t.Fatalf("foreign snapshot: %v", err)
 	}
@@ -225,7 +225,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 func TestCompare(t *testing.T) {
 	a := []Entry{{"a", 1, 1}, {"b", 1, 1}, {"d", 1, 1}}
 	b := []Entry{{"b", 2, 1}, {"c", 1, 1}, {"d", 1, 1}, {"e", 1, 1}}
-	d := Compare(a, b)
+	d := compare(a, b)
 	want := Diff{Created: []string{"c", "e"}, Changed: []string{"b"}, Deleted: []string{"a"}}
 	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("got %+v", d)

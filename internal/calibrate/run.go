@@ -258,7 +258,7 @@ func (r *runner) judgeIn(scratch string, p Pair, text string) (Variant, error) {
 	if err != nil {
 		return Variant{}, err
 	}
-	backend, err := r.opt.Backend(root, Key(text))
+	backend, err := r.opt.Backend(root, key(text))
 	if err != nil {
 		return Variant{}, err
 	}

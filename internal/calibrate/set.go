@@ -19,8 +19,8 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// SetFile is the index of a calibration set directory.
-const SetFile = "set.json"
+// setFile is the index of a calibration set directory.
+const setFile = "set.json"
 
 // Pair is one clean/flawed pair of set.json. Base is a project directory
 // of the set whose last committed chapter is Chapter−1: the judge sees
@@ -53,10 +53,10 @@ type Set struct {
 // LoadSet reads and validates set.json of fsys. source names the set in
 // errors and in the report.
 func LoadSet(fsys fs.FS, source string) (*Set, error) {
-	file := path.Join(source, SetFile)
-	data, err := fs.ReadFile(fsys, SetFile)
+	file := path.Join(source, setFile)
+	data, err := fs.ReadFile(fsys, setFile)
 	if err != nil {
-		return nil, errs.Newf(errs.MissingFile, "校准集 %s 中没有 %s", "the calibration set %s has no %s", source, SetFile).
+		return nil, errs.Newf(errs.MissingFile, "校准集 %s 中没有 %s", "the calibration set %s has no %s", source, setFile).
 			With("file", file).Hint("--set 指向含 set.json 的校准集目录（格式见 docs/CALIBRATION.md），或去掉 --set 使用内置校准集",
 			"point --set at a calibration set directory holding set.json (format in docs/CALIBRATION.md), or drop --set for the built-in set")
 	}
@@ -136,8 +136,8 @@ func (s *Set) checkBase(file, field string, p Pair) error {
 	return nil
 }
 
-// Key is the replay recording subdirectory of a chapter text: its path in
+// key is the replay recording subdirectory of a chapter text: its path in
 // the set without .md (pairs/pov-break → DIR/pairs/pov-break/chapter-NNN/…).
-func Key(text string) string { return strings.TrimSuffix(text, ".md") }
+func key(text string) string { return strings.TrimSuffix(text, ".md") }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -9,10 +9,10 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// RaceEnv names a test-only hook (RaceHook): when set, that file is
+// raceEnv names a test-only hook (RaceHook): when set, that file is
 // copied over .checkpoint.json just before the lock is taken, as another
 // writer finishing between the command's first read and its lock would.
-const RaceEnv = "NOVEL_TEST_CHECKPOINT_RACE"
+const raceEnv = "NOVEL_TEST_CHECKPOINT_RACE"
 
 // Writer is a command about to write the checkpoint and how it locks.
 type Writer struct {
@@ -81,13 +81,13 @@ func RaceHook(root *project.Root, getenv func(string) string) func() error {
 		if getenv == nil {
 			return nil
 		}
-		src := getenv(RaceEnv)
+		src := getenv(raceEnv)
 		if src == "" {
 			return nil
 		}
 		data, err := os.ReadFile(src)
 		if err != nil {
-			return errs.Newf(errs.IO, "%s：无法读取 %s：%v", "%s: cannot read %s: %v", RaceEnv, src, err)
+			return errs.Newf(errs.IO, "%s：无法读取 %s：%v", "%s: cannot read %s: %v", raceEnv, src, err)
 		}
 		return root.WriteFile(layout.Checkpoint, data)
 	}

@@ -26,7 +26,7 @@ func TestUpdateRereadsUnderTheLock(t *testing.T) {
 	}
 	race := filepath.Join(t.TempDir(), "race.json")
 	os.WriteFile(race, []byte(`{"last_completed_chapter":3,"current_volume":1,"orchestrator_state":"WRITING","custom":1}`), 0o644)
-	env := map[string]string{RaceEnv: race}
+	env := map[string]string{raceEnv: race}
 	getenv := func(k string) string { return env[k] }
 	w := Writer{Root: root, Getenv: getenv, Now: "2026-01-01T00:00:00Z", BeforeLock: RaceHook(root, getenv)}
 	var sawMoved bool
@@ -48,7 +48,7 @@ func TestUpdateRereadsUnderTheLock(t *testing.T) {
 	}
 
 	// Unmoved: fn is told so; a refusal from fn writes nothing.
-	delete(env, RaceEnv)
+	delete(env, raceEnv)
 	_, first, _ = LoadSnapshot(root)
 	_, err = Update(w, first, func(cp *Checkpoint, moved bool) (bool, error) {
 		if moved {

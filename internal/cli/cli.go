@@ -161,7 +161,7 @@ func (c *Context) Document(doc []byte) {
 // Main runs a binary with the process's arguments and stdio.
 func Main(name, description string, grammar any) int {
 	tuneGC(os.Getenv)
-	return Run(name, description, grammar, os.Args[1:], StdIO())
+	return run(name, description, grammar, os.Args[1:], StdIO())
 }
 
 // Every binary is a short process that allocates a few MiB to a few tens
@@ -187,9 +187,9 @@ func tuneGC(getenv func(string) string) {
 
 type exitPanic int
 
-// Run parses args into grammar, runs the selected command and prints the
+// run parses args into grammar, runs the selected command and prints the
 // result or the error. It returns the exit code.
-func Run(name, description string, grammar any, args []string, stdio IO) (code int) {
+func run(name, description string, grammar any, args []string, stdio IO) (code int) {
 	if stdio.Getenv == nil {
 		stdio.Getenv = func(string) string { return "" }
 	}

@@ -38,7 +38,7 @@ type testGrammar struct {
 func runT(t *testing.T, cwd string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Run("novel-test", "test tool", &testGrammar{}, args, IO{In: strings.NewReader(""), Out: &out, Err: &errb,
+	code := run("novel-test", "test tool", &testGrammar{}, args, IO{In: strings.NewReader(""), Out: &out, Err: &errb,
 		Getenv: func(string) string { return "" }, Cwd: cwd})
 	return out.String(), errb.String(), code
 }

@@ -29,7 +29,7 @@ type numGrammar struct {
 
 func runNum(args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
-	code := Run("novel-test", "test tool", &numGrammar{}, append([]string{"num"}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := run("novel-test", "test tool", &numGrammar{}, append([]string{"num"}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return out.String(), errb.String(), code
 }
 

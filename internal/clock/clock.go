@@ -39,7 +39,7 @@ func (c Clock) Now() time.Time {
 }
 
 // Stamp formats Now as RFC 3339.
-func (c Clock) Stamp() string { return Format(c.Now()) }
+func (c Clock) Stamp() string { return format(c.Now()) }
 
-// Format formats t as RFC 3339 (second precision).
-func Format(t time.Time) string { return t.Format(time.RFC3339) }
+// format formats t as RFC 3339 (second precision).
+func format(t time.Time) string { return t.Format(time.RFC3339) }

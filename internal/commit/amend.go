@@ -8,12 +8,14 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/runlog"
@@ -110,15 +112,6 @@ func LoadAmendJournal(root *project.Root, c int) (*AmendJournal, error) {
 	return &j, nil
 }
 
-// amendLine is one changelog line as the amend recomputes it.
-type amendLine struct {
-	raw  []byte
-	line Line
-	// commit is false for a note line (the plugin's canon_upgrade), which
-	// is kept as it is and never replayed.
-	commit bool
-}
-
 // PrepareAmend checks the amend of committed chapter c (SPEC §23) and
 // computes it without writing: the new summary, crossref and memory come
 // from the summarizer's staging products; the state is replayed from the
@@ -140,17 +133,17 @@ func PrepareAmend(env Env, c int) (*AmendJournal, error) {
 			Hint("先运行 make -f pipeline.mk chapter 完成它，或 novel-step abandon --chapter "+strconv.Itoa(cp.Inflight),
 				"finish it with make -f pipeline.mk chapter, or run novel-step abandon --chapter "+strconv.Itoa(cp.Inflight))
 	}
-	if _, err := Check(root); err != nil {
+	if _, err := changelog.Check(root); err != nil {
 		if e := errs.As(err); e != nil && e.Code == errs.State {
 			e.Hint("修订前状态必须与 changelog 一致。"+e.HintZh, "the state must match the changelog before an amend. "+e.HintEn)
 		}
 		return nil, err
 	}
-	lines, idx, inBaseline, err := amendLines(root, c)
+	lines, idx, inBaseline, err := changelog.Records(root, c)
 	if err != nil {
 		return nil, err
 	}
-	old := lines[idx].line
+	old := lines[idx].Line
 	text, err := products.ChapterText(root, layout.Chapter(c))
 	if err != nil {
 		return nil, err
@@ -171,7 +164,7 @@ func PrepareAmend(env Env, c int) (*AmendJournal, error) {
 		// kept with the backups for the author to apply by hand.
 		j.StateKept, j.KeepDelta = true, backup+"/"+layout.StagingDelta(c)
 		j.Output.StateKept, j.Output.DroppedOps = true, []stateops.Dropped{}
-		j.Output.StateVersion = baseVersion(root)
+		j.Output.StateVersion = changelog.BaseVersion(root)
 		if last := lastVersion(lines); last > j.Output.StateVersion {
 			j.Output.StateVersion = last
 		}
@@ -211,56 +204,10 @@ func PrepareAmend(env Env, c int) (*AmendJournal, error) {
 	return j, nil
 }
 
-// amendLines reads the changelog and finds chapter c's commit line, in
-// any of the shapes rebuild reads (SPEC §22.1): after the baseline
-// (inBaseline false), or else the line of a chapter another tool
-// committed whose state the baseline already holds (inBaseline true). A
-// chapter without either (imported, not backfilled) cannot be amended.
-func amendLines(root *project.Root, c int) (lines []amendLine, idx int, inBaseline bool, err error) {
-	data, err := readIfExists(root, layout.Changelog)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	base := baseVersion(root)
-	idx, before := -1, -1
-	for _, ln := range splitLines(data) {
-		e, err := parseEntry(ln)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		var l Line
-		if err := jsonio.Decode(ln, layout.Changelog, &l); err != nil {
-			return nil, 0, false, err // parseEntry already read it
-		}
-		if e.Commit {
-			l.StateVersion, l.BaseStateVersion = e.StateVersion, e.BaseStateVersion
-			if e.Chapter == c && e.StateVersion > base && idx < 0 {
-				idx = len(lines)
-			}
-			if e.Chapter == c && e.StateVersion <= base {
-				before = len(lines)
-			}
-		}
-		lines = append(lines, amendLine{raw: ln, line: l, commit: e.Commit})
-	}
-	switch {
-	case idx >= 0:
-		return lines, idx, false, nil
-	case before >= 0:
-		return lines, before, true, nil
-	}
-	hz, he := "导入的章节先运行 make -f pipeline.mk backfill", "for imported chapters run make -f pipeline.mk backfill first"
-	if !root.Exists(layout.ImportLog) {
-		hz, he = "该章没有任何工具留下的提交记录，修订无法确定它的故事线和状态：直接编辑 summaries/ 中的摘要", "no tool left a commit line for it, so an amend cannot tell its storyline or state: edit its summary in summaries/ by hand"
-	}
-	return nil, 0, false, errs.Newf(errs.State, "%s 中没有第 %d 章的提交记录，不能修订", "%s has no commit line for chapter %d; it cannot be amended", layout.Changelog, c).
-		With("file", layout.Changelog).With("chapter", c).WithExit(errs.ExitFailed).Hint(hz, he)
-}
-
 // amendProducts validates the summarizer's staging products for c: the
 // summary, the delta (its base version and storyline those of c's line),
 // the crossref and the storyline memory.
-func amendProducts(root *project.Root, c int, old Line) (*products.Delta, error) {
+func amendProducts(root *project.Root, c int, old changelog.Line) (*products.Delta, error) {
 	if err := products.CheckSummary(root, c); err != nil {
 		return nil, amendRerun(err, c)
 	}
@@ -297,9 +244,9 @@ func amendRerun(err error, c int) error {
 // amendState replays the state: lines before c as they are, c's line
 // from the new delta, later lines with their applied ops re-applied (an
 // op that no longer applies joins that line's dropped list).
-func amendState(root *project.Root, j *AmendJournal, lines []amendLine, idx int, delta *products.Delta) error {
+func amendState(root *project.Root, j *AmendJournal, lines []changelog.Record, idx int, delta *products.Delta) error {
 	c := j.Chapter
-	before, _, err := Replay(root, c)
+	before, _, err := changelog.Replay(root, c)
 	if err != nil {
 		return err
 	}
@@ -307,7 +254,7 @@ func amendState(root *project.Root, j *AmendJournal, lines []amendLine, idx int,
 	if err != nil {
 		return err
 	}
-	old := lines[idx].line
+	old := lines[idx].Line
 	ops, static, _ := validateOps(delta.Ops)
 	res := stateops.Apply(st, ops)
 	dropped := append(static, res.Dropped...)
@@ -317,14 +264,14 @@ func amendState(root *project.Root, j *AmendJournal, lines []amendLine, idx int,
 	j.Output.AppliedOps, j.Output.DroppedOps = len(res.Applied), dropped
 	j.Output.Warnings = append(j.Output.Warnings, res.Warnings...)
 	st["state_version"], st["last_updated_chapter"] = old.StateVersion, c
-	lines[idx].line = Line{Chapter: c, StateVersion: old.StateVersion, BaseStateVersion: old.BaseStateVersion, StorylineID: old.StorylineID,
+	lines[idx].Line = changelog.Line{Chapter: c, StateVersion: old.StateVersion, BaseStateVersion: old.BaseStateVersion, StorylineID: old.StorylineID,
 		CommittedAt: j.AmendedAt, Ops: res.AppliedRaw(), Dropped: dropped}
-	lines[idx].raw = nil
+	lines[idx].Raw = nil
 	for i := idx + 1; i < len(lines); i++ {
-		if !lines[i].commit {
+		if !lines[i].Commit {
 			continue
 		}
-		l := &lines[i].line
+		l := &lines[i].Line
 		var valid []stateops.Op
 		for _, raw := range l.Ops {
 			b, _ := json.Marshal(raw)
@@ -340,7 +287,7 @@ func amendState(root *project.Root, j *AmendJournal, lines []amendLine, idx int,
 		if len(r.Dropped) > 0 {
 			l.Ops = r.AppliedRaw()
 			l.Dropped = append(l.Dropped, r.Dropped...)
-			lines[i].raw = nil
+			lines[i].Raw = nil
 			for _, d := range r.Dropped {
 				j.Output.LaterDropped = append(j.Output.LaterDropped, LaterDrop{Chapter: l.Chapter, Op: d.Op, Reason: d.Reason})
 			}
@@ -354,12 +301,12 @@ func amendState(root *project.Root, j *AmendJournal, lines []amendLine, idx int,
 	j.Output.StateVersion, _ = jsonio.Int(st["state_version"])
 	var log bytes.Buffer
 	for _, l := range lines {
-		if l.raw != nil {
-			log.Write(l.raw)
+		if l.Raw != nil {
+			log.Write(l.Raw)
 			log.WriteByte('\n')
 			continue
 		}
-		b, err := jsonio.MarshalLine(l.line)
+		b, err := jsonio.MarshalLine(l.Line)
 		if err != nil {
 			return errs.Newf(errs.IO, "无法编码 changelog 行：%v", "cannot encode the changelog line: %v", err)
 		}
@@ -381,12 +328,12 @@ func (j *AmendJournal) stage(group *[]Replace, to string, data []byte) {
 // amendForeshadow undoes what the lines from c on added to the global
 // foreshadowing (as rollback does) and merges their foreshadow ops again
 // in order, c's from the new delta.
-func amendForeshadow(root *project.Root, j *AmendJournal, from []amendLine, current int) error {
+func amendForeshadow(root *project.Root, j *AmendJournal, from []changelog.Record, current int) error {
 	needed := root.Exists(layout.GlobalForeshadow)
 	var fsOps [][]json.RawMessage
 	for _, l := range from {
 		var list []json.RawMessage
-		for _, raw := range l.line.Ops {
+		for _, raw := range l.Line.Ops {
 			b, _ := json.Marshal(raw)
 			var head struct {
 				Op string `json:"op"`
@@ -410,13 +357,13 @@ func amendForeshadow(root *project.Root, j *AmendJournal, from []amendLine, curr
 		if len(fsOps[i]) == 0 {
 			continue
 		}
-		vol, _ := volumeOf(root, l.line.Chapter, current)
+		vol, _ := outline.VolumeOf(root, l.Line.Chapter, current)
 		plan, err := foreshadow.LoadPlan(root, vol)
 		if err != nil {
 			return err
 		}
 		var dropped []foreshadow.Dropped
-		if items, dropped = foreshadow.Merge(items, plan, foreshadow.ParseOps(fsOps[i]), l.line.Chapter, l.line.StorylineID); len(dropped) > 0 {
+		if items, dropped = foreshadow.Merge(items, plan, foreshadow.ParseOps(fsOps[i]), l.Line.Chapter, l.Line.StorylineID); len(dropped) > 0 {
 			return refusedOp(dropped[0].Reason)
 		}
 	}
@@ -432,7 +379,7 @@ func amendForeshadow(root *project.Root, j *AmendJournal, from []amendLine, curr
 // new delta's names, at c's place in chapter order.
 func amendUnknown(root *project.Root, j *AmendJournal, delta *products.Delta) error {
 	c := j.Chapter
-	data, err := readIfExists(root, layout.UnknownEntities)
+	data, err := root.ReadIfExists(layout.UnknownEntities)
 	if err != nil {
 		return err
 	}
@@ -449,7 +396,7 @@ func amendUnknown(root *project.Root, j *AmendJournal, delta *products.Delta) er
 	}
 	var out []byte
 	placed := false
-	for _, ln := range splitLines(data) {
+	for _, ln := range jsonio.SplitLines(data) {
 		var e struct {
 			Chapter *int `json:"chapter"`
 		}
@@ -501,7 +448,7 @@ func amendChapterLog(root *project.Root, j *AmendJournal) error {
 // memory when c is the newest chapter of its line; otherwise the memory
 // kept after c (history/memory-NNN.md, which a rollback restores) when
 // it exists.
-func amendSummary(root *project.Root, j *AmendJournal, later []amendLine, backup string) {
+func amendSummary(root *project.Root, j *AmendJournal, later []changelog.Record, backup string) {
 	c, sid := j.Chapter, j.StorylineID
 	add := func(from, to string) {
 		j.Summary = append(j.Summary, Replace{From: from, To: to})
@@ -510,7 +457,7 @@ func amendSummary(root *project.Root, j *AmendJournal, later []amendLine, backup
 	add(layout.StagingCrossref(c), layout.Crossref(c))
 	latest := true
 	for _, l := range later {
-		if l.line.StorylineID == sid {
+		if l.Line.StorylineID == sid {
 			latest = false
 			break
 		}
@@ -634,7 +581,7 @@ func amendCleanup(root *project.Root, j *AmendJournal) error {
 			}
 		}
 	}
-	for _, rel := range []string{layout.StagingDelta(c), layout.Packet(c, AmendStage), snap, snap + ".end"} {
+	for _, rel := range []string{layout.StagingDelta(c), layout.Packet(c, amendStage), snap, snap + ".end"} {
 		if err := root.Remove(rel); err != nil {
 			return err
 		}
@@ -648,47 +595,15 @@ func amendCleanup(root *project.Root, j *AmendJournal) error {
 	return root.Remove(layout.AmendJournal(c))
 }
 
-// AmendStage names the amend packet file (staging/manifests/chapter-NNN-amend.packet.json).
-const AmendStage = "amend"
-
-// MemoryBefore is the storyline memory as it was before committed
-// chapter c: the history copy its commit kept (history/memory-NNN.md, NNN
-// the line's previous chapter, 000 for a memory from before the suite);
-// "" when the line had no memory then.
-func MemoryBefore(root *project.Root, id string, c int) (string, error) {
-	prev, err := lastOnStoryline(root, id, c)
-	if err != nil {
-		return "", err
-	}
-	if rel := layout.MemoryHistory(id, prev); root.IsFile(rel) {
-		return rel, nil
-	}
-	return "", nil
-}
-
-// ChapterLine returns committed chapter c's changelog line (after the
-// baseline, or the line of another tool's commit the baseline holds; nil
-// when it has none: imported, not backfilled).
-func ChapterLine(root *project.Root, c int) (*Line, error) {
-	if !root.Exists(layout.Changelog) {
-		return nil, nil
-	}
-	lines, idx, _, err := amendLines(root, c)
-	if err != nil {
-		if errs.Is(err, errs.State) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	return &lines[idx].line, nil
-}
+// amendStage names the amend packet file (staging/manifests/chapter-NNN-amend.packet.json).
+const amendStage = "amend"
 
 // lastVersion is the state_version of the newest commit line.
-func lastVersion(lines []amendLine) int {
+func lastVersion(lines []changelog.Record) int {
 	v := 0
 	for _, l := range lines {
-		if l.commit {
-			v = max(v, l.line.StateVersion)
+		if l.Commit {
+			v = max(v, l.Line.StateVersion)
 		}
 	}
 	return v

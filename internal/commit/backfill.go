@@ -14,9 +14,9 @@ import (
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
-// GateBackfill is the gate_decision of a backfill commit: the imported
+// gateBackfill is the gate_decision of a backfill commit: the imported
 // text is committed as it is, never judged or gated (SPEC §23).
-const GateBackfill = "backfill"
+const gateBackfill = "backfill"
 
 // ImportedChapters lists the chapters logs/import.json records, in order.
 func ImportedChapters(root *project.Root) ([]int, error) {
@@ -74,7 +74,7 @@ func PrepareBackfill(env Env, c int) (*Journal, error) {
 		return nil, err
 	}
 	j := &Journal{JournalVersion: 1, Backfill: true, Chapter: c, Volume: cp.CurrentVolume, CommittedAt: env.Now, StorylineID: delta.StorylineID, cpBytes: cpBytes}
-	j.Output = Output{Chapter: c, WordCount: textmeasure.WordCount(text), GateDecision: GateBackfill, Warnings: []string{},
+	j.Output = Output{Chapter: c, WordCount: textmeasure.WordCount(text), GateDecision: gateBackfill, Warnings: []string{},
 		Maintenance: map[string]any{}}
 	fsRaw, err := prepareState(root, j, delta, readState(root))
 	if err != nil {

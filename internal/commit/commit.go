@@ -11,8 +11,10 @@ import (
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/audit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/integrity"
@@ -32,7 +34,7 @@ import (
 
 // Step names of the commit, backfill, rollback and amend journals
 // (plan[].name; NOVEL_CRASH_AT takes one of them): one name per kind of
-// write, whichever transaction makes it. Steps, RollbackSteps and
+// write, whichever transaction makes it. Steps, rollback.Steps and
 // AmendSteps give each transaction's order.
 const (
 	StepJournal         = journal.StepJournal
@@ -219,7 +221,7 @@ func prepareState(root *project.Root, j *Journal, delta *products.Delta, sr stat
 	baselineMissing := !root.Exists(layout.Baseline)
 	j.State = journal.FileChange{File: layout.CurrentState, Old: sr.sum, New: journal.FingerprintParts(newState), WriteBaseline: baselineMissing}
 	ops0 := res.AppliedRaw()
-	line, err := jsonio.MarshalLine(Line{Chapter: c, StateVersion: doc.Version + 1, BaseStateVersion: delta.BaseStateVersion,
+	line, err := jsonio.MarshalLine(changelog.Line{Chapter: c, StateVersion: doc.Version + 1, BaseStateVersion: delta.BaseStateVersion,
 		StorylineID: delta.StorylineID, CommittedAt: j.CommittedAt, Ops: ops0, Dropped: out.DroppedOps})
 	if err != nil {
 		return nil, errs.Newf(errs.IO, "无法编码 changelog 行：%v", "cannot encode the changelog line: %v", err)
@@ -287,7 +289,7 @@ func prepareForeshadow(root *project.Root, j *Journal, fsRaw []json.RawMessage) 
 		if gf != nil {
 			merged = gf.Items
 		}
-	} else if data, err := readIfExists(root, layout.GlobalForeshadow); err != nil {
+	} else if data, err := root.ReadIfExists(layout.GlobalForeshadow); err != nil {
 		return nil, err
 	} else if data != nil {
 		// Not merged this time, but a broken file is still reported now
@@ -353,7 +355,7 @@ func prepareMoves(root *project.Root, j *Journal) error {
 	}
 	j.Moves = append(j.Moves, journal.Move{From: layout.StagingMemory(j.StorylineID), To: layout.Memory(j.StorylineID)})
 	if root.Exists(layout.Memory(j.StorylineID)) {
-		prev, err := lastOnStoryline(root, j.StorylineID, c)
+		prev, err := changelog.LastOnStoryline(root, j.StorylineID, c)
 		if err != nil {
 			return err
 		}
@@ -413,13 +415,6 @@ func readInfo(root *project.Root, rel string) ([]byte, os.FileInfo, error) {
 		return nil, nil, err
 	}
 	return jsonio.ReadFileInfo(abs, rel)
-}
-
-func readIfExists(root *project.Root, rel string) ([]byte, error) {
-	if !root.Exists(rel) {
-		return nil, nil
-	}
-	return root.ReadFile(rel)
 }
 
 // validateOps splits the delta's ops into valid ones, static drops, and
@@ -608,12 +603,12 @@ func plan(j *Journal) []journal.PlanStep {
 // warning (counted over the whole log plus this chapter's names).
 func unknownEntities(root *project.Root, j *Journal, delta *products.Delta) error {
 	rel := layout.UnknownEntities
-	data, err := readIfExists(root, rel)
+	data, err := root.ReadIfExists(rel)
 	if err != nil {
 		return err
 	}
 	names := map[string]bool{}
-	for _, ln := range splitLines(data) {
+	for _, ln := range jsonio.SplitLines(data) {
 		if u, ok := products.ParseUnknownEntity(ln); ok {
 			names[u.Name] = true
 		}
@@ -668,23 +663,6 @@ func joinMax(list []string, n int) string {
 	return s
 }
 
-func splitLines(data []byte) [][]byte {
-	var out [][]byte
-	start := 0
-	for i, b := range data {
-		if b == '\n' {
-			if i > start {
-				out = append(out, data[start:i])
-			}
-			start = i + 1
-		}
-	}
-	if start < len(data) {
-		out = append(out, data[start:])
-	}
-	return out
-}
-
 // Periodic is the commit output's periodic briefs (SPEC §8.1, §21); a
 // brief that is not due is absent. Fields are in JSON key order.
 type Periodic struct {
@@ -717,10 +695,10 @@ type FullReview struct {
 	Range   []int  `json:"range"`
 }
 
-// ReviewCommand is what a volume's end points the author to (SPEC §27):
+// reviewCommand is what a volume's end points the author to (SPEC §27):
 // the review, whose target defaults to the current volume; skipping it
 // (novel-step volume --next) is the author's choice, never the advice.
-const ReviewCommand = "make -f pipeline.mk review"
+const reviewCommand = "make -f pipeline.mk review"
 
 // VolumeReview is the volume-end prompt.
 type VolumeReview struct {
@@ -767,29 +745,22 @@ func periodic(root *project.Root, c, vol int, volEnd bool, overall float64, item
 	}
 	if volEnd {
 		p.VolumeReview = &VolumeReview{Volume: vol, Message: "第 " + strconv.Itoa(vol) + " 卷已完结，请进行卷末回顾 / volume " +
-			strconv.Itoa(vol) + " is complete: review it", Command: ReviewCommand}
+			strconv.Itoa(vol) + " is complete: review it", Command: reviewCommand}
 	}
 	return p
 }
 
-// committedOverall reads a committed eval's final score (metadata first).
+// committedOverall reads a committed eval's final score through the
+// one reader of that file (eval.ParseCommitted); a chapter whose eval is
+// missing or does not parse is left out of the brief.
 func committedOverall(root *project.Root, c int) (float64, bool) {
-	var m map[string]any
-	if root.ReadJSON(layout.Eval(c), &m) != nil {
+	data, err := root.ReadFile(layout.Eval(c))
+	if err != nil {
 		return 0, false
 	}
-	if md, ok := m["metadata"].(map[string]any); ok {
-		if j, ok := md["judges"].(map[string]any); ok {
-			if f, ok := jsonio.Float(j["overall_final"]); ok {
-				return f, true
-			}
-		}
+	ev, err := eval.ParseCommitted(data, layout.Eval(c), c)
+	if err != nil {
+		return 0, false
 	}
-	if f, ok := jsonio.Float(m["overall"]); ok {
-		return f, true
-	}
-	if eu, ok := m["eval_used"].(map[string]any); ok {
-		return jsonio.Float(eu["overall"])
-	}
-	return 0, false
+	return ev.Final(), true
 }

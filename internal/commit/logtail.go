@@ -3,6 +3,8 @@ package commit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -52,4 +54,20 @@ func appendSeparator(root *project.Root, rel string, size int64) (string, error)
 	return "", errs.Newf(errs.State, "%s 的最后一行不完整（可能是被中断的写入）", "the last line of %s is incomplete (an interrupted write?)", rel).
 		With("file", rel).With("size", size).WithExit(errs.ExitFailed).
 		Hint("先备份，再删除该不完整的最后一行，然后运行 novel-commit rebuild --check", "back it up, remove the incomplete last line, then run novel-commit rebuild --check")
+}
+
+// fileSize is the size of a project file, 0 when it does not exist.
+func fileSize(root *project.Root, rel string) (int64, error) {
+	abs, err := root.Abs(rel)
+	if err != nil {
+		return 0, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, errs.AccessFailed(rel, err)
+	}
+	return st.Size(), nil
 }

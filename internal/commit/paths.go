@@ -15,12 +15,12 @@ import (
 // transaction. Maintenance writes are skipped: their errors become warnings
 // (§16) and never block a commit; the cleanup pattern is not a path.
 func checkWritePaths(root *project.Root, steps []journal.PlanStep) error {
-	return checkPlanPaths(root, "commit_step", steps)
+	return CheckPlanPaths(root, "commit_step", steps)
 }
 
-// checkPlanPaths is checkWritePaths naming the step under key
+// CheckPlanPaths is checkWritePaths naming the step under key
 // (commit_step, rollback_step).
-func checkPlanPaths(root *project.Root, key string, steps []journal.PlanStep) error {
+func CheckPlanPaths(root *project.Root, key string, steps []journal.PlanStep) error {
 	for _, st := range steps {
 		if st.Name == StepMaintenance {
 			continue
@@ -40,11 +40,11 @@ func checkPlanPaths(root *project.Root, key string, steps []journal.PlanStep) er
 	return nil
 }
 
-// checkMoves resolves the source of every move as well (a rollback moves
+// CheckMoves resolves the source of every move as well (a rollback moves
 // committed files away: a chapter symlinked out of the project must be
 // refused before the journal exists, or the journal blocks the project
 // until the link is replaced by hand, field trial F9).
-func checkMoves(root *project.Root, key, step string, moves []journal.Move) error {
+func CheckMoves(root *project.Root, key, step string, moves []journal.Move) error {
 	for _, m := range moves {
 		for _, rel := range []string{m.From, m.To} {
 			if _, err := root.Abs(rel); err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/rollback"
 	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
@@ -289,7 +290,7 @@ func TestRollbackCrashAfterEveryStep(t *testing.T) {
 		t.Fatalf("uninterrupted rollback: exit %d\n%s", code, out)
 	}
 	want := tree(t, ref)
-	for _, step := range commit.RollbackSteps {
+	for _, step := range rollback.Steps {
 		t.Run(step, func(t *testing.T) {
 			dir := copyTree(t, base)
 			if code, out := novel(bin, dir, []string{"NOVEL_CRASH_AT=" + step}, "rollback", "--to", "3"); code != 137 {

@@ -13,7 +13,6 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/journal"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/maintenance"
 	"github.com/novelsuite/novel/internal/products"
@@ -49,7 +48,7 @@ func Execute(env Env, j *Journal, fresh bool) (*Output, error) {
 	out := j.Output
 	out.Warnings = append([]string{}, out.Warnings...)
 	steps := []journal.Step{
-		{Name: StepMove, Run: func() error { flush = jsonio.DeferDirSyncs(); return stepMove(root, j) }},
+		{Name: StepMove, Run: func() error { flush = root.Writer().DeferDirSyncs(); return stepMove(root, j) }},
 		{Name: StepState, Run: func() error { return stepState(root, j) }},
 		{Name: StepForeshadow, Run: func() error { return stepForeshadow(root, j) }},
 		{Name: StepUnknownEntities, Run: func() error {
@@ -127,7 +126,7 @@ func stepMove(root *project.Root, j *Journal) error {
 			}
 			// Durable before the rename below replaces the only other copy.
 			if abs, err := root.Abs(j.MemoryHistory); err == nil {
-				jsonio.SyncDirNow(filepath.Dir(abs))
+				root.Writer().SyncNow(filepath.Dir(abs))
 			}
 		}
 		if err := root.Move(m.From, m.To); err != nil {
@@ -140,7 +139,7 @@ func stepMove(root *project.Root, j *Journal) error {
 	return root.WriteJSON(layout.Eval(j.Chapter), j.Eval)
 }
 
-func changedErr(rel string) error {
+func ChangedErr(rel string) error {
 	return errs.Newf(errs.State, "%s 在提交过程中被改动过，与提交日志不符", "%s was changed during the commit and no longer matches the commit journal", rel).
 		With("file", rel).WithExit(errs.ExitFailed).
 		Hint("把该文件改回提交前的内容后重新运行同一条命令；novel-commit rebuild --check 会说明能否从 changelog 重建状态", "put the file back as it was and run the same command again; novel-commit rebuild --check says whether the changelog can rebuild the state")
@@ -182,11 +181,11 @@ func stepState(root *project.Root, j *Journal) error {
 				return err
 			}
 			if journal.FingerprintParts(newState) != j.State.New {
-				return changedErr(layout.CurrentState)
+				return ChangedErr(layout.CurrentState)
 			}
 		}
 	default:
-		return changedErr(layout.CurrentState)
+		return ChangedErr(layout.CurrentState)
 	}
 	if newState != nil {
 		if j.State.WriteBaseline {
@@ -198,7 +197,7 @@ func stepState(root *project.Root, j *Journal) error {
 		if err != nil {
 			return err
 		}
-		if err := jsonio.WriteFileParts(abs, newState); err != nil {
+		if err := root.Writer().WriteFileParts(abs, newState); err != nil {
 			return err
 		}
 	}
@@ -225,7 +224,7 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 	if st := j.staged; st != nil && st.global != nil && st.globalInfo != nil && unchangedSince(root, layout.GlobalForeshadow, st.globalInfo) {
 		h = fc.Old // still the version Prepare read
 	} else {
-		cur, err := readIfExists(root, layout.GlobalForeshadow)
+		cur, err := root.ReadIfExists(layout.GlobalForeshadow)
 		if err != nil {
 			return err
 		}
@@ -237,7 +236,7 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 		return nil
 	}
 	if h != fc.Old {
-		return changedErr(layout.GlobalForeshadow)
+		return ChangedErr(layout.GlobalForeshadow)
 	}
 	data := []byte(nil)
 	if j.staged != nil && j.staged.global != nil {
@@ -256,7 +255,7 @@ func stepForeshadow(root *project.Root, j *Journal) error {
 			return err
 		}
 		if journal.Fingerprint(data) != fc.New {
-			return changedErr(layout.GlobalForeshadow)
+			return ChangedErr(layout.GlobalForeshadow)
 		}
 	}
 	return root.WriteFile(layout.GlobalForeshadow, data)
@@ -311,6 +310,6 @@ func stepCleanup(root *project.Root, j *Journal) error {
 	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return errs.AccessFailed(layout.CommitJournal(c), err)
 	}
-	jsonio.SyncDir(filepath.Dir(abs))
+	root.Writer().SyncDir(filepath.Dir(abs))
 	return nil
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
 
-// DigestReasonRunes bounds each reason a digest quotes: the volume review
+// digestReasonRunes bounds each reason a digest quotes: the volume review
 // needs to know why a dimension was low, not the judge's whole paragraph.
-const DigestReasonRunes = 160
+const digestReasonRunes = 160
 
 // DimensionNote is one of a digest's lowest dimensions.
 type DimensionNote struct {
@@ -51,32 +51,18 @@ func LoadDigest(root *project.Root, rel string, c int) (*Digest, error) {
 		return nil, err
 	}
 	d := &Digest{Chapter: c, Overall: e.Overall, Lowest: []DimensionNote{}, Violations: []ViolationNote{}}
-	// The gate's record sits in metadata.gate (the commit adds it); read
-	// leniently, it is bookkeeping the suite wrote itself.
+	// The gate's record sits in metadata (the commit adds it).
 	var doc struct {
-		Metadata *struct {
-			Gate *struct {
-				Decision      any `json:"decision"`
-				RevisionCount any `json:"revision_count"`
-				Revisions     any `json:"revisions"`
-				OverallFinal  any `json:"overall_final"`
-			} `json:"gate"`
-		} `json:"metadata"`
+		Metadata *CommittedMeta `json:"metadata"`
 	}
 	if err := jsonio.Decode(data, rel, &doc); err != nil && !errs.Is(err, errs.Schema) {
 		return nil, err
 	}
-	if doc.Metadata != nil && doc.Metadata.Gate != nil {
-		g := doc.Metadata.Gate
-		d.Decision, _ = g.Decision.(string)
-		if n, ok := jsonio.Int(g.RevisionCount); ok && n > 0 {
-			d.Revisions = n
-		} else if n, ok := jsonio.Int(g.Revisions); ok && n > 0 {
-			d.Revisions = n
-		}
-		if f, ok := jsonio.Float(g.OverallFinal); ok {
-			d.Overall = f
-		}
+	var meta Committed
+	doc.Metadata.apply(&meta)
+	d.Decision, d.Revisions = meta.Decision, meta.Revisions
+	if meta.OverallFinal != nil {
+		d.Overall = *meta.OverallFinal
 	}
 	dims := append([]Dimension(nil), e.Dimensions...)
 	sort.SliceStable(dims, func(i, j int) bool { return dims[i].Score < dims[j].Score })
@@ -85,11 +71,11 @@ func LoadDigest(root *project.Root, rel string, c int) (*Digest, error) {
 		if reason == "" {
 			reason = dm.Evidence
 		}
-		d.Lowest = append(d.Lowest, DimensionNote{Dimension: dm.Name, Score: dm.Score, Reason: textmeasure.Clip(reason, DigestReasonRunes)})
+		d.Lowest = append(d.Lowest, DimensionNote{Dimension: dm.Name, Score: dm.Score, Reason: textmeasure.Clip(reason, digestReasonRunes)})
 	}
 	high, _ := e.Violations()
 	for _, c := range high {
-		d.Violations = append(d.Violations, ViolationNote{ID: c.ID, Level: c.Level, Detail: textmeasure.Clip(c.Detail, DigestReasonRunes)})
+		d.Violations = append(d.Violations, ViolationNote{ID: c.ID, Level: c.Level, Detail: textmeasure.Clip(c.Detail, digestReasonRunes)})
 	}
 	return d, nil
 }

@@ -33,9 +33,9 @@ func ArchivePath(c, k int, stagingRel string) string {
 	return layout.RevisionRound(c, k) + "/" + strings.TrimPrefix(stagingRel, layout.Staging+"/")
 }
 
-// Evaluate computes chapter c's gate result from its staging evals and
+// evaluate computes chapter c's gate result from its staging evals and
 // logic review report. Nothing is written.
-func Evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings, c int) (*Result, error) {
+func evaluate(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings, c int) (*Result, error) {
 	rc := 0
 	if cp.Inflight == c {
 		rc = cp.RevisionCount
@@ -92,11 +92,11 @@ func rerun(err error, c int, stage, extra string) error {
 	return e
 }
 
-// Stored returns an outcome already recorded for chapter c that a new
+// stored returns an outcome already recorded for chapter c that a new
 // decision must not overturn: an accepted or polished gate file, a polish
 // in progress, or the archived gate of the revise that started the
 // current revision round. nil when there is none.
-func Stored(root *project.Root, cp *checkpoint.Checkpoint, c int) (*GateFile, error) {
+func stored(root *project.Root, cp *checkpoint.Checkpoint, c int) (*GateFile, error) {
 	g, err := LoadGateFile(root, c)
 	if err != nil {
 		return nil, err
@@ -123,14 +123,14 @@ func Stored(root *project.Root, cp *checkpoint.Checkpoint, c int) (*GateFile, er
 // Decision computes (or, when already recorded, returns) chapter c's gate
 // result without writing anything: `novel-gate decide` without --apply.
 func Decision(root *project.Root, cp *checkpoint.Checkpoint, s settings.Settings, c int) (*Result, error) {
-	g, err := Stored(root, cp, c)
+	g, err := stored(root, cp, c)
 	if err != nil {
 		return nil, err
 	}
 	if g != nil {
 		return &g.Result, nil
 	}
-	return Evaluate(root, cp, s, c)
+	return evaluate(root, cp, s, c)
 }
 
 func stateErr(cp *checkpoint.Checkpoint) *errs.Error {
@@ -231,7 +231,7 @@ func planApply(env Env, cp *checkpoint.Checkpoint, c int) (*applyPlan, error) {
 	if err := revision.Check(root, c); err != nil {
 		return nil, err
 	}
-	if g, err := Stored(root, cp, c); err != nil || g != nil {
+	if g, err := stored(root, cp, c); err != nil || g != nil {
 		if g == nil {
 			return nil, err
 		}
@@ -254,7 +254,7 @@ func planApply(env Env, cp *checkpoint.Checkpoint, c int) (*applyPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := Evaluate(root, cp, env.Settings, c)
+	r, err := evaluate(root, cp, env.Settings, c)
 	if err != nil {
 		// A revise interrupted after its first move: the recorded
 		// decision stands and the move is finished.
@@ -306,7 +306,7 @@ func (p *applyPlan) write(env Env, cp *checkpoint.Checkpoint) (bool, error) {
 		}
 	}
 	if !p.unchanged {
-		if err := SaveGateFile(root, p.g); err != nil {
+		if err := saveGateFile(root, p.g); err != nil {
 			return false, err
 		}
 	}
@@ -446,11 +446,11 @@ func interruptedRevise(root *project.Root, cp *checkpoint.Checkpoint, c int, sta
 	return nil
 }
 
-// ArchiveRound moves every staging product of chapter c into revision
+// archiveRound moves every staging product of chapter c into revision
 // round k (the gate file last, so an interrupted move is recognisable) and
 // returns the archived paths. Packets, run logs, stamps and pre-stage
 // copies stay where they are.
-func ArchiveRound(root *project.Root, c, k int) ([]string, error) {
+func archiveRound(root *project.Root, c, k int) ([]string, error) {
 	moves, err := archivePlan(root, c, k)
 	if err != nil {
 		return nil, err
@@ -506,7 +506,7 @@ func isProduct(rel string) bool {
 // finishRevise archives round K = revision_count and starts the revision:
 // stage revising, revision_count+1, CHAPTER_REWRITE.
 func finishRevise(env Env, cp *checkpoint.Checkpoint, g *GateFile) error {
-	if _, err := ArchiveRound(env.Root, g.Chapter, cp.RevisionCount); err != nil {
+	if _, err := archiveRound(env.Root, g.Chapter, cp.RevisionCount); err != nil {
 		return err
 	}
 	startRevision(cp)

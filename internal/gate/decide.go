@@ -26,9 +26,9 @@ const (
 	Accepted = "accepted"
 )
 
-// FailedDimensionBelow is the score under which a dimension is listed as
+// failedDimensionBelow is the score under which a dimension is listed as
 // failed (SPEC §7.1).
-const FailedDimensionBelow = 3.5
+const failedDimensionBelow = 3.5
 
 // Violation is a contract check that failed, tagged with its judge.
 type Violation struct {
@@ -98,14 +98,14 @@ type Scoring struct {
 	ModelOverall bool `json:"-"`
 }
 
-// ScoringModelOverall is the scoring value of a decision taken on the
+// scoringModelOverall is the scoring value of a decision taken on the
 // eval's own overall.
-const ScoringModelOverall = "model_overall"
+const scoringModelOverall = "model_overall"
 
 // MarshalJSON writes "model_overall" or the scoring record.
 func (s Scoring) MarshalJSON() ([]byte, error) {
 	if s.ModelOverall {
-		return json.Marshal(ScoringModelOverall)
+		return json.Marshal(scoringModelOverall)
 	}
 	type record Scoring
 	return json.Marshal(record(s))
@@ -115,7 +115,7 @@ func (s Scoring) MarshalJSON() ([]byte, error) {
 func (s *Scoring) UnmarshalJSON(b []byte) error {
 	var mode string
 	if json.Unmarshal(b, &mode) == nil {
-		*s = Scoring{ModelOverall: mode == ScoringModelOverall}
+		*s = Scoring{ModelOverall: mode == scoringModelOverall}
 		return nil
 	}
 	type record Scoring
@@ -256,7 +256,7 @@ func Decide(in Input) *Result {
 	r.Decision = d
 
 	for _, dim := range used.Dimensions {
-		if dim.Score < FailedDimensionBelow {
+		if dim.Score < failedDimensionBelow {
 			r.FailedDimensions = append(r.FailedDimensions, dim)
 		}
 	}

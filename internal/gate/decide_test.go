@@ -140,7 +140,7 @@ func TestGateFile(t *testing.T) {
 		t.Fatal(g, err)
 	}
 	r := Decide(Input{Chapter: 3, Primary: ev(t, score("3.7")), Settings: settings.Defaults()})
-	if err := SaveGateFile(root, &GateFile{Result: *r, DecidedAt: "t"}); err != nil {
+	if err := saveGateFile(root, &GateFile{Result: *r, DecidedAt: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := MarkPolished(root, 3); err != nil {

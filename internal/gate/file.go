@@ -89,8 +89,8 @@ func loadGateAt(root *project.Root, rel string, c int) (*GateFile, error) {
 	return ParseGateFile(data, rel, c)
 }
 
-// SaveGateFile writes chapter g.Chapter's staging gate file.
-func SaveGateFile(root *project.Root, g *GateFile) error {
+// saveGateFile writes chapter g.Chapter's staging gate file.
+func saveGateFile(root *project.Root, g *GateFile) error {
 	return root.WriteJSON(layout.StagingGate(g.Chapter), g)
 }
 
@@ -110,5 +110,5 @@ func MarkPolished(root *project.Root, c int) error {
 	}
 	g.Decision, g.Polished = Pass, true
 	g.NextStep = nextStep(c, Pass)
-	return SaveGateFile(root, g)
+	return saveGateFile(root, g)
 }

@@ -6,9 +6,9 @@ import (
 	"github.com/novelsuite/novel/internal/eval"
 )
 
-// MaxFixes caps the required fixes a polish round gets, and the lint
+// maxFixes caps the required fixes a polish round gets, and the lint
 // warnings a revise round adds to its own (SPEC §24).
-const MaxFixes = 8
+const maxFixes = 8
 
 // polishFixes are a polish round's required fixes (SPEC §24): both judges'
 // fixes on a key chapter (primary first, an instruction given twice kept
@@ -20,7 +20,7 @@ func polishFixes(in Input, used *eval.Eval, high []Violation, lintWarnings []eva
 	seen := map[string]bool{}
 	add := func(fs []eval.Fix) {
 		for _, f := range fs {
-			if !seen[f.Instruction] && len(out) < MaxFixes {
+			if !seen[f.Instruction] && len(out) < maxFixes {
 				seen[f.Instruction] = true
 				out = append(out, f)
 			}
@@ -41,7 +41,7 @@ func polishFixes(in Input, used *eval.Eval, high []Violation, lintWarnings []eva
 // than MaxFixes are listed; the judges' own fixes are never cut.
 func withWarnings(fixes, lintWarnings []eval.Fix) []eval.Fix {
 	for _, f := range lintWarnings {
-		if len(fixes) >= MaxFixes {
+		if len(fixes) >= maxFixes {
 			break
 		}
 		fixes = append(fixes, f)

@@ -50,7 +50,7 @@ func TestPolishFixesFallbackAndCap(t *testing.T) {
 		many = append(many, `{"target":"t","instruction":"改第`+string(rune('A'+i))+`处"}`)
 	}
 	e = ev(t, `{"chapter":3,"overall":3.7,"required_fixes":[`+strings.Join(many, ",")+`]}`)
-	if r := Decide(Input{Chapter: 3, Primary: e, Settings: settings.Defaults()}); len(r.RequiredFixes) != MaxFixes {
-		t.Fatalf("%d fixes, want %d", len(r.RequiredFixes), MaxFixes)
+	if r := Decide(Input{Chapter: 3, Primary: e, Settings: settings.Defaults()}); len(r.RequiredFixes) != maxFixes {
+		t.Fatalf("%d fixes, want %d", len(r.RequiredFixes), maxFixes)
 	}
 }

@@ -165,7 +165,7 @@ func (in *resolveIn) write(env Env, cp *checkpoint.Checkpoint, note string) (res
 			g.OriginalDecision, g.Decision = g.Decision, Accepted
 			g.NextStep = nextStep(c, Accepted)
 			g.ResolvedAt, g.ResolveNote = env.Now, note
-			if err := SaveGateFile(root, g); err != nil {
+			if err := saveGateFile(root, g); err != nil {
 				return nil, false, err
 			}
 		}
@@ -176,11 +176,11 @@ func (in *resolveIn) write(env Env, cp *checkpoint.Checkpoint, note string) (res
 		if g != nil {
 			g.RequiredFixes = in.fixes
 			g.ResolvedAt, g.ResolveNote = env.Now, note
-			if err := SaveGateFile(root, g); err != nil {
+			if err := saveGateFile(root, g); err != nil {
 				return nil, false, err
 			}
 		}
-		if res.Files, err = ArchiveRound(root, c, cp.RevisionCount); err != nil {
+		if res.Files, err = archiveRound(root, c, cp.RevisionCount); err != nil {
 			return nil, false, err
 		}
 		startRevision(cp)

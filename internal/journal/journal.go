@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -19,14 +18,14 @@ import (
 // durable (plan[].name; NOVEL_CRASH_AT takes it like any other step).
 const StepJournal = "journal"
 
-// CrashEnv names the test hook (SPEC §8.4): the process dies like
+// crashEnv names the test hook (SPEC §8.4): the process dies like
 // kill -9 (status 137) right after the named step.
-const CrashEnv = "NOVEL_CRASH_AT"
+const crashEnv = "NOVEL_CRASH_AT"
 
 // CrashHook is the CrashEnv hook read through getenv.
 func CrashHook(getenv func(string) string) func(step string) {
 	return func(step string) {
-		if getenv(CrashEnv) == step {
+		if getenv(crashEnv) == step {
 			os.Exit(137)
 		}
 	}
@@ -93,7 +92,7 @@ func (t Tx) Run(root *project.Root, doc any, fresh bool, crash func(string), ste
 			return err
 		}
 	} else {
-		RemoveTemps(root, append([]string{t.File}, t.Temps...))
+		removeTemps(root, append([]string{t.File}, t.Temps...))
 	}
 	crash(StepJournal)
 	for _, s := range steps {
@@ -171,17 +170,18 @@ func looksLikePath(s string) bool {
 	return path.Ext(s) != "" || strings.HasSuffix(s, "/")
 }
 
-// RemoveTemps deletes the jsonio temp files (.NAME.tmp-*) left beside
+// removeTemps deletes the jsonio temp files (.NAME.tmp-*) left beside
 // each target by a write that was killed before its rename.
-func RemoveTemps(root *project.Root, targets []string) {
+func removeTemps(root *project.Root, targets []string) {
 	for _, rel := range targets {
 		abs, err := root.Abs(rel)
 		if err != nil {
 			continue
 		}
 		dir := filepath.Dir(abs)
-		for _, name := range jsonio.TempsOf(dir, filepath.Base(abs)) {
-			jsonio.RemoveTemp(dir, name)
+		w := root.Writer()
+		for _, name := range w.TempsOf(dir, filepath.Base(abs)) {
+			w.RemoveTemp(dir, name)
 		}
 	}
 }
@@ -243,6 +243,6 @@ func (a Append) Replay(root *project.Root) error {
 	if err := f.Sync(); err != nil {
 		return errs.AccessFailed(rel, err)
 	}
-	jsonio.SyncDir(dir)
+	root.Writer().SyncDir(dir)
 	return nil
 }

@@ -109,8 +109,8 @@ type Pending struct {
 	File string
 }
 
-// List lists the unfinished journals of kind k, in file-name order.
-func List(root *project.Root, k Kind) ([]Pending, error) {
+// list lists the unfinished journals of kind k, in file-name order.
+func list(root *project.Root, k Kind) ([]Pending, error) {
 	ents, err := root.ReadDir(layout.Staging)
 	if err != nil {
 		return nil, err

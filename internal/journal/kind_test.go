@@ -31,7 +31,7 @@ func TestKindsFindTheirLayoutPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := range kinds {
-			ps, err := List(root, k)
+			ps, err := list(root, k)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,35 +6,37 @@ import (
 )
 
 // Deferred directory syncs are recorded once each, in first-seen order,
-// and the flush ends the deferral (later syncs happen at once).
+// and the flush ends the deferral (later syncs happen at once). The
+// deferral is the writer's own: another writer syncs at once meanwhile.
 func TestDeferDirSyncs(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	flush := DeferDirSyncs()
-	SyncDir(a)
-	SyncDir(b)
-	SyncDir(a)
-	if err := WriteFile(b+"/x.json", []byte("{}\n")); err != nil {
+	w := &Writer{}
+	flush := w.DeferDirSyncs()
+	w.SyncDir(a)
+	w.SyncDir(b)
+	w.SyncDir(a)
+	if err := w.WriteFile(b+"/x.json", []byte("{}\n")); err != nil {
 		t.Fatal(err)
 	}
-	dirSyncs.Lock()
-	got := append([]string(nil), dirSyncs.dirs...)
-	dirSyncs.Unlock()
-	if want := []string{a, b}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("recorded %v, want %v", got, want)
+	other := &Writer{}
+	other.SyncDir(t.TempDir())
+	if err := WriteFile(t.TempDir()+"/y.json", []byte("{}\n")); err != nil {
+		t.Fatal(err)
 	}
-	SyncDirNow(a) // synced now: off the list
-	dirSyncs.Lock()
-	got = append([]string(nil), dirSyncs.dirs...)
-	dirSyncs.Unlock()
-	if want := []string{b}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("after SyncDirNow: %v, want %v", got, want)
+	if want := []string{a, b}; !reflect.DeepEqual(w.dirs, want) {
+		t.Fatalf("recorded %v, want %v", w.dirs, want)
+	}
+	if other.deferring || len(other.dirs) != 0 {
+		t.Fatalf("another writer deferred: %v", other.dirs)
+	}
+	w.SyncNow(a) // synced now: off the list
+	if want := []string{b}; !reflect.DeepEqual(w.dirs, want) {
+		t.Fatalf("after SyncNow: %v, want %v", w.dirs, want)
 	}
 	flush()
 	flush()
-	SyncDir(a)
-	dirSyncs.Lock()
-	defer dirSyncs.Unlock()
-	if dirSyncs.on || len(dirSyncs.dirs) != 0 {
-		t.Fatalf("still deferring after flush: %v %v", dirSyncs.on, dirSyncs.dirs)
+	w.SyncDir(a)
+	if w.deferring || len(w.dirs) != 0 {
+		t.Fatalf("still deferring after flush: %v %v", w.deferring, w.dirs)
 	}
 }

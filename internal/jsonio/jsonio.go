@@ -370,24 +370,53 @@ func MarshalLine(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Writer does the atomic writes of one caller (a command's
+// project.Root owns one) and holds the state that makes them cheap: the
+// temp files seen per directory and, while a transaction defers them, the
+// directories whose fsync is pending. Its zero value is ready; a nil
+// *Writer (the package-level WriteFile) lists a directory on each write
+// and syncs at once.
+type Writer struct {
+	mu sync.Mutex
+	// temps holds, per directory, the atomic-write temp files (".X.tmp-…")
+	// seen when this writer first wrote there. A commit writes a dozen
+	// files into directories of thousands of entries (state/, logs/,
+	// evaluations/); listing each one per write cost several ms. A temp is
+	// only ever left by a writer killed before this process started (or by
+	// another process in the few ms it runs), so one listing per directory
+	// is enough.
+	temps map[string][]string
+	// deferring, dirs and seen: the directory fsyncs recorded between
+	// DeferDirSyncs and its flush, in first-recorded order.
+	deferring bool
+	dirs      []string
+	seen      map[string]bool
+}
+
 // WriteFile writes data to path atomically: a temp file in the same
 // directory, fsync, rename, then fsync of the directory. Parent
 // directories are created.
 func WriteFile(path string, data []byte) error {
-	return WriteFileParts(path, [][]byte{data})
+	return (*Writer)(nil).WriteFile(path, data)
+}
+
+// WriteFile is the package-level WriteFile with w's listing cache and
+// deferred directory syncs.
+func (w *Writer) WriteFile(path string, data []byte) error {
+	return w.WriteFileParts(path, [][]byte{data})
 }
 
 // WriteFileParts is WriteFile for content given as consecutive pieces
 // (a spliced document is written without first joining it).
-func WriteFileParts(path string, parts [][]byte) error {
+func (w *Writer) WriteFileParts(path string, parts [][]byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return writeErr(path, err)
 	}
-	return replaceFile(path, parts)
+	return w.replaceFile(path, parts)
 }
 
 // replaceFile is the atomic write into an existing directory.
-func replaceFile(path string, parts [][]byte) error {
+func (w *Writer) replaceFile(path string, parts [][]byte) error {
 	dir := filepath.Dir(path)
 	// The writer's pid is in the temp name, so a temp left by a killed
 	// writer can be recognised and swept by the next write (sweepTemps).
@@ -421,46 +450,40 @@ func replaceFile(path string, parts [][]byte) error {
 		return writeErr(path, err)
 	}
 	ok = true
-	SyncDir(dir)
-	sweepTemps(dir, filepath.Base(path))
+	w.SyncDir(dir)
+	w.sweepTemps(dir, filepath.Base(path))
 	return nil
 }
 
 // sweepTemps removes temp files of base left by writers that died between
 // create and rename (kill -9). A live writer's temp, or one without a pid,
 // is left alone.
-func sweepTemps(dir, base string) {
-	for _, name := range TempsOf(dir, base) {
+func (w *Writer) sweepTemps(dir, base string) {
+	for _, name := range w.TempsOf(dir, base) {
 		if target, ok := StaleTemp(name); ok && target == base {
-			RemoveTemp(dir, name)
+			w.RemoveTemp(dir, name)
 		}
 	}
 }
 
-// tempCache holds, per directory, the atomic-write temp files (".X.tmp-…")
-// seen when this process first looked there. A commit writes a dozen files
-// into directories of thousands of entries (state/, logs/, evaluations/);
-// listing each one per write cost several ms. A temp is only ever left by
-// a writer killed before this process started (or by another process in
-// the few ms it runs), so one listing per directory is enough.
-var tempCache struct {
-	sync.Mutex
-	dirs map[string][]string
-}
-
 // TempsOf returns the names of the temp files of base's atomic writes
 // (".{base}.tmp-*", any writer) in dir. The directory is listed once per
-// process; RemoveTemp keeps the cached list current.
-func TempsOf(dir, base string) []string {
-	tempCache.Lock()
-	defer tempCache.Unlock()
-	names, ok := tempCache.dirs[dir]
-	if !ok {
+// Writer (every time for a nil one); RemoveTemp keeps the list current.
+func (w *Writer) TempsOf(dir, base string) []string {
+	var names []string
+	if w == nil {
 		names = listTemps(dir)
-		if tempCache.dirs == nil {
-			tempCache.dirs = map[string][]string{}
+	} else {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		var ok bool
+		if names, ok = w.temps[dir]; !ok {
+			names = listTemps(dir)
+			if w.temps == nil {
+				w.temps = map[string][]string{}
+			}
+			w.temps[dir] = names
 		}
-		tempCache.dirs[dir] = names
 	}
 	prefix := "." + base + ".tmp-"
 	var out []string
@@ -473,14 +496,17 @@ func TempsOf(dir, base string) []string {
 }
 
 // RemoveTemp deletes dir/name (a temp file found by TempsOf).
-func RemoveTemp(dir, name string) {
+func (w *Writer) RemoveTemp(dir, name string) {
 	os.Remove(filepath.Join(dir, name))
-	tempCache.Lock()
-	defer tempCache.Unlock()
-	names := tempCache.dirs[dir]
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	names := w.temps[dir]
 	for i, n := range names {
 		if n == name {
-			tempCache.dirs[dir] = append(names[:i:i], names[i+1:]...)
+			w.temps[dir] = append(names[:i:i], names[i+1:]...)
 			break
 		}
 	}
@@ -542,64 +568,67 @@ func processAlive(pid int) bool {
 // SyncDir fsyncs a directory so a rename inside it is durable. Errors are
 // ignored: some file systems do not support it. Between DeferDirSyncs and
 // its flush the directory is only recorded.
-func SyncDir(dir string) {
-	dirSyncs.Lock()
-	if dirSyncs.on {
-		if !dirSyncs.seen[dir] {
-			dirSyncs.seen[dir] = true
-			dirSyncs.dirs = append(dirSyncs.dirs, dir)
+func (w *Writer) SyncDir(dir string) {
+	if w != nil {
+		w.mu.Lock()
+		if w.deferring {
+			if !w.seen[dir] {
+				w.seen[dir] = true
+				w.dirs = append(w.dirs, dir)
+			}
+			w.mu.Unlock()
+			return
 		}
-		dirSyncs.Unlock()
-		return
+		w.mu.Unlock()
 	}
-	dirSyncs.Unlock()
 	SyncDirNow(dir)
 }
 
-var dirSyncs struct {
-	sync.Mutex
-	on   bool
-	dirs []string
-	seen map[string]bool
-}
-
-// DeferDirSyncs batches directory fsyncs: until the returned flush runs,
-// SyncDir (and so every atomic write's directory fsync) only records the
-// directory; flush fsyncs each recorded directory once, in the order
-// first recorded. For a sequence of idempotent steps whose completion is
-// marked by a later durable change (a commit journal deleted after the
-// flush), a dozen writes into a few directories then cost one fsync per
-// directory. A rename that must be durable before the next write uses
-// SyncDirNow. flush may be called more than once.
-func DeferDirSyncs() (flush func()) {
-	dirSyncs.Lock()
-	dirSyncs.on, dirSyncs.dirs, dirSyncs.seen = true, nil, map[string]bool{}
-	dirSyncs.Unlock()
+// DeferDirSyncs batches w's directory fsyncs: until the returned flush
+// runs, SyncDir (and so every atomic write's directory fsync) only
+// records the directory; flush fsyncs each recorded directory once, in
+// the order first recorded. For a sequence of idempotent steps whose
+// completion is marked by a later durable change (a commit journal
+// deleted after the flush), a dozen writes into a few directories then
+// cost one fsync per directory. A rename that must be durable before the
+// next write uses w.SyncNow. flush may be called more than once.
+func (w *Writer) DeferDirSyncs() (flush func()) {
+	w.mu.Lock()
+	w.deferring, w.dirs, w.seen = true, nil, map[string]bool{}
+	w.mu.Unlock()
 	return func() {
-		dirSyncs.Lock()
-		dirs := dirSyncs.dirs
-		dirSyncs.on, dirSyncs.dirs, dirSyncs.seen = false, nil, nil
-		dirSyncs.Unlock()
+		w.mu.Lock()
+		dirs := w.dirs
+		w.deferring, w.dirs, w.seen = false, nil, nil
+		w.mu.Unlock()
 		for _, d := range dirs {
 			SyncDirNow(d)
 		}
 	}
 }
 
-// SyncDirNow fsyncs a directory now, even while syncs are deferred (and
-// takes it off the deferred list).
-func SyncDirNow(dir string) {
-	dirSyncs.Lock()
-	if dirSyncs.seen[dir] {
-		delete(dirSyncs.seen, dir)
-		for i, d := range dirSyncs.dirs {
-			if d == dir {
-				dirSyncs.dirs = append(dirSyncs.dirs[:i:i], dirSyncs.dirs[i+1:]...)
-				break
+// SyncNow fsyncs a directory now, even while w defers syncs (and takes it
+// off the deferred list).
+func (w *Writer) SyncNow(dir string) {
+	if w != nil {
+		w.mu.Lock()
+		if w.seen[dir] {
+			delete(w.seen, dir)
+			for i, d := range w.dirs {
+				if d == dir {
+					w.dirs = append(w.dirs[:i:i], w.dirs[i+1:]...)
+					break
+				}
 			}
 		}
+		w.mu.Unlock()
 	}
-	dirSyncs.Unlock()
+	SyncDirNow(dir)
+}
+
+// SyncDirNow fsyncs a directory now. Errors are ignored: some file
+// systems do not support it.
+func SyncDirNow(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
@@ -613,11 +642,16 @@ func writeErr(path string, err error) error {
 
 // WriteJSON writes v canonically and atomically.
 func WriteJSON(path string, v any) error {
+	return (*Writer)(nil).WriteJSON(path, v)
+}
+
+// WriteJSON is the package-level WriteJSON through w.
+func (w *Writer) WriteJSON(path string, v any) error {
 	data, err := Marshal(v)
 	if err != nil {
 		return errs.Newf(errs.IO, "无法编码 %s：%v", "cannot encode %s: %v", path, err)
 	}
-	return WriteFile(path, data)
+	return w.WriteFile(path, data)
 }
 
 // Int reads a json.Number (or float64/int) as an int; ok is false for

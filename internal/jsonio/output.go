@@ -28,7 +28,7 @@ func WriteOutput(path string, data []byte) error {
 	if fi, err := os.Stat(filepath.Dir(target)); err != nil || !fi.IsDir() {
 		return outputErr(path, "所在目录不存在", "is in a directory that does not exist").With("dir", filepath.Dir(target))
 	}
-	return replaceFile(target, [][]byte{data})
+	return (*Writer)(nil).replaceFile(target, [][]byte{data})
 }
 
 // writeThrough writes into an existing non-regular file without creating

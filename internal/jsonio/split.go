@@ -232,6 +232,26 @@ func Validate(data []byte, rel string) ([]byte, error) {
 	return body, nil // unreachable: json.Valid and Decode agree
 }
 
+// SplitLines cuts a JSON-lines file into its non-empty lines, untrimmed
+// (sub-slices of data): line numbers of a parse error are counted by
+// the caller over these.
+func SplitLines(data []byte) [][]byte {
+	var out [][]byte
+	start := 0
+	for i, b := range data {
+		if b == '\n' {
+			if i > start {
+				out = append(out, data[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(data) {
+		out = append(out, data[start:])
+	}
+	return out
+}
+
 // Lines returns the non-blank lines of a JSON-lines file (or any text
 // output), each trimmed.
 func Lines(b []byte) []string {

@@ -65,9 +65,9 @@ func (d *doc) headingCheck() Check {
 		problem = d.msg("首行不是 "+want+" 形式的标题（第 N 章用阿拉伯数字）", "the first line is not a heading of the form "+want+" (N in Arabic digits)")
 	case atoiOr(m[1]) != d.in.Chapter:
 		problem = d.msg("标题的章号是 "+m[1]+"，应为 "+itoa(d.in.Chapter), "the heading's chapter number is "+m[1]+", want "+itoa(d.in.Chapter))
-	case utf8.RuneCountInString(strings.TrimSpace(m[2])) > Thresholds.HeadingTitleMax:
-		problem = d.msg("章名 "+itoa(utf8.RuneCountInString(strings.TrimSpace(m[2])))+" 字，超过 "+itoa(Thresholds.HeadingTitleMax)+" 字",
-			"the title has "+itoa(utf8.RuneCountInString(strings.TrimSpace(m[2])))+" characters, more than "+itoa(Thresholds.HeadingTitleMax))
+	case utf8.RuneCountInString(strings.TrimSpace(m[2])) > thresholds.HeadingTitleMax:
+		problem = d.msg("章名 "+itoa(utf8.RuneCountInString(strings.TrimSpace(m[2])))+" 字，超过 "+itoa(thresholds.HeadingTitleMax)+" 字",
+			"the title has "+itoa(utf8.RuneCountInString(strings.TrimSpace(m[2])))+" characters, more than "+itoa(thresholds.HeadingTitleMax))
 	}
 	if problem == "" {
 		c.Detail = d.msg("标题行正确", "the heading line is fine")
@@ -265,17 +265,17 @@ func (d *doc) dashes() Check {
 	ell := append(runs(d.body, '…', 1), runs(d.body, '.', 3)...)
 	sortByLine(ell)
 	var hits []hit
-	if d.over(len(dash), Thresholds.DashesPerK) {
+	if d.over(len(dash), thresholds.DashesPerK) {
 		c.Count += len(dash)
 		hits = append(hits, dash...)
 	}
-	if d.over(len(ell), Thresholds.EllipsesPerK) {
+	if d.over(len(ell), thresholds.EllipsesPerK) {
 		c.Count += len(ell)
 		hits = append(hits, ell...)
 	}
 	sortByLine(hits)
-	c.Detail = d.msg("破折号 "+itoa(len(dash))+" 处（"+d.perK(len(dash))+"/千字，上限 "+itoa(Thresholds.DashesPerK)+"），省略号 "+itoa(len(ell))+" 处（"+d.perK(len(ell))+"/千字，上限 "+itoa(Thresholds.EllipsesPerK)+"）",
-		itoa(len(dash))+" dashes ("+d.perK(len(dash))+" per 1000 words, limit "+itoa(Thresholds.DashesPerK)+"), "+itoa(len(ell))+" ellipses ("+d.perK(len(ell))+" per 1000 words, limit "+itoa(Thresholds.EllipsesPerK)+")")
+	c.Detail = d.msg("破折号 "+itoa(len(dash))+" 处（"+d.perK(len(dash))+"/千字，上限 "+itoa(thresholds.DashesPerK)+"），省略号 "+itoa(len(ell))+" 处（"+d.perK(len(ell))+"/千字，上限 "+itoa(thresholds.EllipsesPerK)+"）",
+		itoa(len(dash))+" dashes ("+d.perK(len(dash))+" per 1000 words, limit "+itoa(thresholds.DashesPerK)+"), "+itoa(len(ell))+" ellipses ("+d.perK(len(ell))+" per 1000 words, limit "+itoa(thresholds.EllipsesPerK)+")")
 	c.Evidence = evidence(hits)
 	return c
 }
@@ -300,15 +300,15 @@ func (d *doc) aiPatterns() Check {
 			hits = append(hits, hs...)
 		}
 	}
-	fire(frames, len(frames) > Thresholds.NotButPerChapter)
-	fire(sim, d.over(len(sim), Thresholds.SimilesPerK))
-	fire(conn, d.over(len(conn), Thresholds.ConnectorsPerK))
-	fire(emo, len(emo) > Thresholds.EmotionPerChapter)
+	fire(frames, len(frames) > thresholds.NotButPerChapter)
+	fire(sim, d.over(len(sim), thresholds.SimilesPerK))
+	fire(conn, d.over(len(conn), thresholds.ConnectorsPerK))
+	fire(emo, len(emo) > thresholds.EmotionPerChapter)
 	sortByLine(hits)
-	c.Detail = d.msg("“不是…而是…” "+itoa(len(frames))+" 处（上限 "+itoa(Thresholds.NotButPerChapter)+"/章），比喻词 "+itoa(len(sim))+" 处（"+d.perK(len(sim))+"/千字，上限 "+itoa(Thresholds.SimilesPerK)+
-		"），叙述连接词 "+itoa(len(conn))+" 处（"+d.perK(len(conn))+"/千字，上限 "+itoa(Thresholds.ConnectorsPerK)+"），情绪标签 "+itoa(len(emo))+" 处（上限 "+itoa(Thresholds.EmotionPerChapter)+"/章）",
-		"\"不是…而是…\" frames "+itoa(len(frames))+" (limit "+itoa(Thresholds.NotButPerChapter)+" per chapter), similes "+itoa(len(sim))+" ("+d.perK(len(sim))+" per 1000 words, limit "+itoa(Thresholds.SimilesPerK)+
-			"), narration connectors "+itoa(len(conn))+" ("+d.perK(len(conn))+" per 1000 words, limit "+itoa(Thresholds.ConnectorsPerK)+"), emotion labels "+itoa(len(emo))+" (limit "+itoa(Thresholds.EmotionPerChapter)+" per chapter)")
+	c.Detail = d.msg("“不是…而是…” "+itoa(len(frames))+" 处（上限 "+itoa(thresholds.NotButPerChapter)+"/章），比喻词 "+itoa(len(sim))+" 处（"+d.perK(len(sim))+"/千字，上限 "+itoa(thresholds.SimilesPerK)+
+		"），叙述连接词 "+itoa(len(conn))+" 处（"+d.perK(len(conn))+"/千字，上限 "+itoa(thresholds.ConnectorsPerK)+"），情绪标签 "+itoa(len(emo))+" 处（上限 "+itoa(thresholds.EmotionPerChapter)+"/章）",
+		"\"不是…而是…\" frames "+itoa(len(frames))+" (limit "+itoa(thresholds.NotButPerChapter)+" per chapter), similes "+itoa(len(sim))+" ("+d.perK(len(sim))+" per 1000 words, limit "+itoa(thresholds.SimilesPerK)+
+			"), narration connectors "+itoa(len(conn))+" ("+d.perK(len(conn))+" per 1000 words, limit "+itoa(thresholds.ConnectorsPerK)+"), emotion labels "+itoa(len(emo))+" (limit "+itoa(thresholds.EmotionPerChapter)+" per chapter)")
 	c.Evidence = evidence(hits)
 	return c
 }
@@ -335,14 +335,14 @@ func (d *doc) inNarration(lines []textmeasure.Line, needles []string) []hit {
 }
 
 func (d *doc) blacklist() Check {
-	c := Check{ID: BlacklistCheck, Severity: Warning}
+	c := Check{ID: blacklistCheck, Severity: Warning}
 	bc := textmeasure.CountBlacklist(d.cfg.Blacklist, d.in.Text, d.words)
 	var words []string
-	for _, h := range firstNHits(bc.Hits, Thresholds.BlacklistWordsShown) {
+	for _, h := range firstNHits(bc.Hits, thresholds.BlacklistWordsShown) {
 		words = append(words, h.Word+"×"+itoa(h.Count))
 	}
 	rate := strconv.FormatFloat(bc.HitsPerKChar, 'f', -1, 64)
-	if d.over(bc.TotalHits, Thresholds.BlacklistPerK) {
+	if d.over(bc.TotalHits, thresholds.BlacklistPerK) {
 		c.Count = bc.TotalHits
 		var list []string
 		for _, h := range bc.Hits {
@@ -350,8 +350,8 @@ func (d *doc) blacklist() Check {
 		}
 		c.Evidence = evidence(findAll(d.body, list))
 	}
-	c.Detail = d.msg("黑名单命中 "+itoa(bc.TotalHits)+" 次（"+rate+"/千字，上限 "+itoa(Thresholds.BlacklistPerK)+"）",
-		itoa(bc.TotalHits)+" blacklist hits ("+rate+" per 1000 words, limit "+itoa(Thresholds.BlacklistPerK)+")")
+	c.Detail = d.msg("黑名单命中 "+itoa(bc.TotalHits)+" 次（"+rate+"/千字，上限 "+itoa(thresholds.BlacklistPerK)+"）",
+		itoa(bc.TotalHits)+" blacklist hits ("+rate+" per 1000 words, limit "+itoa(thresholds.BlacklistPerK)+")")
 	if len(words) > 0 {
 		c.Detail += d.msg("："+strings.Join(words, "、"), ": "+strings.Join(words, ", "))
 	}
@@ -369,13 +369,13 @@ func (d *doc) paragraphs() Check {
 	for _, l := range d.body {
 		n := textmeasure.LineWords(l.Text)
 		longest = max(longest, n)
-		if n > Thresholds.ParagraphMaxWords {
+		if n > thresholds.ParagraphMaxWords {
 			hits = append(hits, hit{line: l, at: len(l.Text) - len(strings.TrimLeft(l.Text, " \t　"))})
 		}
 	}
 	c.Count = len(hits)
-	c.Detail = d.msg(itoa(c.Count)+" 段超过 "+itoa(Thresholds.ParagraphMaxWords)+" 字（最长 "+itoa(longest)+" 字）",
-		itoa(c.Count)+" paragraphs over "+itoa(Thresholds.ParagraphMaxWords)+" words (longest "+itoa(longest)+")")
+	c.Detail = d.msg(itoa(c.Count)+" 段超过 "+itoa(thresholds.ParagraphMaxWords)+" 字（最长 "+itoa(longest)+" 字）",
+		itoa(c.Count)+" paragraphs over "+itoa(thresholds.ParagraphMaxWords)+" words (longest "+itoa(longest)+")")
 	if c.Count > 0 {
 		c.Detail += d.msg("，手机上难读，拆成短段", "; hard to read on a phone, split them")
 	}

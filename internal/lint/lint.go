@@ -439,7 +439,7 @@ func evidence(hits []hit) []Evidence {
 		if h.line.N == last {
 			continue
 		}
-		if len(out) == Thresholds.EvidenceMax {
+		if len(out) == thresholds.EvidenceMax {
 			break
 		}
 		last = h.line.N
@@ -452,12 +452,12 @@ func evidence(hits []hit) []Evidence {
 func excerpt(line string, at int) string {
 	at = min(max(at, 0), len(line))
 	start := at
-	for i := 0; i < Thresholds.ExcerptBefore && start > 0; i++ {
+	for i := 0; i < thresholds.ExcerptBefore && start > 0; i++ {
 		_, n := utf8.DecodeLastRuneInString(line[:start])
 		start -= n
 	}
 	end := at
-	for i := 0; i < Thresholds.ExcerptAfter && end < len(line); i++ {
+	for i := 0; i < thresholds.ExcerptAfter && end < len(line); i++ {
 		_, n := utf8.DecodeRuneInString(line[end:])
 		end += n
 	}

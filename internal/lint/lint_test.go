@@ -57,7 +57,7 @@ func TestThresholdsAreStrict(t *testing.T) {
 		{AIPatterns, "然而因此", "然而因此与此同时", 3},
 		{AIPatterns, "他不是我，而是你。", "他不是我，而是你。她不是我，而是他。", 2},
 		{AIPatterns, "他感到冷。她感到热。", "他感到冷。她感到热。心中涌起一股暖意。", 3},
-		{BlacklistCheck, "不禁不禁不禁", "不禁不禁不禁不禁", 4},
+		{blacklistCheck, "不禁不禁不禁", "不禁不禁不禁不禁", 4},
 	}
 	for _, c := range cases {
 		at := chapter(c.at, 1000-utf8.RuneCountInString(c.at))
@@ -142,7 +142,7 @@ func FuzzRun(f *testing.F) {
 		}
 		errors := 0
 		for _, c := range r.Checks {
-			if c.Count < 0 || len(c.Evidence) > Thresholds.EvidenceMax || c.Evidence == nil {
+			if c.Count < 0 || len(c.Evidence) > thresholds.EvidenceMax || c.Evidence == nil {
 				t.Fatalf("check %+v", c)
 			}
 			if c.Count > 0 && c.Severity == Error {

@@ -53,10 +53,10 @@ func (d *doc) repetition() Check {
 	}
 	c.Count = len(found)
 	sortByLine(hits)
-	c.Detail = d.msg("重复的说法 "+itoa(len(found))+" 处（同一短语 ≥ "+itoa(Thresholds.RepeatPhraseChars)+" 字出现 ≥ "+itoa(Thresholds.RepeatPhraseTimes)+" 次，或 ≥ "+itoa(Thresholds.RepeatFrameChars)+" 字的句式与上一章相同）",
-		itoa(len(found))+" repeated phrasings (a phrase of ≥ "+itoa(Thresholds.RepeatPhraseChars)+" characters ≥ "+itoa(Thresholds.RepeatPhraseTimes)+" times, or a frame of ≥ "+itoa(Thresholds.RepeatFrameChars)+" characters the previous chapter used)")
+	c.Detail = d.msg("重复的说法 "+itoa(len(found))+" 处（同一短语 ≥ "+itoa(thresholds.RepeatPhraseChars)+" 字出现 ≥ "+itoa(thresholds.RepeatPhraseTimes)+" 次，或 ≥ "+itoa(thresholds.RepeatFrameChars)+" 字的句式与上一章相同）",
+		itoa(len(found))+" repeated phrasings (a phrase of ≥ "+itoa(thresholds.RepeatPhraseChars)+" characters ≥ "+itoa(thresholds.RepeatPhraseTimes)+" times, or a frame of ≥ "+itoa(thresholds.RepeatFrameChars)+" characters the previous chapter used)")
 	if len(found) > 0 {
-		c.Detail += d.msg("：", ": ") + strings.Join(found[:min(len(found), Thresholds.EvidenceMax)], d.msg("，", ", "))
+		c.Detail += d.msg("：", ": ") + strings.Join(found[:min(len(found), thresholds.EvidenceMax)], d.msg("，", ", "))
 	}
 	c.Evidence = evidence(hits)
 	return c
@@ -132,7 +132,7 @@ func hanRuns(s string) []string {
 // not all numerals, extended while every occurrence shares the next (or
 // previous) character, once per phrase, in order of first occurrence.
 func repeatedPhrases(lines []string) []string {
-	n := Thresholds.RepeatPhraseChars
+	n := thresholds.RepeatPhraseChars
 	counts := map[string]int{}
 	var order []string
 	for _, l := range lines {
@@ -150,14 +150,14 @@ func repeatedPhrases(lines []string) []string {
 	all := strings.Join(lines, "\n")
 	var out []string
 	for _, g := range order {
-		if counts[g] < Thresholds.RepeatPhraseTimes || strings.IndexFunc(g, func(r rune) bool { return !isNumeral(r) }) < 0 {
+		if counts[g] < thresholds.RepeatPhraseTimes || strings.IndexFunc(g, func(r rune) bool { return !isNumeral(r) }) < 0 {
 			continue
 		}
 		// Overlapping occurrences (灯灯灯灯灯) are not a phrase used five
 		// times. Every occurrence of a Han gram in the text is one counts
 		// saw, and only a gram whose start is also its end can overlap
 		// itself: the others need no second count over the whole text.
-		if selfOverlapping(g) && strings.Count(all, g) < Thresholds.RepeatPhraseTimes {
+		if selfOverlapping(g) && strings.Count(all, g) < thresholds.RepeatPhraseTimes {
 			continue
 		}
 		covered := false
@@ -221,7 +221,7 @@ func sharedNeighbour(all, p string, after bool) (rune, bool) {
 		shared, n = r, n+1
 		from = at + len(p)
 	}
-	return shared, n >= Thresholds.RepeatPhraseTimes
+	return shared, n >= thresholds.RepeatPhraseTimes
 }
 
 // frame is a sentence with its quotes dropped and numerals as N.
@@ -248,8 +248,8 @@ func windows(lines []textmeasure.Line) map[string]bool {
 	for _, l := range lines {
 		for _, s := range textmeasure.Sentences(l.Text) {
 			f := frame(s)
-			for i := 0; i+Thresholds.RepeatFrameChars <= len(f); i++ {
-				if w := f[i : i+Thresholds.RepeatFrameChars]; wordy(w) {
+			for i := 0; i+thresholds.RepeatFrameChars <= len(f); i++ {
+				if w := f[i : i+thresholds.RepeatFrameChars]; wordy(w) {
 					set[string(w)] = true
 				}
 			}
@@ -278,7 +278,7 @@ type sharedFrame struct {
 func sharedFrames(body []textmeasure.Line, prev map[string]bool) []sharedFrame {
 	var out []sharedFrame
 	seen := map[string]bool{}
-	k := Thresholds.RepeatFrameChars
+	k := thresholds.RepeatFrameChars
 	for _, l := range body {
 		for _, s := range textmeasure.Sentences(l.Text) {
 			f := frame(s)

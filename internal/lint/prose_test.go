@@ -124,7 +124,7 @@ func TestPresentTermsMaskLikeAll(t *testing.T) {
 // repeatedPhrasesBefore is repeatedPhrases with the whole-text count for
 // every gram (the oracle for selfOverlapping's shortcut).
 func repeatedPhrasesBefore(lines []string) []string {
-	n := Thresholds.RepeatPhraseChars
+	n := thresholds.RepeatPhraseChars
 	counts := map[string]int{}
 	var order []string
 	for _, l := range lines {
@@ -142,10 +142,10 @@ func repeatedPhrasesBefore(lines []string) []string {
 	all := strings.Join(lines, "\n")
 	var out []string
 	for _, g := range order {
-		if counts[g] < Thresholds.RepeatPhraseTimes || strings.IndexFunc(g, func(r rune) bool { return !isNumeral(r) }) < 0 {
+		if counts[g] < thresholds.RepeatPhraseTimes || strings.IndexFunc(g, func(r rune) bool { return !isNumeral(r) }) < 0 {
 			continue
 		}
-		if strings.Count(all, g) < Thresholds.RepeatPhraseTimes {
+		if strings.Count(all, g) < thresholds.RepeatPhraseTimes {
 			continue
 		}
 		covered := false

@@ -44,7 +44,7 @@ func (r *Report) Fixes(lang string, ids ...string) [][2]string {
 // words and quote marks, in report order.
 func (r *Report) WarningFixes(lang string) [][2]string {
 	var out [][2]string
-	for _, c := range r.Fired(Warning, AIPatterns, Dashes, BlacklistCheck, Quotes) {
+	for _, c := range r.Fired(Warning, AIPatterns, Dashes, blacklistCheck, Quotes) {
 		out = append(out, r.fix(c, lang))
 	}
 	return out

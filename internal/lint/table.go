@@ -15,7 +15,7 @@ const (
 	Quotes         = "quotes"
 	Dashes         = "dashes"
 	AIPatterns     = "ai_patterns"
-	BlacklistCheck = "blacklist"
+	blacklistCheck = "blacklist"
 	Repetition     = "repetition"
 	SummaryLines   = "summary_lines"
 	Paragraphs     = "paragraphs"
@@ -43,10 +43,10 @@ const (
 // publishable.
 var GateBlocking = []string{Length, ModelArtifacts}
 
-// Thresholds is the one table of lint limits (SPEC §20). Rates are per
+// thresholds is the one table of lint limits (SPEC §20). Rates are per
 // 1000 words of the chapter's word count; a check fires when the measure
 // is strictly above its limit.
-var Thresholds = struct {
+var thresholds = struct {
 	HeadingTitleMax     int // runes of the title after 第N章
 	DashesPerK          int // —— runs
 	EllipsesPerK        int // …… runs

@@ -62,7 +62,7 @@ func HeldBy(root *project.Root, token string) (bool, error) {
 		}
 		return true, nil
 	}
-	if !info.HasHost || info.Host != Hostname() || info.PID <= 0 {
+	if !info.HasHost || info.Host != hostname() || info.PID <= 0 {
 		return true, nil // another host's holder cannot be checked from here
 	}
 	if why := liveness(info.PID, info.PIDStart); why != alive {

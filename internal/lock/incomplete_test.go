@@ -75,12 +75,12 @@ func TestIncompleteDeadTempWriter(t *testing.T) {
 		name, file, content string
 		stale               bool
 	}{
-		{"dead writer on this host", ".info.json.tmp-" + strconv.Itoa(dead) + "-123", info(dead, Hostname()), true},
-		{"dead writer, info names the live shell", ".info.json.tmp-" + strconv.Itoa(dead) + "-123", info(live, Hostname()), true},
+		{"dead writer on this host", ".info.json.tmp-" + strconv.Itoa(dead) + "-123", info(dead, hostname()), true},
+		{"dead writer, info names the live shell", ".info.json.tmp-" + strconv.Itoa(dead) + "-123", info(live, hostname()), true},
 		{"dead writer on another host", ".info.json.tmp-" + strconv.Itoa(dead) + "-123", info(dead, "elsewhere"), false},
 		{"dead writer, temp still empty", ".info.json.tmp-" + strconv.Itoa(dead) + "-123", "", false},
-		{"live writer", ".info.json.tmp-" + strconv.Itoa(live) + "-123", info(live, Hostname()), false},
-		{"not a temp of info.json", ".other.tmp-" + strconv.Itoa(dead) + "-123", info(dead, Hostname()), false},
+		{"live writer", ".info.json.tmp-" + strconv.Itoa(live) + "-123", info(live, hostname()), false},
+		{"not a temp of info.json", ".other.tmp-" + strconv.Itoa(dead) + "-123", info(dead, hostname()), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

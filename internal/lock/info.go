@@ -121,8 +121,8 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Hostname is this machine's name as recorded in info.json.
-func Hostname() string {
+// hostname is this machine's name as recorded in info.json.
+func hostname() string {
 	h, err := os.Hostname()
 	if err != nil {
 		return ""
@@ -165,8 +165,8 @@ func procStat(pid int) (state byte, start uint64, exists, procOK bool) {
 	return f[0][0], st, true, true
 }
 
-// PIDStart returns field 22 of /proc/PID/stat (0 when unavailable).
-func PIDStart(pid int) uint64 {
+// pIDStart returns field 22 of /proc/PID/stat (0 when unavailable).
+func pIDStart(pid int) uint64 {
 	_, st, exists, ok := procStat(pid)
 	if !exists || !ok {
 		return 0

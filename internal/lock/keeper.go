@@ -125,7 +125,7 @@ func StopTree(pid int) []int {
 	var out []int
 	for round := 0; round < 100; round++ {
 		fresh := false
-		for _, p := range Descendants(pid) {
+		for _, p := range descendants(pid) {
 			if !stopped[p] {
 				syscall.Kill(p, syscall.SIGSTOP)
 				stopped[p], fresh = true, true
@@ -139,8 +139,8 @@ func StopTree(pid int) []int {
 	return out
 }
 
-// Descendants returns pid and all its descendants, from /proc.
-func Descendants(pid int) []int {
+// descendants returns pid and all its descendants, from /proc.
+func descendants(pid int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return []int{pid}

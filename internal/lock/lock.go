@@ -16,8 +16,8 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// DefaultStaleMinutes applies when the caller passes no positive limit.
-const DefaultStaleMinutes = 30
+// defaultStaleMinutes applies when the caller passes no positive limit.
+const defaultStaleMinutes = 30
 
 // futureSlack: timestamps further ahead than this are ignored, so a bad
 // clock can never make a permanent lock.
@@ -52,8 +52,8 @@ const (
 // lease_until further ahead than MaxLease (plus the clock slack) is ignored,
 // so a bad clock or a hand-edited file can never make a permanent lock.
 const (
-	DefaultLease = 30 * time.Minute
-	MaxLease     = 24 * time.Hour
+	defaultLease = 30 * time.Minute
+	maxLease     = 24 * time.Hour
 )
 
 // Holder describes who holds the lock. The token is never shown: it is
@@ -110,14 +110,14 @@ func (o Options) limit() int {
 	if o.StaleMinutes > 0 {
 		return o.StaleMinutes
 	}
-	return DefaultStaleMinutes
+	return defaultStaleMinutes
 }
 
 func (o Options) host() string {
 	if o.Host != "" {
 		return o.Host
 	}
-	return Hostname()
+	return hostname()
 }
 
 type paths struct{ dir, info, flock string }
@@ -257,7 +257,7 @@ func inspect(p paths, o Options, flockMine bool) (*Status, error) {
 // allows, leaves the lock to the pid and age rules.
 func leaseEnd(info parsedInfo, now time.Time) (time.Time, bool) {
 	until, ok := parseTime(info.LeaseUntil)
-	if !ok || until.After(now.Add(MaxLease+futureSlack)) {
+	if !ok || until.After(now.Add(maxLease+futureSlack)) {
 		return time.Time{}, false
 	}
 	return until, true
@@ -343,7 +343,7 @@ func Acquire(root *project.Root, o Options) (*Acquired, error) {
 	if o.PID <= 0 {
 		return nil, errs.Newf(errs.Usage, "锁持有者 pid %d 无效", "invalid holder pid %d", o.PID)
 	}
-	if o.Lease < 0 || o.Lease > MaxLease {
+	if o.Lease < 0 || o.Lease > maxLease {
 		return nil, leaseRangeErr(o.Lease)
 	}
 	p, err := resolve(root)
@@ -425,7 +425,7 @@ func tryMkdir(p paths) (bool, error) {
 
 func writeInfo(p paths, o Options, broke *Broken) (*Acquired, error) {
 	now := stamp(o.now())
-	info := Info{PID: o.PID, Host: o.host(), Started: now, Heartbeat: now, Token: newToken(), PIDStart: PIDStart(o.PID)}
+	info := Info{PID: o.PID, Host: o.host(), Started: now, Heartbeat: now, Token: newToken(), PIDStart: pIDStart(o.PID)}
 	if o.Chapter > 0 {
 		c := o.Chapter
 		info.Chapter = &c
@@ -449,7 +449,7 @@ func removeDir(p paths) error {
 	if err := os.RemoveAll(p.dir); err != nil {
 		return errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", layout.LockDir, err).With("file", layout.LockDir)
 	}
-	jsonio.SyncDir(filepath.Dir(p.dir))
+	jsonio.SyncDirNow(filepath.Dir(p.dir))
 	return nil
 }
 
@@ -598,7 +598,7 @@ type RenewResult struct {
 // run out but was not broken is still the token's, so it is renewed too.
 // No lock, or another holder's → E_LOCK_LOST.
 func Renew(root *project.Root, token string, lease time.Duration, o Options) (*RenewResult, error) {
-	if lease < 0 || lease > MaxLease {
+	if lease < 0 || lease > maxLease {
 		return nil, leaseRangeErr(lease)
 	}
 	p, err := resolve(root)
@@ -628,8 +628,8 @@ func Renew(root *project.Root, token string, lease time.Duration, o Options) (*R
 		if length == 0 {
 			length = time.Duration(info.LeaseSeconds) * time.Second
 		}
-		if length <= 0 || length > MaxLease {
-			length = DefaultLease
+		if length <= 0 || length > maxLease {
+			length = defaultLease
 		}
 		now := o.now()
 		info.Heartbeat = stamp(now)

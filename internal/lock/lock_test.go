@@ -120,7 +120,7 @@ func TestGuardRefusesLiveHolder(t *testing.T) {
 }
 
 func TestStaleRules(t *testing.T) {
-	host := Hostname()
+	host := hostname()
 	now := time.Now().UTC()
 	old := stamp(now.Add(-2 * time.Hour))
 	fresh := stamp(now.Add(-10 * time.Second))
@@ -314,7 +314,7 @@ func jsonDecode(data []byte, v any) error { return jsonio.Decode(data, "info.jso
 // token is alive (pid + pid_start): the orphan of a killed `novel-lock run`
 // must not go on writing (field trial B1; SPEC §4).
 func TestGuardRefusesTokenOfDeadHolder(t *testing.T) {
-	host := Hostname()
+	host := hostname()
 	now := stamp(time.Now())
 	cases := map[string]string{
 		"dead pid":   `{"pid":` + strconv.Itoa(deadPIDValue(t)) + `,"host":"` + host + `","started":"` + now + `","token":"tok"}`,

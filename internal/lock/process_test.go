@@ -155,7 +155,7 @@ func TestConcurrentStaleBreakersExactlyOneWins(t *testing.T) {
 		t.Skip("spawns 400 processes")
 	}
 	dead := deadPIDValue(t)
-	info := `{"pid":` + strconv.Itoa(dead) + `,"host":"` + Hostname() + `","started":"2020-01-01T00:00:00Z","token":"old"}`
+	info := `{"pid":` + strconv.Itoa(dead) + `,"host":"` + hostname() + `","started":"2020-01-01T00:00:00Z","token":"old"}`
 	for i := 0; i < 100; i++ {
 		r := newRoot(t)
 		writeInfoFile(t, r, info)
@@ -173,7 +173,7 @@ func startRun(t *testing.T, root string, argv ...string) (*exec.Cmd, *os.File) {
 	c := exec.Command(os.Args[0])
 	c.Dir = root
 	c.Env = append(os.Environ(), "LOCK_TEST_HELPER=run", "LOCK_TEST_ROOT="+root,
-		"LOCK_TEST_ARGV="+strings.Join(argv, "\x1f"), HeartbeatEnv+"=0.05", TokenEnv+"=")
+		"LOCK_TEST_ARGV="+strings.Join(argv, "\x1f"), heartbeatEnv+"=0.05", TokenEnv+"=")
 	// Output goes to a file, not a pipe: a leaked grandchild holding a
 	// pipe would make Wait hang instead of failing the test.
 	f, err := os.CreateTemp(t.TempDir(), "out")

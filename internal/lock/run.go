@@ -16,12 +16,12 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// HeartbeatEnv overrides the heartbeat interval of `run` (seconds, may be
+// heartbeatEnv overrides the heartbeat interval of `run` (seconds, may be
 // fractional); tests shorten it.
-const HeartbeatEnv = "NOVEL_LOCK_HEARTBEAT_SECONDS"
+const heartbeatEnv = "NOVEL_LOCK_HEARTBEAT_SECONDS"
 
-// DefaultHeartbeat is how often `run` refreshes the heartbeat.
-const DefaultHeartbeat = 30 * time.Second
+// defaultHeartbeat is how often `run` refreshes the heartbeat.
+const defaultHeartbeat = 30 * time.Second
 
 // RunOptions configure RunLocked.
 type RunOptions struct {
@@ -34,19 +34,19 @@ type RunOptions struct {
 	Stderr       io.Writer
 }
 
-// HeartbeatInterval reads HeartbeatEnv (E_CONFIG when invalid).
-func HeartbeatInterval(getenv func(string) string) (time.Duration, error) {
+// heartbeatInterval reads HeartbeatEnv (E_CONFIG when invalid).
+func heartbeatInterval(getenv func(string) string) (time.Duration, error) {
 	v := ""
 	if getenv != nil {
-		v = getenv(HeartbeatEnv)
+		v = getenv(heartbeatEnv)
 	}
 	if v == "" {
-		return DefaultHeartbeat, nil
+		return defaultHeartbeat, nil
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || f <= 0 || f > 86400 {
-		return 0, errs.Newf(errs.Config, "%s=%q 无效：必须是 0 到 86400 之间的秒数", "%s=%q is invalid: it must be a number of seconds in (0, 86400]", HeartbeatEnv, v).
-			With("key", HeartbeatEnv).With("source", "env").With("value", v).
+		return 0, errs.Newf(errs.Config, "%s=%q 无效：必须是 0 到 86400 之间的秒数", "%s=%q is invalid: it must be a number of seconds in (0, 86400]", heartbeatEnv, v).
+			With("key", heartbeatEnv).With("source", "env").With("value", v).
 			Hint("删除该变量或设为正数，例如 30", "unset it or set a positive number such as 30")
 	}
 	return time.Duration(f * float64(time.Second)), nil
@@ -64,7 +64,7 @@ func RunLocked(root *project.Root, argv []string, o RunOptions) (int, error) {
 		return 0, errs.New(errs.Usage, "run 需要在 -- 之后给出要运行的命令", "run needs a command after --").
 			Hint("例如 novel-lock run -- make -f pipeline.mk chapter", "for example novel-lock run -- make -f pipeline.mk chapter")
 	}
-	every, err := HeartbeatInterval(o.Getenv)
+	every, err := heartbeatInterval(o.Getenv)
 	if err != nil {
 		return 0, err
 	}

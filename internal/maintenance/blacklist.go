@@ -11,8 +11,8 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// BlacklistCap is the size of `words` at which nothing more is appended.
-const BlacklistCap = 80
+// blacklistCap is the size of `words` at which nothing more is appended.
+const blacklistCap = 80
 
 // blacklistSource names this upkeep in update_log entries.
 const blacklistSource = stepid.QualityJudge
@@ -53,10 +53,10 @@ func suggestions(eval map[string]any) []suggestion {
 	return out
 }
 
-// UpdateBlacklist applies the eval's suggestions to ai-blacklist.json.
+// updateBlacklist applies the eval's suggestions to ai-blacklist.json.
 // Nothing is written when nothing qualifies, when the file is missing, or
 // when update_log already has this chapter's entry (idempotence).
-func UpdateBlacklist(root *project.Root, c int, eval map[string]any, now string) (BlacklistReport, error) {
+func updateBlacklist(root *project.Root, c int, eval map[string]any, now string) (BlacklistReport, error) {
 	rep := BlacklistReport{Added: []string{}, Exempted: []string{}, SkippedCap: []string{}}
 	sugg := suggestions(eval)
 	if len(sugg) == 0 {
@@ -86,7 +86,7 @@ func UpdateBlacklist(root *project.Root, c int, eval map[string]any, now string)
 	}
 	wordsRaw, _ := bl["words"].([]any)
 	words := stringList(wordsRaw)
-	white := Whitelist(bl)
+	white := whitelist(bl)
 	preferred, err := preferredExpressions(root)
 	if err != nil {
 		return rep, err
@@ -100,7 +100,7 @@ func UpdateBlacklist(root *project.Root, c int, eval map[string]any, now string)
 		case preferred[s.phrase]:
 			white = append(white, s.phrase)
 			rep.Exempted = append(rep.Exempted, s.phrase)
-		case len(wordsRaw) >= BlacklistCap:
+		case len(wordsRaw) >= blacklistCap:
 			rep.SkippedCap = append(rep.SkippedCap, s.phrase)
 		default:
 			words = append(words, s.phrase)
@@ -128,9 +128,9 @@ func UpdateBlacklist(root *project.Root, c int, eval map[string]any, now string)
 	return rep, root.WriteJSON(layout.AIBlacklist, bl)
 }
 
-// Whitelist reads `whitelist` in either accepted form: a list of strings
+// whitelist reads `whitelist` in either accepted form: a list of strings
 // or an object {"words":[…]}.
-func Whitelist(bl map[string]any) []string {
+func whitelist(bl map[string]any) []string {
 	switch w := bl["whitelist"].(type) {
 	case []any:
 		return stringList(w)

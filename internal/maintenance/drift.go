@@ -12,10 +12,10 @@ import (
 
 // Drift thresholds (relative deviation from the style profile).
 const (
-	DriftWindow        = 5
-	SentenceDriftAbove = 0.20
-	DialogueDriftAbove = 0.15
-	StaleAfterChapters = 15
+	driftWindow        = 5
+	sentenceDriftAbove = 0.20
+	dialogueDriftAbove = 0.15
+	staleAfterChapters = 15
 )
 
 // Metrics are the measured style figures of a window of chapters.
@@ -32,9 +32,9 @@ type DriftReport struct {
 	Metrics *Metrics `json:"metrics,omitempty"`
 }
 
-// WindowMetrics measures the committed chapters lo..hi (missing ones are
+// windowMetrics measures the committed chapters lo..hi (missing ones are
 // skipped). ok is false when no text was found.
-func WindowMetrics(root *project.Root, lo, hi int) (Metrics, []int, bool, error) {
+func windowMetrics(root *project.Root, lo, hi int) (Metrics, []int, bool, error) {
 	var chars, sentences, dialogue int
 	var window []int
 	for c := lo; c <= hi; c++ {
@@ -66,7 +66,7 @@ func deviation(cur, base float64) (float64, bool) {
 	return math.Abs(cur-base) / base, true
 }
 
-// CheckDrift runs after committing chapter c: the stale timeout on every
+// checkDrift runs after committing chapter c: the stale timeout on every
 // commit, the measurement every 5th chapter. Directives converge (SPEC
 // §24): a measure gets one only when it is outside the style profile's
 // band (the drift thresholds around the profile's value) on the same side
@@ -74,7 +74,7 @@ func deviation(cur, base float64) (float64, bool) {
 // value as the target, and it is dropped as soon as the measure is back
 // inside the band or has swung to the other side (a swing is not a trend:
 // turning the directive round at once is what made it oscillate).
-func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
+func checkDrift(root *project.Root, c int, now string) (DriftReport, error) {
 	rep := DriftReport{Status: "skipped"}
 	var cur map[string]any
 	if root.IsFile(layout.StyleDrift) {
@@ -84,7 +84,7 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 	}
 	active := cur != nil && cur["active"] == true
 	detected, _ := jsonio.Int(cur["detected_chapter"])
-	if active && c-detected > StaleAfterChapters {
+	if active && c-detected > staleAfterChapters {
 		cur["active"] = false
 		cur["cleared_reason"] = "stale_timeout"
 		cur["cleared_at"] = now
@@ -92,7 +92,7 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 		rep.Status = "stale_timeout"
 		return rep, root.WriteJSON(layout.StyleDrift, cur)
 	}
-	if c%DriftWindow != 0 {
+	if c%driftWindow != 0 {
 		return rep, nil
 	}
 	if ok, err := root.Optional(layout.StyleProfile); !ok || err != nil {
@@ -102,7 +102,7 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 	if err := root.ReadJSON(layout.StyleProfile, &profile); err != nil {
 		return rep, err
 	}
-	m, window, ok, err := WindowMetrics(root, c-DriftWindow+1, c)
+	m, window, ok, err := windowMetrics(root, c-driftWindow+1, c)
 	if err != nil || !ok {
 		return rep, err
 	}
@@ -115,8 +115,8 @@ func CheckDrift(root *project.Root, c int, now string) (DriftReport, error) {
 	// Where each measure stands against its band now, and at the check
 	// before this one (a re-run for the same chapter reads the same one).
 	nowSide := map[string]string{
-		"avg_sentence_length": side(m.AvgSentenceLength, baseSent, SentenceDriftAbove),
-		"dialogue_ratio":      side(m.DialogueRatio, baseDia, DialogueDriftAbove),
+		"avg_sentence_length": side(m.AvgSentenceLength, baseSent, sentenceDriftAbove),
+		"dialogue_ratio":      side(m.DialogueRatio, baseDia, dialogueDriftAbove),
 	}
 	checks := priorChecks(cur, c)
 	before := previousSides(checks, c)
@@ -194,7 +194,7 @@ func previousSides(checks []any, c int) map[string]string {
 	before := map[string]string{}
 	if n := len(checks); n > 0 {
 		last, _ := checks[n-1].(map[string]any)
-		if ch, _ := jsonio.Int(last["chapter"]); last != nil && ch == c-DriftWindow {
+		if ch, _ := jsonio.Int(last["chapter"]); last != nil && ch == c-driftWindow {
 			o, _ := last["outside"].(map[string]any)
 			for k, v := range o {
 				before[k], _ = v.(string)
@@ -234,7 +234,7 @@ func priorChecks(cur map[string]any, c int) []any {
 // The directives name the profile's value and its band and ask only to
 // come back to it, by means that add nothing the profile does not ask for.
 func sentenceDirective(cur, base float64) map[string]any {
-	lo, hi := base*(1-SentenceDriftAbove), base*(1+SentenceDriftAbove)
+	lo, hi := base*(1-sentenceDriftAbove), base*(1+sentenceDriftAbove)
 	d := fmt.Sprintf("平均句长 %.1f 字，长于文风档案的 %.1f 字（允许 %.1f–%.1f）：把句长拉回 %.0f 字左右——拆开长句，一句只做一件事。", cur, base, lo, hi, base)
 	if cur < base {
 		d = fmt.Sprintf("平均句长 %.1f 字，短于文风档案的 %.1f 字（允许 %.1f–%.1f）：把句长拉回 %.0f 字左右——把连续的碎句并成完整的动作。", cur, base, lo, hi, base)
@@ -243,7 +243,7 @@ func sentenceDirective(cur, base float64) map[string]any {
 }
 
 func dialogueDirective(cur, base float64) map[string]any {
-	lo, hi := base*(1-DialogueDriftAbove), base*(1+DialogueDriftAbove)
+	lo, hi := base*(1-dialogueDriftAbove), base*(1+dialogueDriftAbove)
 	d := fmt.Sprintf("对话占比 %.0f%%，高于文风档案的 %.0f%%（允许 %.0f%%–%.0f%%）：把对话拉回 %.0f%% 左右——删去来回确认、只重复信息的对白，交代改由动作带出。", cur*100, base*100, lo*100, hi*100, base*100)
 	if cur < base {
 		d = fmt.Sprintf("对话占比 %.0f%%，低于文风档案的 %.0f%%（允许 %.0f%%–%.0f%%）：把对话拉回 %.0f%% 左右——让人物当面交锋，把概述的交代改成对话场面。", cur*100, base*100, lo*100, hi*100, base*100)

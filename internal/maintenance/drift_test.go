@@ -27,7 +27,7 @@ func runDrift(t *testing.T, r *project.Root, from, to, pct int) (string, []strin
 			t.Fatal(err)
 		}
 	}
-	rep, err := CheckDrift(r, to, fmt.Sprintf("t%d", to))
+	rep, err := checkDrift(r, to, fmt.Sprintf("t%d", to))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,12 +22,12 @@ type Report struct {
 func Run(root *project.Root, c int, eval map[string]any, now string) (Report, []string) {
 	var rep Report
 	var warnings []string
-	b, err := UpdateBlacklist(root, c, eval, now)
+	b, err := updateBlacklist(root, c, eval, now)
 	if err != nil {
 		warnings = append(warnings, "blacklist upkeep: "+err.Error())
 	}
 	rep.Blacklist = b
-	d, err := CheckDrift(root, c, now)
+	d, err := checkDrift(root, c, now)
 	if err != nil {
 		warnings = append(warnings, "style drift: "+err.Error())
 	}

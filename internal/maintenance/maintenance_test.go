@@ -44,7 +44,7 @@ func TestBlacklistUpkeep(t *testing.T) {
 		`{"phrase":"不禁","count_in_chapter":5,"confidence":"high"}`,
 		`{"phrase":"低沉","count_in_chapter":9,"confidence":"low"}`,
 	)
-	rep, err := UpdateBlacklist(r, 7, ev, "2026-01-01T00:00:00Z")
+	rep, err := updateBlacklist(r, 7, ev, "2026-01-01T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestBlacklistUpkeep(t *testing.T) {
 		t.Fatalf("%v", bl)
 	}
 	before, _ := os.ReadFile(filepath.Join(r.Dir, "ai-blacklist.json"))
-	rep2, err := UpdateBlacklist(r, 7, ev, "2026-01-02T00:00:00Z")
+	rep2, err := updateBlacklist(r, 7, ev, "2026-01-02T00:00:00Z")
 	after, _ := os.ReadFile(filepath.Join(r.Dir, "ai-blacklist.json"))
 	if err != nil || string(before) != string(after) || !reflect.DeepEqual(rep, rep2) {
 		t.Fatalf("re-run not idempotent: %v\n%s\n%s", err, before, after)
@@ -78,7 +78,7 @@ func TestBlacklistCapAndWhitelistObject(t *testing.T) {
 	ev := evalWith(`{"phrase":"乙","count_in_chapter":3,"confidence":"high"}`,
 		`{"phrase":"丙","count_in_chapter":3,"confidence":"high"}`,
 		`{"phrase":"甲","count_in_chapter":3,"confidence":"high"}`)
-	rep, err := UpdateBlacklist(r, 3, ev, "now")
+	rep, err := updateBlacklist(r, 3, ev, "now")
 	if err != nil || !reflect.DeepEqual(rep.Added, []string{"乙"}) || !reflect.DeepEqual(rep.SkippedCap, []string{"丙"}) {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -109,7 +109,7 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 	files["style-profile.json"] = `{"avg_sentence_length":20,"dialogue_ratio":0.3}`
 	r := testkit.Project(t, files)
 	// outside the band once: remembered, no directive yet (SPEC §24)
-	rep, err := CheckDrift(r, 5, "t5")
+	rep, err := checkDrift(r, 5, "t5")
 	if err != nil || rep.Status != "pending" {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -119,7 +119,7 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 	for c := 6; c <= 10; c++ {
 		os.WriteFile(filepath.Join(r.Dir, fmt.Sprintf("chapters/chapter-%03d.md", c)), []byte(long), 0o644)
 	}
-	rep, err = CheckDrift(r, 10, "t10")
+	rep, err = checkDrift(r, 10, "t10")
 	if err != nil || rep.Status != "detected" {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -130,7 +130,7 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 	}
 	// a re-run for the same chapter (resumed commit) changes nothing
 	before, _ := os.ReadFile(filepath.Join(r.Dir, "style-drift.json"))
-	if rep, _ := CheckDrift(r, 10, "t10"); rep.Status != "detected" {
+	if rep, _ := checkDrift(r, 10, "t10"); rep.Status != "detected" {
 		t.Fatalf("re-run status %s", rep.Status)
 	}
 	after, _ := os.ReadFile(filepath.Join(r.Dir, "style-drift.json"))
@@ -141,7 +141,7 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 	normal := "林枫点头，转身推门。「师兄，我们该走了，天快黑了。」他说完便往外走去，背影很快消失。\n"
 	m, _, _, _ := func() (Metrics, []int, bool, error) {
 		tmp := testkit.Project(t, chapterFiles(1, 1, normal))
-		return WindowMetrics(tmp, 1, 1)
+		return windowMetrics(tmp, 1, 1)
 	}()
 	r2 := testkit.Project(t, map[string]string{"style-profile.json": fmt.Sprintf(`{"avg_sentence_length":%v,"dialogue_ratio":%v}`, m.AvgSentenceLength, m.DialogueRatio)})
 	for c := 11; c <= 15; c++ {
@@ -149,7 +149,7 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 		os.WriteFile(filepath.Join(r2.Dir, fmt.Sprintf("chapters/chapter-%03d.md", c)), []byte(normal), 0o644)
 	}
 	os.WriteFile(filepath.Join(r2.Dir, "style-drift.json"), after, 0o644)
-	if rep, err := CheckDrift(r2, 15, "t15"); err != nil || rep.Status != "recovered" {
+	if rep, err := checkDrift(r2, 15, "t15"); err != nil || rep.Status != "recovered" {
 		t.Fatalf("%+v %v", rep, err)
 	}
 	d = readJSON(t, r2, "style-drift.json")
@@ -158,10 +158,10 @@ func TestDriftDetectRecoverTimeout(t *testing.T) {
 	}
 	// an active drift older than 15 chapters times out
 	r3 := testkit.Project(t, map[string]string{"style-drift.json": `{"active":true,"detected_chapter":5,"drifts":[{"directive":"x"}]}`})
-	if rep, _ := CheckDrift(r3, 20, "t20"); rep.Status != "skipped" {
+	if rep, _ := checkDrift(r3, 20, "t20"); rep.Status != "skipped" {
 		t.Fatalf("15 chapters is not more than 15: %s", rep.Status)
 	}
-	if rep, _ := CheckDrift(r3, 21, "t21"); rep.Status != "stale_timeout" {
+	if rep, _ := checkDrift(r3, 21, "t21"); rep.Status != "stale_timeout" {
 		t.Fatalf("%s", rep.Status)
 	}
 	d = readJSON(t, r3, "style-drift.json")

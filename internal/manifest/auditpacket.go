@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/audit"
-	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
@@ -43,7 +43,7 @@ func AuditPacket(root *project.Root, det *audit.Report, vol, budget int) (*Packe
 		ruleList = append(ruleList, AuditRule{ID: r.ID, Category: r.Category, Rule: r.Rule, Exceptions: r.Exceptions, Keywords: r.Keywords})
 	}
 	in.Set("rules", ruleList)
-	clock, err := commit.StoryTimes(root, from, to)
+	clock, err := changelog.StoryTimes(root, from, to)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/audit"
-	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
@@ -90,7 +90,7 @@ func (b *builder) stagingText() (string, error) {
 // checks relative-time words (昨夜, 三天后 …) against. Absent when the
 // project keeps no clock.
 func (b *builder) storyTime(current bool) error {
-	out, err := commit.StoryTimes(b.root, max(1, b.c-3), b.c-1)
+	out, err := changelog.StoryTimes(b.root, max(1, b.c-3), b.c-1)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (b *builder) storyTime(current bool) error {
 			var ws map[string]any
 			if json.Unmarshal(top["world_state"], &ws) == nil {
 				if day, label, ok := stateops.StoryTime(ws["story_time"]); ok && day > 0 {
-					out = append(out, commit.ChapterTime{Chapter: b.c - 1, Day: day, Label: label})
+					out = append(out, changelog.ChapterTime{Chapter: b.c - 1, Day: day, Label: label})
 				}
 			}
 		}
@@ -116,7 +116,7 @@ func (b *builder) storyTime(current bool) error {
 				}
 				if op, reason := stateops.Validate(v); reason == "" && op.Kind == stateops.Set && op.Path == stateops.StoryTimePath {
 					day, label, _ := stateops.StoryTime(op.Value)
-					out = append(out, commit.ChapterTime{Chapter: b.c, Day: day, Label: label})
+					out = append(out, changelog.ChapterTime{Chapter: b.c, Day: day, Label: label})
 					break
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -192,7 +192,7 @@ func (b *builder) stateSlice(draft string, base bool) error {
 // can write again); otherwise the error stays as it is.
 func rebuildHint(root *project.Root, err error) error {
 	e := errs.As(err)
-	if e == nil || (e.Code != errs.InvalidJSON && e.Code != errs.Schema) || commit.RestoreRefusal(root, layout.CurrentState) != nil {
+	if e == nil || (e.Code != errs.InvalidJSON && e.Code != errs.Schema) || changelog.RestoreRefusal(root, layout.CurrentState) != nil {
 		return err
 	}
 	return e.With("rebuild", "possible").

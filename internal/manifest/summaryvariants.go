@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/boundary"
-	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
@@ -57,7 +57,7 @@ func (b *builder) summaryVariant() error {
 			return errs.Newf(errs.State, "第 %d 章尚未提交（last_completed_chapter=%d），不能修订", "chapter %d is not committed (last_completed_chapter=%d); it cannot be amended", c, cp.LastCompleted).
 				With("chapter", c).WithExit(errs.ExitFailed).Hint("只有已提交的章节可以修订", "only committed chapters can be amended")
 		}
-		line, err := commit.ChapterLine(b.root, c)
+		line, err := changelog.ChapterLine(b.root, c)
 		if err != nil {
 			return err
 		}
@@ -66,13 +66,13 @@ func (b *builder) summaryVariant() error {
 				With("file", layout.Changelog).WithExit(errs.ExitFailed).Hint("导入的章节先运行 make -f pipeline.mk backfill", "for imported chapters run make -f pipeline.mk backfill first")
 		}
 		sid = line.StorylineID
-		before, _, err := commit.Replay(b.root, c)
+		before, _, err := changelog.Replay(b.root, c)
 		if err != nil {
 			return err
 		}
 		b.in.Set("base_state_version", line.BaseStateVersion)
 		b.in.Set("state_before_chapter", json.RawMessage(before))
-		mem, err := commit.MemoryBefore(b.root, sid, c)
+		mem, err := changelog.MemoryBefore(b.root, sid, c)
 		if err != nil {
 			return err
 		}

@@ -26,11 +26,11 @@ import (
 	"github.com/novelsuite/novel/internal/settings"
 )
 
-// Version is reported to clients in the initialize handshake.
-const Version = "1"
+// version is reported to clients in the initialize handshake.
+const version = "1"
 
-// Lease is the lock lease the server takes and renews (SPEC §27's default).
-const Lease = 30 * time.Minute
+// lease is the lock lease the server takes and renews (SPEC §27's default).
+const lease = 30 * time.Minute
 
 // Server holds the project and the lease of one MCP session.
 type Server struct {
@@ -58,7 +58,7 @@ func New(root, self string, env []string) *Server {
 
 // Run serves MCP on t until the client goes away, then releases the lease.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "novel-mcp", Version: Version}, nil)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "novel-mcp", Version: version}, nil)
 	s.register(srv)
 	err := srv.Run(ctx, t)
 	s.release()
@@ -235,7 +235,7 @@ func (s *Server) lease(ctx context.Context) (string, string) {
 		}
 		return s.token, ""
 	}
-	code, stdout, stderr := s.exec(ctx, "", nil, "novel-lock", "acquire", "--lease", Lease.String(), "--text")
+	code, stdout, stderr := s.exec(ctx, "", nil, "novel-lock", "acquire", "--lease", lease.String(), "--text")
 	if code != 0 {
 		return "", lastLine(stderr)
 	}

@@ -156,18 +156,6 @@ func Parse(data []byte) ([]Line, error) {
 	return out, nil
 }
 
-// Read reads state/mentions.jsonl; a missing file is no lines.
-func Read(root *project.Root) ([]Line, error) {
-	if !root.Exists(layout.Mentions) {
-		return nil, nil
-	}
-	data, err := root.ReadFile(layout.Mentions)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(data)
-}
-
 // Diff names the first chapter whose line differs between have and want
 // ("" when they are the same), for rebuild --check.
 func Diff(have, want []Line) string {
@@ -278,8 +266,8 @@ func Characters(chars []cast.Character) []Name {
 	return out
 }
 
-// MapName is an entity's name in a decoded state (see StateNames).
-func MapName(v any) string {
+// mapName is an entity's name in a decoded state (see StateNames).
+func mapName(v any) string {
 	m, _ := v.(map[string]any)
 	dn, _ := m["display_name"].(string)
 	n, _ := m["name"].(string)
@@ -296,7 +284,7 @@ func GroupNames(group any) []Name {
 	sort.Strings(keys)
 	var out []Name
 	for _, k := range keys {
-		if n := MapName(m[k]); n != "" {
+		if n := mapName(m[k]); n != "" {
 			out = append(out, Name{Slug: k, Name: n})
 		}
 	}

@@ -1,8 +1,8 @@
 package outline
 
-// MaxChapter bounds chapter numbers read from headings, so a runaway
+// maxChapter bounds chapter numbers read from headings, so a runaway
 // numeral can never overflow or name an absurd chapter.
-const MaxChapter = 999999
+const maxChapter = 999999
 
 var cnDigits = map[rune]int{
 	'零': 0, '〇': 0, '○': 0, '一': 1, '二': 2, '两': 2, '三': 3, '四': 4,
@@ -21,10 +21,10 @@ func ParseNumber(s string) (int, bool) {
 	}
 	rs := []rune(s)
 	if n, ok := parseDigits(rs); ok {
-		return n, n >= 1 && n <= MaxChapter
+		return n, n >= 1 && n <= maxChapter
 	}
 	n, ok := parseChinese(rs)
-	return n, ok && n >= 1 && n <= MaxChapter
+	return n, ok && n >= 1 && n <= maxChapter
 }
 
 func parseDigits(rs []rune) (int, bool) {
@@ -40,7 +40,7 @@ func parseDigits(rs []rune) (int, bool) {
 			return 0, false
 		}
 		n = n*10 + d
-		if n > MaxChapter {
+		if n > maxChapter {
 			return n, true // caller rejects; stop before overflow
 		}
 	}
@@ -64,7 +64,7 @@ func parseChinese(rs []rune) (int, bool) {
 		n := 0
 		for _, r := range rs {
 			n = n*10 + cnDigits[r]
-			if n > MaxChapter {
+			if n > maxChapter {
 				return n, true
 			}
 		}

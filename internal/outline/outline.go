@@ -21,9 +21,9 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// RequiredKeys are the key lines every chapter block should carry, in
+// requiredKeys are the key lines every chapter block should carry, in
 // the order missing ones are reported.
-var RequiredKeys = []string{"Storyline", "POV", "Location", "Conflict", "Arc", "Foreshadowing", "StateChanges", "TransitionHint"}
+var requiredKeys = []string{"Storyline", "POV", "Location", "Conflict", "Arc", "Foreshadowing", "StateChanges", "TransitionHint"}
 
 // isSpace is the "spaces" of the heading grammar: space, tab, U+3000.
 func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\u3000' }
@@ -328,13 +328,13 @@ func (o *Outline) Block(c int) (*Block, error) {
 		return nil, slugErr(o.File, c, "Storyline", sl)
 	}
 	blk.StorylineID = sl
-	for _, k := range RequiredKeys {
+	for _, k := range requiredKeys {
 		if _, ok := blk.Keys[k]; !ok {
 			blk.MissingKeys = append(blk.MissingKeys, k)
 		}
 	}
 	if v, ok := blk.Keys["TransitionHint"]; ok {
-		th := ParseTransitionHint(v)
+		th := parseTransitionHint(v)
 		if th != nil && th.NextStoryline != "" && !project.IsSlug(th.NextStoryline) {
 			return nil, slugErr(o.File, c, "TransitionHint next_storyline", th.NextStoryline)
 		}
@@ -398,10 +398,10 @@ func parseKeyLine(line string) (key, value string, ok bool) {
 
 var nextRE = regexp.MustCompile(`(?i)next_storyline[ \t\x{3000}]*[=:：][ \t\x{3000}]*([^\s,，;；。、)）]+)`)
 
-// ParseTransitionHint reads a TransitionHint value: nil for 无/none/null/
+// parseTransitionHint reads a TransitionHint value: nil for 无/none/null/
 // "-"/empty, else the text plus next_storyline taken from a JSON object
 // inside the value or from `next_storyline=x` / `: x` / `：x`.
-func ParseTransitionHint(v string) *TransitionHint {
+func parseTransitionHint(v string) *TransitionHint {
 	v = strings.TrimSpace(v)
 	switch strings.ToLower(v) {
 	case "", "无", "無", "none", "null", "-", "—", "n/a":

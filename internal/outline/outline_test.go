@@ -169,7 +169,7 @@ func TestTransitionHint(t *testing.T) {
 		`切换 {"next_storyline":"su-yao"} 过渡`:                 {Text: `切换 {"next_storyline":"su-yao"} 过渡`, NextStoryline: "su-yao"},
 	}
 	for in, want := range cases {
-		if got := ParseTransitionHint(in); !reflect.DeepEqual(got, want) {
+		if got := parseTransitionHint(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("ParseTransitionHint(%q) = %+v, want %+v", in, got, want)
 		}
 	}
@@ -208,7 +208,7 @@ func FuzzOutline(f *testing.F) {
 			return
 		}
 		s, e, ok := o.Range()
-		if ok && (s < 1 || e < s || e > MaxChapter) {
+		if ok && (s < 1 || e < s || e > maxChapter) {
 			t.Fatalf("bad range %d %d", s, e)
 		}
 		b, err := o.Block(c)
@@ -222,7 +222,7 @@ func FuzzOutline(f *testing.F) {
 			t.Fatalf("bad block %+v", b)
 		}
 		for _, l := range strings.Split(string(data), "\n") {
-			if hc, _, hok := ParseHeading(l); hok && (hc < 1 || hc > MaxChapter) {
+			if hc, _, hok := ParseHeading(l); hok && (hc < 1 || hc > maxChapter) {
 				t.Fatalf("heading %q → %d", l, hc)
 			}
 		}

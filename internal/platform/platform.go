@@ -91,7 +91,7 @@ func Load(root *project.Root, name string, wordsPerChapter int) (Profile, error)
 	}
 	p.Chosen = chosen
 	if wordsPerChapter <= 0 && root != nil {
-		n, err := BriefWords(root)
+		n, err := briefWords(root)
 		if err != nil {
 			return p, err
 		}
@@ -152,11 +152,11 @@ const (
 
 var briefWordsRE = regexp.MustCompile(`每章字数[^0-9\n]{0,12}([0-9]{3,5})`)
 
-// BriefWords is the 每章字数 the brief states (the line novel init writes,
+// briefWords is the 每章字数 the brief states (the line novel init writes,
 // "- **每章字数**：2500"): the first number after it on its line, 0 when the
 // brief has no such line or its number is outside 500..20000 (a brief is
 // prose; a number it does not state plainly is not the author's target).
-func BriefWords(root *project.Root) (int, error) {
+func briefWords(root *project.Root) (int, error) {
 	if !root.IsFile(layout.Brief) {
 		return 0, nil
 	}

@@ -39,8 +39,8 @@ func (r *Root) Move(from, to string) error {
 		return errs.Newf(errs.IO, "无法把 %s 移到 %s：%v", "cannot move %s to %s: %v", from, to, err).
 			With("file", from).Wrap(err)
 	}
-	jsonio.SyncDir(filepath.Dir(dst))
-	jsonio.SyncDir(filepath.Dir(src))
+	r.w.SyncDir(filepath.Dir(dst))
+	r.w.SyncDir(filepath.Dir(src))
 	return nil
 }
 
@@ -54,7 +54,7 @@ func (r *Root) Remove(rel string) error {
 	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return errs.Newf(errs.IO, "无法删除 %s：%v", "cannot remove %s: %v", rel, err).With("file", rel).Wrap(err)
 	}
-	jsonio.SyncDir(filepath.Dir(abs))
+	r.w.SyncDir(filepath.Dir(abs))
 	return nil
 }
 

@@ -19,6 +19,9 @@ import (
 type Root struct {
 	Dir  string
 	Real string
+	// w does every write through this Root: it lists each directory's
+	// stale temp files once and can defer directory fsyncs (Writer).
+	w *jsonio.Writer
 }
 
 // Find resolves the root: flag (relative to cwd) wins, then env
@@ -83,7 +86,7 @@ func New(dir string) (*Root, error) {
 	if err != nil {
 		return nil, errs.Newf(errs.NoProject, "无法打开项目目录 %s", "cannot open project directory %s", abs).With("project", abs)
 	}
-	return &Root{Dir: abs, Real: real}, nil
+	return &Root{Dir: abs, Real: real, w: &jsonio.Writer{}}, nil
 }
 
 // Abs resolves a project-relative path and checks that it stays inside the
@@ -204,6 +207,15 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 	return jsonio.ReadFile(abs, rel)
 }
 
+// ReadIfExists is ReadFile for an optional file: nil bytes (and no
+// error) when rel does not exist.
+func (r *Root) ReadIfExists(rel string) ([]byte, error) {
+	if !r.Exists(rel) {
+		return nil, nil
+	}
+	return r.ReadFile(rel)
+}
+
 // ReadText reads a project text file (Markdown) as UTF-8, the BOM
 // stripped; other encodings are E_SCHEMA naming the file (jsonio.Text).
 func (r *Root) ReadText(rel string) (string, error) {
@@ -229,8 +241,13 @@ func (r *Root) WriteFile(rel string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return jsonio.WriteFile(abs, data)
+	return r.w.WriteFile(abs, data)
 }
+
+// Writer is the atomic writer of every write through r, for a write
+// outside WriteFile (a spliced state) and for the transactions that
+// defer directory fsyncs (jsonio.Writer.DeferDirSyncs).
+func (r *Root) Writer() *jsonio.Writer { return r.w }
 
 // WriteJSON writes v canonically and atomically to a project file.
 func (r *Root) WriteJSON(rel string, v any) error {
@@ -238,7 +255,7 @@ func (r *Root) WriteJSON(rel string, v any) error {
 	if err != nil {
 		return err
 	}
-	return jsonio.WriteJSON(abs, v)
+	return r.w.WriteJSON(abs, v)
 }
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)

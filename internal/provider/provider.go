@@ -211,17 +211,17 @@ var profiles = map[string]*Profile{
 // Known reports whether name is a profile.
 func Known(name string) bool { _, ok := profiles[name]; return ok }
 
-// Get returns the named profile (openai for an unknown name).
-func Get(name string) *Profile {
+// get returns the named profile (openai for an unknown name).
+func get(name string) *Profile {
 	if p, ok := profiles[name]; ok {
 		return p
 	}
 	return profiles[OpenAI]
 }
 
-// Detect picks the profile of a base URL: the one whose host (or default
+// detect picks the profile of a base URL: the one whose host (or default
 // port) matches, else openai.
-func Detect(baseURL string) *Profile {
+func detect(baseURL string) *Profile {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Host == "" {
 		return profiles[OpenAI]
@@ -246,9 +246,9 @@ func Detect(baseURL string) *Profile {
 // the one detected from the base URL.
 func Resolve(configured, baseURL string) *Profile {
 	if configured != "" {
-		return Get(configured)
+		return get(configured)
 	}
-	return Detect(baseURL)
+	return detect(baseURL)
 }
 
 // Model returns the rules of a model (zero Model when none matches).

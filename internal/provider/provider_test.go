@@ -17,7 +17,7 @@ func TestDetect(t *testing.T) {
 		"https://example.com/deepseek/v1":                        OpenAI,
 		"not a url":                                              OpenAI,
 	} {
-		if got := Detect(url).Name; got != want {
+		if got := detect(url).Name; got != want {
 			t.Errorf("%s: %s, want %s", url, got, want)
 		}
 	}
@@ -27,7 +27,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestFinishKinds(t *testing.T) {
-	glm, ds, plain := Get(GLM), Get(DeepSeek), Get(OpenAI)
+	glm, ds, plain := get(GLM), get(DeepSeek), get(OpenAI)
 	for _, c := range []struct {
 		p      *Profile
 		reason string
@@ -45,36 +45,36 @@ func TestFinishKinds(t *testing.T) {
 }
 
 func TestRefusalShapes(t *testing.T) {
-	if !Get(DeepSeek).Refused("Content Exists Risk", "invalid_request_error") || Get(DeepSeek).Refused("Model Not Exist", "invalid_request_error") {
+	if !get(DeepSeek).Refused("Content Exists Risk", "invalid_request_error") || get(DeepSeek).Refused("Model Not Exist", "invalid_request_error") {
 		t.Error("deepseek")
 	}
-	if !Get(GLM).Refused("系统检测到输入或生成内容可能包含不安全或敏感内容", "1301") || !Get(GLM).Refused("x", "1301") || Get(GLM).Refused("1301 tokens", "1302") {
+	if !get(GLM).Refused("系统检测到输入或生成内容可能包含不安全或敏感内容", "1301") || !get(GLM).Refused("x", "1301") || get(GLM).Refused("1301 tokens", "1302") {
 		t.Error("glm")
 	}
-	if !Get(GLM).OutOfBalance(`"1113"`) || Get(DeepSeek).OutOfBalance("1113") {
+	if !get(GLM).OutOfBalance(`"1113"`) || get(DeepSeek).OutOfBalance("1113") {
 		t.Error("balance")
 	}
-	if !Get(OpenAI).Refused("Input data may contain inappropriate content.", "data_inspection_failed") {
+	if !get(OpenAI).Refused("Input data may contain inappropriate content.", "data_inspection_failed") {
 		t.Error("bailian")
 	}
-	if !Get(Qwen).JSONRefused("<400> InternalError.Algo.InvalidParameter: Json mode response is not supported when enable_thinking is true") ||
-		Get(OpenAI).JSONRefused("json mode response is not supported when enable_thinking is true") || !Get(OpenAI).JSONRefused("'response_format' is not supported") {
+	if !get(Qwen).JSONRefused("<400> InternalError.Algo.InvalidParameter: Json mode response is not supported when enable_thinking is true") ||
+		get(OpenAI).JSONRefused("json mode response is not supported when enable_thinking is true") || !get(OpenAI).JSONRefused("'response_format' is not supported") {
 		t.Error("json mode")
 	}
 }
 
 func TestModelRules(t *testing.T) {
-	ds := Get(DeepSeek)
+	ds := get(DeepSeek)
 	if n, lim := ds.CapMaxTokens("deepseek-chat", 16384); n != 8192 || lim != 8192 {
 		t.Error(n, lim)
 	}
 	if n, lim := ds.CapMaxTokens("deepseek-reasoner", 16384); n != 16384 || lim != 65536 {
 		t.Error(n, lim)
 	}
-	if n, lim := Get(Qwen).CapMaxTokens("qwen-plus", 99999); n != 99999 || lim != 0 {
+	if n, lim := get(Qwen).CapMaxTokens("qwen-plus", 99999); n != 99999 || lim != 0 {
 		t.Error(n, lim)
 	}
-	k := Get(Kimi)
+	k := get(Kimi)
 	if v, ok := k.FixedTemperature("kimi-k2.5", true); !ok || v != 1 {
 		t.Error(v, ok)
 	}
@@ -93,10 +93,10 @@ func TestModelRules(t *testing.T) {
 	if sw := k.ThinkingSwitch("kimi-k3", false); sw != nil {
 		t.Error("k3 cannot turn thinking off", sw)
 	}
-	if sw := Get(Qwen).ThinkingSwitch("qwen3-32b", false); sw["enable_thinking"] != false {
+	if sw := get(Qwen).ThinkingSwitch("qwen3-32b", false); sw["enable_thinking"] != false {
 		t.Error(sw)
 	}
-	if sw := Get(VLLM).ThinkingSwitch("Qwen/Qwen3-32B", true); sw["chat_template_kwargs"].(map[string]any)["enable_thinking"] != true {
+	if sw := get(VLLM).ThinkingSwitch("Qwen/Qwen3-32B", true); sw["chat_template_kwargs"].(map[string]any)["enable_thinking"] != true {
 		t.Error(sw)
 	}
 	if sw := ds.ThinkingSwitch("deepseek-chat", true); sw != nil {

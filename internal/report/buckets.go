@@ -7,22 +7,22 @@ import (
 	"github.com/novelsuite/novel/internal/runlog"
 )
 
-// MaxColumns caps the data columns of the per-chapter charts (score,
+// maxColumns caps the data columns of the per-chapter charts (score,
 // words, storyline strip) and the rows of the per-chapter Markdown table:
 // up to 200 chapters get one column each; a longer project is grouped
 // into buckets of the smallest size in 1, 2, 5, 10, 20, 50, 100, … that
 // keeps the count at or below it (2,000 chapters → 200 buckets of 10).
-const MaxColumns = 200
+const maxColumns = 200
 
-// MaxSpanRows caps the rows of the foreshadowing chart and table.
-const MaxSpanRows = 200
+// maxSpanRows caps the rows of the foreshadowing chart and table.
+const maxSpanRows = 200
 
-// BucketSize is the number of chapters per column for n chapters.
-func BucketSize(n int) int {
+// bucketSize is the number of chapters per column for n chapters.
+func bucketSize(n int) int {
 	for mag := 1; ; mag *= 10 {
 		for _, f := range []int{1, 2, 5} {
 			size := f * mag
-			if (n+size-1)/size <= MaxColumns {
+			if (n+size-1)/size <= maxColumns {
 				return size
 			}
 		}
@@ -75,7 +75,7 @@ func (r *Report) columns() ([]column, int) {
 	if n == 0 {
 		return nil, 1
 	}
-	size := BucketSize(n)
+	size := bucketSize(n)
 	lineIdx := map[string]int{}
 	for i, s := range r.Storylines {
 		lineIdx[s.ID] = i
@@ -121,7 +121,7 @@ func (r *Report) columns() ([]column, int) {
 // resolved ones resolved most recently — shown in planted order.
 func (r *Report) spanRows() []SpanItem {
 	items := r.Foreshadowing.Items
-	if len(items) <= MaxSpanRows {
+	if len(items) <= maxSpanRows {
 		return items
 	}
 	idx := make([]int, len(items))
@@ -150,7 +150,7 @@ func (r *Report) spanRows() []SpanItem {
 		}
 		return recent(x) > recent(y)
 	})
-	idx = idx[:MaxSpanRows]
+	idx = idx[:maxSpanRows]
 	sort.Ints(idx) // back to planted order
 	out := make([]SpanItem, len(idx))
 	for i, k := range idx {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"os"
 	"regexp"
 	"runtime"
@@ -9,10 +8,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/gate"
-	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
@@ -123,30 +120,25 @@ func readChapter(root *project.Root, c int) (Chapter, []string, error) {
 	} else {
 		missing = append(missing, "log")
 	}
-	var ev committedEval
 	hasEval := false
 	if data, ok, err := readIfExists(root, evalRel); err != nil {
 		return ch, nil, err
 	} else if ok {
-		if err := parseCommittedEval(data, evalRel, c, &ev); err != nil {
+		hasEval = true
+		ev, err := eval.ParseCommitted(data, evalRel, c)
+		if err != nil {
 			return ch, nil, err
 		}
-		hasEval = true
+		ch.Overall = floatp(ev.Overall)
+		ch.SecondaryOverall = ev.Secondary
+		ch.OverallFinal = floatp(ev.Final())
+		ch.GateDecision = ev.Decision
+		ch.OriginalDecision = ev.Original
+		ch.Revisions = ev.Revisions
+		ch.ForcePassed = ev.ForcePassed
+		ch.Polished = ev.Polished
 	} else {
 		missing = append(missing, "eval")
-	}
-	if hasEval {
-		ch.Overall = floatp(ev.overall)
-		ch.SecondaryOverall = ev.secondary
-		ch.OverallFinal = ev.overallFinal
-		if ch.OverallFinal == nil {
-			ch.OverallFinal = floatp(ev.overall)
-		}
-		ch.GateDecision = ev.decision
-		ch.OriginalDecision = ev.original
-		ch.Revisions = ev.revisions
-		ch.ForcePassed = ev.forcePassed
-		ch.Polished = ev.polished
 	}
 	if hasLog {
 		ch.StorylineID = lg.StorylineID
@@ -226,134 +218,6 @@ func readIfExists(root *project.Root, rel string) ([]byte, bool, error) {
 	return data, true, nil
 }
 
-// committedEval is what the report takes from evaluations/chapter-NNN-eval.json:
-// the primary eval plus metadata {gate, secondary, judges} (SPEC §8.1).
-type committedEval struct {
-	overall      float64
-	secondary    *float64
-	overallFinal *float64
-	decision     string
-	original     string
-	revisions    int
-	forcePassed  bool
-	polished     bool
-}
-
-func evalSchemaErr(rel, zh, en string) *errs.Error {
-	return errs.Newf(errs.Schema, "%s："+zh, "%s: "+en, rel).With("file", rel).
-		Hint("修正该评估文件（格式见 SPEC §2、§8.1），或用 novel-commit rollback 回滚该章后重写",
-			"fix the eval file (SPEC §2, §8.1), or roll the chapter back with novel-commit rollback and redo it")
-}
-
-// evalDoc is the part of a committed eval the report reads. Everything
-// else (scores, checks, the embedded gate file and secondary eval) is only
-// scanned, never decoded into maps: a 2,000-chapter project has 2,000 of
-// these files.
-type evalDoc struct {
-	Chapter       json.RawMessage `json:"chapter"`
-	ChapterNumber json.RawMessage `json:"chapter_number"`
-	Overall       json.RawMessage `json:"overall"`
-	Metadata      *struct {
-		Gate      *gateMeta `json:"gate"`
-		Secondary *struct {
-			Overall any `json:"overall"`
-		} `json:"secondary"`
-		Judges *struct {
-			OverallFinal any `json:"overall_final"`
-			Secondary    *struct {
-				Overall any `json:"overall"`
-			} `json:"secondary"`
-		} `json:"judges"`
-	} `json:"metadata"`
-	EvalUsed json.RawMessage `json:"eval_used"`
-}
-
-// gateMeta holds the gate file fields; they are read leniently (a value
-// of another type is ignored) since they are bookkeeping the suite wrote.
-type gateMeta struct {
-	Decision         any `json:"decision"`
-	OriginalDecision any `json:"original_decision"`
-	Polished         any `json:"polished"`
-	ForcePassed      any `json:"force_passed"`
-	RevisionCount    any `json:"revision_count"`
-	Revisions        any `json:"revisions"`
-	OverallFinal     any `json:"overall_final"`
-}
-
-// parseCommittedEval reads a committed eval: syntax errors are
-// E_INVALID_JSON with line and column; chapter and overall must be valid
-// as in a judge's eval (SPEC §3.2). The wrapped form {"eval_used":{…}} is
-// handed to the judge's own parser.
-func parseCommittedEval(data []byte, rel string, c int, out *committedEval) error {
-	var doc evalDoc
-	if err := jsonio.Decode(data, rel, &doc); err != nil {
-		if errs.Is(err, errs.Schema) {
-			return evalSchemaErr(rel, "必须是 JSON 对象，metadata 必须是 {gate, secondary, judges} 对象", "must be a JSON object whose metadata is an object {gate, secondary, judges}")
-		}
-		return err
-	}
-	if len(doc.Overall) == 0 && len(doc.EvalUsed) > 0 {
-		ev, err := eval.Parse(data, rel, c)
-		if err != nil {
-			return err
-		}
-		out.overall = ev.Overall
-		var inner evalDoc
-		if json.Unmarshal(doc.EvalUsed, &inner) == nil && doc.Metadata == nil {
-			doc.Metadata = inner.Metadata
-		}
-	} else {
-		ch := doc.Chapter
-		if len(ch) == 0 || string(ch) == "null" {
-			ch = doc.ChapterNumber
-		}
-		n, ok := jsonio.RawInt(ch)
-		if !ok || n != c {
-			return evalSchemaErr(rel, "chapter 必须是 "+itoa(c), "chapter must be "+itoa(c)).With("field", "chapter")
-		}
-		f, ok := jsonio.RawFloat(doc.Overall)
-		if !ok || f < 0 || f > 5 {
-			return evalSchemaErr(rel, "overall 必须是 0 到 5 之间的数", "overall must be a number in [0,5]").With("field", "overall")
-		}
-		out.overall = f
-	}
-	md := doc.Metadata
-	if md == nil {
-		return nil
-	}
-	if g := md.Gate; g != nil {
-		out.decision, _ = g.Decision.(string)
-		out.original, _ = g.OriginalDecision.(string)
-		out.polished, _ = g.Polished.(bool)
-		out.forcePassed, _ = g.ForcePassed.(bool)
-		if n, ok := jsonio.Int(g.RevisionCount); ok && n > 0 {
-			out.revisions = n
-		} else if n, ok := jsonio.Int(g.Revisions); ok && n > 0 {
-			out.revisions = n
-		}
-		if f, ok := jsonio.Float(g.OverallFinal); ok {
-			out.overallFinal = floatp(f)
-		}
-	}
-	if j := md.Judges; j != nil {
-		// The judges record is the commit's own summary; it wins.
-		if f, ok := jsonio.Float(j.OverallFinal); ok {
-			out.overallFinal = floatp(f)
-		}
-		if j.Secondary != nil {
-			if f, ok := jsonio.Float(j.Secondary.Overall); ok {
-				out.secondary = floatp(f)
-			}
-		}
-	}
-	if out.secondary == nil && md.Secondary != nil {
-		if f, ok := jsonio.Float(md.Secondary.Overall); ok {
-			out.secondary = floatp(f)
-		}
-	}
-	return nil
-}
-
 var reviewRE = regexp.MustCompile(`^chapter-([0-9]{3,})-logic-review\.json$`)
 
 // collectLogicReviews reads the latest MaxLogicReviews reports of
@@ -376,8 +240,8 @@ func (r *Report) collectLogicReviews(root *project.Root, minScore int) error {
 		chs = append(chs, n)
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(chs)))
-	if len(chs) > MaxLogicReviews {
-		chs = chs[:MaxLogicReviews]
+	if len(chs) > maxLogicReviews {
+		chs = chs[:maxLogicReviews]
 	}
 	for _, c := range chs {
 		rel := layout.LogicReview(c)

@@ -117,7 +117,7 @@ func (r *Report) HTML() []byte {
 	f := r.Foreshadowing
 	note := "共 " + itoa(f.Total) + " 条，未回收 " + itoa(f.Open) + "，已回收 " + itoa(f.Resolved) + "，逾期短线 " + itoa(f.OverdueShort) + "。"
 	if len(f.Items) > drawn+undrawn {
-		note += "条目超过 " + itoa(MaxSpanRows) + " 条：优先显示逾期、最近埋设的未回收与最近回收的条目，其余 " + itoa(len(f.Items)-drawn-undrawn) + " 条未绘制。"
+		note += "条目超过 " + itoa(maxSpanRows) + " 条：优先显示逾期、最近埋设的未回收与最近回收的条目，其余 " + itoa(len(f.Items)-drawn-undrawn) + " 条未绘制。"
 	}
 	if undrawn > 0 {
 		note += itoa(undrawn) + " 条没有埋设章节，未绘制。"

@@ -22,8 +22,8 @@ import (
 	"github.com/novelsuite/novel/internal/volume"
 )
 
-// SchemaVersion is the version of the JSON document.
-const SchemaVersion = 1
+// schemaVersion is the version of the JSON document.
+const schemaVersion = 1
 
 // Gate outcome markers of a committed chapter, in the order the charts'
 // legends show them. A chapter gets exactly one: force_passed beats
@@ -240,8 +240,8 @@ type LogicReview struct {
 	File         string `json:"file"`
 }
 
-// MaxLogicReviews is how many of the latest logic reviews are reported.
-const MaxLogicReviews = 10
+// maxLogicReviews is how many of the latest logic reviews are reported.
+const maxLogicReviews = 10
 
 // Collect reads the project once and builds the report. Inputs that are
 // malformed (an eval, a log, the state, a revision file) are errors naming
@@ -251,7 +251,7 @@ func Collect(root *project.Root, s settings.Settings) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{SchemaVersion: SchemaVersion, GateThresholds: s.GateThresholds,
+	r := &Report{SchemaVersion: schemaVersion, GateThresholds: s.GateThresholds,
 		Chapters: []Chapter{}, Volumes: []Volume{}, Storylines: []Storyline{},
 		PendingRevisions: []PendingRevision{}, LogicReviews: []LogicReview{}, Warnings: []string{}}
 	r.Title = briefTitle(root)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/settings"
 )
@@ -15,11 +16,11 @@ func TestBucketSize(t *testing.T) {
 	for _, c := range []struct{ n, want int }{
 		{0, 1}, {1, 1}, {200, 1}, {201, 2}, {400, 2}, {401, 5}, {1000, 5}, {1001, 10}, {2000, 10}, {2001, 20}, {100000, 500},
 	} {
-		if got := BucketSize(c.n); got != c.want {
+		if got := bucketSize(c.n); got != c.want {
 			t.Errorf("BucketSize(%d) = %d, want %d", c.n, got, c.want)
 		}
-		if c.n > 0 && (c.n+BucketSize(c.n)-1)/BucketSize(c.n) > MaxColumns {
-			t.Errorf("BucketSize(%d) leaves more than %d columns", c.n, MaxColumns)
+		if c.n > 0 && (c.n+bucketSize(c.n)-1)/bucketSize(c.n) > maxColumns {
+			t.Errorf("BucketSize(%d) leaves more than %d columns", c.n, maxColumns)
 		}
 	}
 }
@@ -86,8 +87,8 @@ func TestHTMLCapsElements(t *testing.T) {
 	if got := count(doc, `class="bar"`); got != 200 {
 		t.Errorf("bars = %d, want 200", got)
 	}
-	if got := count(doc, `class="span `); got != MaxSpanRows {
-		t.Errorf("spans = %d, want %d", got, MaxSpanRows)
+	if got := count(doc, `class="span `); got != maxSpanRows {
+		t.Errorf("spans = %d, want %d", got, maxSpanRows)
 	}
 	// Every overdue item (40 of them) is among the drawn rows.
 	if got := count(doc, `class="span span-overdue"`); got != 40 {
@@ -108,8 +109,8 @@ func TestHTMLCapsElements(t *testing.T) {
 	if !strings.Contains(md, "\n| 1991–2000 |") || strings.Contains(md, "\n| 2000 |") {
 		t.Error("the Markdown chapter table is not bucketed like the charts")
 	}
-	if got := strings.Count(md, "\n| F-"); got != MaxSpanRows {
-		t.Errorf("markdown foreshadowing rows = %d, want %d", got, MaxSpanRows)
+	if got := strings.Count(md, "\n| F-"); got != maxSpanRows {
+		t.Errorf("markdown foreshadowing rows = %d, want %d", got, maxSpanRows)
 	}
 }
 
@@ -167,8 +168,7 @@ func FuzzReaders(f *testing.F) {
 	f.Add([]byte(`{"storyline_id":"a","word_count":12,"revisions":[1,2]}`))
 	f.Add([]byte(`[1]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var ev committedEval
-		_ = parseCommittedEval(data, "e.json", 1, &ev)
+		_, _ = eval.ParseCommitted(data, "e.json", 1)
 		_, _ = runlog.ParseChapterLog(data, "l.json", 1)
 	})
 }

@@ -105,9 +105,9 @@ func corrupt(rel string, cause error, zh, en string) *errs.Error {
 	return e
 }
 
-// Parse decodes a revision file named rel that must belong to chapter
+// parse decodes a revision file named rel that must belong to chapter
 // (the name is authoritative; a disagreeing chapter_number is an error).
-func Parse(data []byte, rel string, chapter int) (*Status, error) {
+func parse(data []byte, rel string, chapter int) (*Status, error) {
 	var raw map[string]json.RawMessage
 	if err := jsonio.Decode(data, rel, &raw); err != nil {
 		if errs.Is(err, errs.Schema) {
@@ -212,12 +212,12 @@ func read(root *project.Root, rel string, c int) (*Status, error) {
 	if err != nil {
 		return nil, corrupt(rel, err, "", "")
 	}
-	return Parse(data, rel, c)
+	return parse(data, rel, c)
 }
 
-// All reads every revision file in chapters/ with one directory listing,
+// all reads every revision file in chapters/ with one directory listing,
 // smallest chapter first. Any unreadable file is an error (fail closed).
-func All(root *project.Root) ([]Status, error) {
+func all(root *project.Root) ([]Status, error) {
 	abs, err := root.Abs(layout.ChaptersDir)
 	if err != nil {
 		return nil, err
@@ -234,13 +234,13 @@ func All(root *project.Root) ([]Status, error) {
 	if err != nil {
 		return nil, errs.Newf(errs.IO, "无法列出 %s：%v", "cannot list %s: %v", layout.ChaptersDir, err).With("file", layout.ChaptersDir)
 	}
-	return AllOf(root, names)
+	return allOf(root, names)
 }
 
-// AllOf is All over names, a listing of chapters/ the caller already has
+// allOf is All over names, a listing of chapters/ the caller already has
 // (next lists the folder once for its integrity check): only the names
 // ending in revision.json matter.
-func AllOf(root *project.Root, names []string) ([]Status, error) {
+func allOf(root *project.Root, names []string) ([]Status, error) {
 	type hit struct {
 		c      int
 		hyphen bool
@@ -279,7 +279,7 @@ func AllOf(root *project.Root, names []string) ([]Status, error) {
 
 // Pending lists every pending revision, smallest chapter first.
 func Pending(root *project.Root) ([]Status, error) {
-	all, err := All(root)
+	all, err := all(root)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func Check(root *project.Root, target int) error {
 // CheckOf is Check over a listing of chapters/ the caller already has
 // (AllOf).
 func CheckOf(root *project.Root, target int, names []string) error {
-	all, err := AllOf(root, names)
+	all, err := allOf(root, names)
 	if err != nil {
 		return err
 	}
@@ -370,9 +370,9 @@ type Action struct {
 	Command string `json:"command"`
 }
 
-// NextActions lists what a person can do about chapter c's pending
+// nextActions lists what a person can do about chapter c's pending
 // revision: only commands that work where the chapter stands.
-func NextActions(c int, standing Standing) []Action {
+func nextActions(c int, standing Standing) []Action {
 	n := strconv.Itoa(c)
 	out := []Action{
 		{"review", "novel-gate show --chapter " + n},
@@ -409,7 +409,7 @@ func Payload(root *project.Root, st *Status, target int, standing Standing) map[
 		"revision_status_file": st.File,
 		"triggered_by":         st.TriggeredBy,
 		"revision_notes":       st.RevisionNotes,
-		"next_actions":         NextActions(st.ChapterNumber, standing),
+		"next_actions":         nextActions(st.ChapterNumber, standing),
 	}
 	if f := ReportFile(root, st); f != "" {
 		d["logic_review_report_file"] = f

@@ -158,7 +158,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(pend(3, "pending")))
 	f.Add([]byte(`{"chapter_number":3,"status":"accepted","observed_score":4}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse(data, "chapters/chapter-003-revision.json", 3)
+		s, err := parse(data, "chapters/chapter-003-revision.json", 3)
 		if err == nil {
 			if s.ChapterNumber != 3 || (s.Status != StatusPending && s.Status != StatusAccepted && s.Status != StatusRejected) {
 				t.Fatalf("accepted %+v", s)
@@ -193,7 +193,7 @@ func TestNextActionsByStanding(t *testing.T) {
 		{Elsewhere, "review=novel-gate show --chapter 3; accept=novel-gate resolve --chapter 3 --accept"},
 	}
 	for _, c := range cases {
-		if got := names(NextActions(3, c.standing)); got != c.want {
+		if got := names(nextActions(3, c.standing)); got != c.want {
 			t.Errorf("standing %d:\n got %s\nwant %s", c.standing, got, c.want)
 		}
 	}

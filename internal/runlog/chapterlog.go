@@ -188,7 +188,7 @@ func ParseChapterLog(data []byte, rel string, c int) (*ChapterLog, error) {
 		lg.EstimatedRequests = n
 	}
 	if t, ok := m.Tokens.(map[string]any); ok {
-		for _, k := range TokenKeys {
+		for _, k := range tokenKeys {
 			if n, ok := jsonio.Int(t[k]); ok && n >= 0 {
 				lg.Tokens.AddKey(k, int64(n))
 			}

@@ -123,8 +123,8 @@ type Tokens struct {
 	Total *int64 `json:"total,omitempty"`
 }
 
-// TokenKeys are the keys of a run line's tokens object Tokens sums.
-var TokenKeys = []string{"prompt", "completion", "cache_hit", "reasoning", "total"}
+// tokenKeys are the keys of a run line's tokens object Tokens sums.
+var tokenKeys = []string{"prompt", "completion", "cache_hit", "reasoning", "total"}
 
 func (t *Tokens) field(key string) **int64 {
 	switch key {
@@ -156,7 +156,7 @@ func (t *Tokens) AddKey(key string, n int64) {
 
 // AddTokens adds every known count of u.
 func (t *Tokens) AddTokens(u Tokens) {
-	for _, k := range TokenKeys {
+	for _, k := range tokenKeys {
 		if v := *u.field(k); v != nil {
 			t.AddKey(k, *v)
 		}
@@ -191,7 +191,7 @@ func (l Line) TokenCounts() Tokens {
 	if len(l.Tokens) == 0 || json.Unmarshal(l.Tokens, &m) != nil {
 		return t
 	}
-	for _, k := range TokenKeys {
+	for _, k := range tokenKeys {
 		if json.Unmarshal(m[k], &n) == nil {
 			if v, err := n.Int64(); err == nil {
 				t.AddKey(k, v)

@@ -11,7 +11,7 @@ import (
 // SPEC §19 (settings.json context.budget_tokens.{role}), in one order.
 var (
 	BudgetRoles    = [...]string{"draft", "summarize", "refine", "judge", "logic-review", "plan", "setup"}
-	DefaultBudgets = [len(BudgetRoles)]int{24000, 16000, 8000, 20000, 20000, 24000, 16000}
+	defaultBudgets = [len(BudgetRoles)]int{24000, 16000, 8000, 20000, 20000, 24000, 16000}
 )
 
 func budgetIndex(role string) int {
@@ -32,19 +32,19 @@ func (s Settings) Budget(role string) int {
 	if n := s.BudgetTokens[i]; n > 0 {
 		return n
 	}
-	return DefaultBudgets[i]
+	return defaultBudgets[i]
 }
 
-// DefaultRecallTokens bounds a packet's recall (SPEC §25,
+// defaultRecallTokens bounds a packet's recall (SPEC §25,
 // context.recall_tokens).
-const DefaultRecallTokens = 2500
+const defaultRecallTokens = 2500
 
 // Recall is the token bound of a draft or judge packet's recall.
 func (s Settings) Recall() int {
 	if s.RecallTokens > 0 {
 		return s.RecallTokens
 	}
-	return DefaultRecallTokens
+	return defaultRecallTokens
 }
 
 // applyContext reads context.budget_tokens: an object naming roles of

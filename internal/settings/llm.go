@@ -52,9 +52,9 @@ type LLM struct {
 	Provider string `json:"provider"`
 }
 
-// LLMDefaults are the documented defaults: streaming with a 120 s idle
+// lLMDefaults are the documented defaults: streaming with a 120 s idle
 // timeout and a 900 s total, json_mode auto.
-func LLMDefaults() LLM {
+func lLMDefaults() LLM {
 	return LLM{Roles: map[string]RoleParams{}, ExtraBody: map[string]any{}, JSONMode: JSONAuto, Stream: true,
 		IdleTimeoutS: 120, TimeoutS: 900, Prices: map[string]Price{}}
 }
@@ -64,7 +64,7 @@ func LLMDefaults() LLM {
 // and NOVEL_LLM_TIMEOUT (seconds). Invalid values are E_CONFIG naming the
 // key and its source.
 func LoadLLM(root *project.Root, getenv func(string) string) (LLM, error) {
-	l := LLMDefaults()
+	l := lLMDefaults()
 	if root != nil && root.Exists(layout.Settings) {
 		var raw map[string]any
 		if err := root.ReadJSON(layout.Settings, &raw); err != nil {

@@ -158,8 +158,8 @@ func cfgErr(key, source, zh, en string, value any) error {
 		Hint("修正该配置值；不会用默认值替代无效配置", "fix the value; invalid settings are never replaced by defaults")
 }
 
-// MaxLockStaleMinutes is the largest lock_stale_minutes (a week).
-const MaxLockStaleMinutes = 10080
+// maxLockStaleMinutes is the largest lock_stale_minutes (a week).
+const maxLockStaleMinutes = 10080
 
 // Load reads settings.json under root (missing → defaults), then applies
 // NOVEL_LOGIC_REVIEW_POLICY and NOVEL_LOGIC_REVIEW_MIN_SCORE from getenv.
@@ -259,7 +259,7 @@ func (s *Settings) apply(raw map[string]any, src string) error {
 		n, isInt := jsonio.Int(v)
 		// Bounded by a week: a huge value once overflowed the age
 		// comparison and made every lock stale at once.
-		if !isInt || n < 1 || n > MaxLockStaleMinutes {
+		if !isInt || n < 1 || n > maxLockStaleMinutes {
 			return cfgErr("lock_stale_minutes", src, "必须是 1..10080 的整数（分钟，最多一周）", "must be an integer 1..10080 (minutes, at most a week)", v)
 		}
 		s.LockStaleMinutes = n

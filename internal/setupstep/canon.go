@@ -181,9 +181,9 @@ func canonWrite(root *project.Root, entry CanonEntry) (string, error) {
 	return old + strings.TrimRight(string(line), "\n") + "\n", nil
 }
 
-// LoadCanon reads the canon log (none: no entries). A line that is not a
+// loadCanon reads the canon log (none: no entries). A line that is not a
 // canon entry is E_SCHEMA naming the file and line.
-func LoadCanon(root *project.Root) ([]CanonEntry, error) {
+func loadCanon(root *project.Root) ([]CanonEntry, error) {
 	ok, err := root.Optional(CanonLog)
 	if err != nil || !ok {
 		return nil, err
@@ -212,7 +212,7 @@ func LoadCanon(root *project.Root) ([]CanonEntry, error) {
 // those made while volume v was being written, before chapter c — newer
 // than the chapter's contract, which the volume plan wrote.
 func CanonSince(root *project.Root, v, c int) ([]CanonEntry, error) {
-	all, err := LoadCanon(root)
+	all, err := loadCanon(root)
 	if err != nil {
 		return nil, err
 	}

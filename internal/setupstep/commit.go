@@ -121,7 +121,7 @@ func Prepare(root *project.Root, stage string, replace bool, now string, next fu
 		j.Plan = append(j.Plan, journal.PlanStep{Name: StepClock, Writes: []string{layout.CurrentState}})
 		out.StoryTimeSeeded = true
 	}
-	j.Plan = append(j.Plan, journal.PlanStep{Name: StepCleanup, Writes: []string{PacketPath(stage), SnapshotPath(stage), layout.SetupJournal(stage)}})
+	j.Plan = append(j.Plan, journal.PlanStep{Name: StepCleanup, Writes: []string{PacketPath(stage), snapshotPath(stage), layout.SetupJournal(stage)}})
 	out.NextStep = next()
 	return j, nil
 }
@@ -281,7 +281,7 @@ func moveAll(root *project.Root, moves []journal.Move, aside bool, cmd string) e
 // cleanup removes the stage's packet and snapshot, the staging/setup
 // directories once empty, then the journal.
 func cleanup(root *project.Root, stage string) error {
-	for _, rel := range []string{PacketPath(stage), SnapshotPath(stage)} {
+	for _, rel := range []string{PacketPath(stage), snapshotPath(stage)} {
 		if err := root.Remove(rel); err != nil {
 			return err
 		}

@@ -23,8 +23,8 @@ const (
 	StyleSamples   = "style-samples.md"
 	SamplesDir     = "style-samples"
 	ReplacedDir    = layout.StagingReplaced
-	MinRules       = 3
-	MinCharacters  = 2
+	minRules       = 3
+	minCharacters  = 2
 	roleProtagonst = "protagonist"
 )
 
@@ -34,8 +34,8 @@ func StagedPath(final string) string { return Staging + "/" + final }
 // PacketPath is where --write-manifest writes the packet of a setup stage.
 func PacketPath(stage string) string { return layout.SetupPacket(stage) }
 
-// SnapshotPath is the write-boundary snapshot of a setup stage.
-func SnapshotPath(stage string) string { return layout.SetupSnapshot(stage) }
+// snapshotPath is the write-boundary snapshot of a setup stage.
+func snapshotPath(stage string) string { return layout.SetupSnapshot(stage) }
 
 // Done reports whether the committed products of a setup stage exist:
 // world → world/rules.json, storylines/storylines.json and a world/*.md;
@@ -51,7 +51,7 @@ func Done(root *project.Root, stage string) (bool, error) {
 		return len(docs) > 0 && root.IsFile(layout.WorldRules) && root.IsFile(Storylines), nil
 	case stepid.SetupCharacters:
 		cs, err := root.List(layout.CharactersActive, ".json", false)
-		return len(cs) >= MinCharacters, err
+		return len(cs) >= minCharacters, err
 	case stepid.SetupBook:
 		return root.IsFile(bookplan.File), nil
 	}

@@ -240,9 +240,9 @@ func validateRules(root *project.Root) error {
 	if err != nil {
 		return err
 	}
-	if len(rules) < MinRules {
-		return schemaErr(f, "rules", fmt.Sprintf("至少需要 %d 条规则，只有 %d 条", MinRules, len(rules)),
-			fmt.Sprintf("needs at least %d rules, has %d", MinRules, len(rules)))
+	if len(rules) < minRules {
+		return schemaErr(f, "rules", fmt.Sprintf("至少需要 %d 条规则，只有 %d 条", minRules, len(rules)),
+			fmt.Sprintf("needs at least %d rules, has %d", minRules, len(rules)))
 	}
 	seen := map[string]bool{}
 	for i, r := range rules {
@@ -374,9 +374,9 @@ func validateCharacters(root *project.Root, files []string) error {
 			return missing(st, strings.TrimSuffix(f, ".md")+".json", "档案 "+f+" 没有对应的人物合同", "the profile "+f+" has no character contract")
 		}
 	}
-	if n < MinCharacters {
-		return schemaErr(layout.CharactersActive, "", fmt.Sprintf("至少需要 %d 个人物，只有 %d 个", MinCharacters, n),
-			fmt.Sprintf("needs at least %d characters, has %d", MinCharacters, n))
+	if n < minCharacters {
+		return schemaErr(layout.CharactersActive, "", fmt.Sprintf("至少需要 %d 个人物，只有 %d 个", minCharacters, n),
+			fmt.Sprintf("needs at least %d characters, has %d", minCharacters, n))
 	}
 	if len(protagonists) != 1 {
 		return schemaErr(layout.CharactersActive, "role", fmt.Sprintf("必须恰好有一个 role 为 protagonist 的人物，现有 %d 个", len(protagonists)),

@@ -21,7 +21,7 @@ import (
 // Empty returns the empty state (the rebuild start without a baseline).
 func Empty() map[string]any {
 	st := map[string]any{"schema_version": 1, "state_version": 0, "last_updated_chapter": 0}
-	Normalize(st)
+	normalize(st)
 	return st
 }
 
@@ -39,9 +39,9 @@ func IsEmpty(st map[string]any) bool {
 	return true
 }
 
-// Normalize fills the groups and the derived list a state must have; it
+// normalize fills the groups and the derived list a state must have; it
 // returns warnings for values it had to replace.
-func Normalize(st map[string]any) []string {
+func normalize(st map[string]any) []string {
 	var warns []string
 	if _, ok := st["schema_version"]; !ok {
 		st["schema_version"] = 1
@@ -81,7 +81,7 @@ func DecodeState(data []byte, rel string) (map[string]any, []string, error) {
 	if _, err := versionOf(st, rel); err != nil {
 		return nil, nil, err
 	}
-	return st, Normalize(st), nil
+	return st, normalize(st), nil
 }
 
 func versionOf(st map[string]any, rel string) (int, error) {

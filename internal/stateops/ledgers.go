@@ -18,8 +18,8 @@ const (
 	StoryTimePath = "world_state.story_time"
 	// KnowsField is a character's list of facts they know.
 	KnowsField = "knows"
-	// MaxKnowsChars bounds one fact of a knows list.
-	MaxKnowsChars = 60
+	// maxKnowsChars bounds one fact of a knows list.
+	maxKnowsChars = 60
 )
 
 // ledgerReason checks the fixed shapes of the ledger ops: the clock is set
@@ -41,8 +41,8 @@ func ledgerReason(op Op) string {
 			return at + " changes by add and remove, one fact at a time"
 		}
 		s, ok := op.Value.(string)
-		if n := utf8.RuneCountInString(strings.TrimSpace(s)); !ok || n < 1 || n > MaxKnowsChars {
-			return at + " takes a fact of 1–" + strconv.Itoa(MaxKnowsChars) + " characters"
+		if n := utf8.RuneCountInString(strings.TrimSpace(s)); !ok || n < 1 || n > maxKnowsChars {
+			return at + " takes a fact of 1–" + strconv.Itoa(maxKnowsChars) + " characters"
 		}
 	}
 	return ""
@@ -89,7 +89,7 @@ func HasStoryTime(root *project.Root) (bool, error) {
 	if has, ok := canonicalHasClock(data); ok {
 		return has, nil
 	}
-	_, _, has, err := CurrentStoryTime(root)
+	_, _, has, err := currentStoryTime(root)
 	return has, err
 }
 
@@ -114,11 +114,11 @@ func canonicalHasClock(data []byte) (has, ok bool) {
 	return bytes.Contains(rest, []byte("\n    \"story_time\": ")), true
 }
 
-// CurrentStoryTime reads the state's world_state.story_time (has is false
+// currentStoryTime reads the state's world_state.story_time (has is false
 // without one; a value of another shape reads as day 0). A state without
 // the word is answered without decoding it (the state is a project's
 // largest file).
-func CurrentStoryTime(root *project.Root) (day int, label string, has bool, err error) {
+func currentStoryTime(root *project.Root) (day int, label string, has bool, err error) {
 	if !root.Exists(layout.CurrentState) {
 		return 0, "", false, nil
 	}

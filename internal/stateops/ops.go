@@ -268,7 +268,7 @@ func applyOne(state map[string]any, op Op) (reason, warn string) {
 			return "add target " + op.Path + " is not an array", ""
 		}
 		for _, v := range list {
-			if Equal(v, op.Value) {
+			if equal(v, op.Value) {
 				return "", ""
 			}
 		}
@@ -283,7 +283,7 @@ func applyOne(state map[string]any, op Op) (reason, warn string) {
 		}
 		kept := make([]any, 0, len(list))
 		for _, v := range list {
-			if !Equal(v, op.Value) {
+			if !equal(v, op.Value) {
 				kept = append(kept, v)
 			}
 		}
@@ -332,8 +332,8 @@ func addNumbers(a, b json.Number) (json.Number, bool) {
 	return json.Number(out), true
 }
 
-// Equal is JSON deep equality; numbers compare by value (1 == 1.0).
-func Equal(a, b any) bool {
+// equal is JSON deep equality; numbers compare by value (1 == 1.0).
+func equal(a, b any) bool {
 	switch x := a.(type) {
 	case nil:
 		return b == nil
@@ -365,7 +365,7 @@ func Equal(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !Equal(x[i], y[i]) {
+			if !equal(x[i], y[i]) {
 				return false
 			}
 		}
@@ -377,7 +377,7 @@ func Equal(a, b any) bool {
 		}
 		for k, v := range x {
 			w, ok := y[k]
-			if !ok || !Equal(v, w) {
+			if !ok || !equal(v, w) {
 				return false
 			}
 		}

@@ -191,7 +191,7 @@ func TestEqual(t *testing.T) {
 	for _, p := range pairs {
 		a, _ := Decode(json.RawMessage(p.a))
 		b, _ := Decode(json.RawMessage(p.b))
-		if Equal(a, b) != p.eq {
+		if equal(a, b) != p.eq {
 			t.Errorf("Equal(%s,%s) != %v", p.a, p.b, p.eq)
 		}
 	}

@@ -34,10 +34,10 @@ type Plan struct {
 	RewriteGate bool
 }
 
-// Legal checks advance legality against cp (orchestrator state, chapter,
+// legal checks advance legality against cp (orchestrator state, chapter,
 // reachable stage) without reading products. It is run once before
 // validation and again under the lock against a fresh checkpoint.
-func Legal(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step) (*Plan, error) {
+func legal(root *project.Root, cp *checkpoint.Checkpoint, st stepid.Step) (*Plan, error) {
 	if st.Setup {
 		return nil, errs.Newf(errs.Usage, "%s 不能用 advance 推进", "%s cannot be advanced", st.String()).With("step", st.String()).
 			Hint("设定步骤由 novel-commit setup --step "+st.Stage+" 提交", "a setup step is committed with novel-commit setup --step "+st.Stage)
@@ -255,7 +255,7 @@ type AdvanceResult struct {
 // (checkpoint.Update). Nothing is written on any refusal.
 func Advance(root *project.Root, cp *checkpoint.Checkpoint, first checkpoint.Snapshot, st stepid.Step, s settings.Settings,
 	getenv func(string) string, now func() string) (*AdvanceResult, error) {
-	p, err := Legal(root, cp, st)
+	p, err := legal(root, cp, st)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +267,7 @@ func Advance(root *project.Root, cp *checkpoint.Checkpoint, first checkpoint.Sna
 		w := checkpoint.Writer{Root: root, Getenv: getenv, Chapter: st.Chapter, StaleMinutes: s.LockStaleMinutes, Now: now(),
 			BeforeLock: checkpoint.RaceHook(root, getenv)}
 		fresh, err := checkpoint.Update(w, first, func(fresh *checkpoint.Checkpoint, _ bool) (bool, error) {
-			p2, err := Legal(root, fresh, st)
+			p2, err := legal(root, fresh, st)
 			if err != nil {
 				return false, err
 			}

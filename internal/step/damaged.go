@@ -1,7 +1,7 @@
 package step
 
 import (
-	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/layout"
@@ -37,7 +37,7 @@ func damagedFiles(root *project.Root, lang string) []DamagedFile {
 		}
 		e := errs.Coerce(err)
 		d := DamagedFile{File: rel, Code: e.Code, Message: e.Message(lang)}
-		if refusal := commit.RestoreRefusal(root, rel); refusal == nil {
+		if refusal := changelog.RestoreRefusal(root, rel); refusal == nil {
 			d.Fix = errs.Text(lang, "运行 novel-commit rebuild：按 changelog 恢复该文件，原文件保存在 state/backups/",
 				"run novel-commit rebuild: it restores the file from the changelog and keeps the old one under state/backups/")
 		} else {

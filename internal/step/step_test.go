@@ -63,7 +63,7 @@ func TestLegalRefusalMessages(t *testing.T) {
 	}
 	for _, c := range cases {
 		cp := &checkpoint.Checkpoint{State: checkpoint.Writing, LastCompleted: 2, Inflight: 3, Stage: c.stage}
-		_, err := Legal(root, cp, stepid.Chapter(3, c.step))
+		_, err := legal(root, cp, stepid.Chapter(3, c.step))
 		if c.zh == "" {
 			if err != nil {
 				t.Errorf("%s at %s: %v", c.step, c.stage, err)
@@ -77,7 +77,7 @@ func TestLegalRefusalMessages(t *testing.T) {
 	}
 	// The chapter-order refusal keeps its chapter number.
 	cp := &checkpoint.Checkpoint{State: checkpoint.Writing, LastCompleted: 2, Inflight: 3, Stage: checkpoint.Judged}
-	_, err := Legal(root, cp, stepid.Chapter(4, stepid.Draft))
+	_, err := legal(root, cp, stepid.Chapter(4, stepid.Draft))
 	if e := errs.As(err); e == nil || e.En != "cannot advance chapter:004:draft: only chapter 3 can be advanced (pipeline_stage judged)" {
 		t.Errorf("order refusal: %v", err)
 	}

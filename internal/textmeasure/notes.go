@@ -15,8 +15,8 @@ var ChapterHeading = regexp.MustCompile(`(?m)^#{1,3}[ \t]*第[ \t]*([0-9０-９�
 // any that remain.
 var NotePrefixes = []string{"修改说明", "修订说明", "说明：", "说明:", "注：", "注:", "下章预告", "下一章预告", "本章完", "（本章完", "(本章完", "字数"}
 
-// IsNoteLine reports whether a trimmed line opens such a block.
-func IsNoteLine(t string) bool {
+// isNoteLine reports whether a trimmed line opens such a block.
+func isNoteLine(t string) bool {
 	t = strings.TrimLeft(t, "#*【[ \t")
 	for _, p := range NotePrefixes {
 		if strings.HasPrefix(t, p) {
@@ -26,8 +26,8 @@ func IsNoteLine(t string) bool {
 	return false
 }
 
-// IsSeparator reports a Markdown thematic break (---, ***, * * *).
-func IsSeparator(t string) bool {
+// isSeparator reports a Markdown thematic break (---, ***, * * *).
+func isSeparator(t string) bool {
 	t = strings.ReplaceAll(t, " ", "")
 	return len(t) >= 3 && (strings.Trim(t, "-") == "" || strings.Trim(t, "*") == "" || strings.Trim(t, "_") == "")
 }
@@ -52,11 +52,11 @@ func TrailingNotes(lines []string) int {
 			story = true
 			continue
 		}
-		if IsNoteLine(t) {
+		if isNoteLine(t) {
 			return i
 		}
-		if IsSeparator(t) {
-			if next := nextText(lines[i+1:]); next == "" || IsNoteLine(next) || ChapterHeading.MatchString(next) {
+		if isSeparator(t) {
+			if next := nextText(lines[i+1:]); next == "" || isNoteLine(next) || ChapterHeading.MatchString(next) {
 				return i
 			}
 		}

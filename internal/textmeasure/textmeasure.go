@@ -103,7 +103,7 @@ func Measure(text string) Stats {
 			if depth > 0 {
 				s.Dialogue++
 			}
-			if IsSentenceEnd(r) {
+			if isSentenceEnd(r) {
 				if inSentence {
 					s.Sentences++
 				}
@@ -145,8 +145,8 @@ func LineWords(line string) int {
 	return n
 }
 
-// IsSentenceEnd reports whether r closes a sentence.
-func IsSentenceEnd(r rune) bool {
+// isSentenceEnd reports whether r closes a sentence.
+func isSentenceEnd(r rune) bool {
 	switch r {
 	case '。', '！', '？', '…', '!', '?':
 		return true
@@ -163,12 +163,12 @@ func Sentences(line string) []string {
 	for i < len(line) {
 		r, n := utf8.DecodeRuneInString(line[i:])
 		i += n
-		if !IsSentenceEnd(r) {
+		if !isSentenceEnd(r) {
 			continue
 		}
 		for i < len(line) {
 			r, n = utf8.DecodeRuneInString(line[i:])
-			if !IsSentenceEnd(r) && !isCloseQuote(r) {
+			if !isSentenceEnd(r) && !isCloseQuote(r) {
 				break
 			}
 			i += n

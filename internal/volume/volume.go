@@ -96,7 +96,7 @@ func ParseSchedule(data []byte, rel string) (*Schedule, error) {
 		if isNull(rng) {
 			rng = ev.TargetRange
 		}
-		a, b, ok := ValidRange(rng)
+		a, b, ok := validRange(rng)
 		if !ok {
 			continue
 		}
@@ -165,10 +165,10 @@ func isNull(raw json.RawMessage) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-// ValidRange reads a chapter range [a,b] of integers with 1 ≤ a ≤ b.
+// validRange reads a chapter range [a,b] of integers with 1 ≤ a ≤ b.
 // Anything else (null, strings, floats with fractions, wrong length)
 // is not a range.
-func ValidRange(raw json.RawMessage) (int, int, bool) {
+func validRange(raw json.RawMessage) (int, int, bool) {
 	if isNull(raw) {
 		return 0, 0, false
 	}

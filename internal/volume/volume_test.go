@@ -86,7 +86,7 @@ func TestScheduleMissingAndBad(t *testing.T) {
 func TestValidRange(t *testing.T) {
 	for in, ok := range map[string]bool{"[1,2]": true, "[3,3]": true, "[0,2]": false, "[2,1]": false, "[1]": false,
 		"[1,2,3]": false, `["1",2]`: false, "[1.5,2]": false, "null": false, "": false, "{}": false, "[-1,2]": false} {
-		if _, _, got := ValidRange(json.RawMessage(in)); got != ok {
+		if _, _, got := validRange(json.RawMessage(in)); got != ok {
 			t.Errorf("ValidRange(%s) = %v", in, got)
 		}
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// CharactersDir holds the plan's proposed new characters
+// charactersDir holds the plan's proposed new characters
 // ({slug}.json + {slug}.md), committed into characters/active/ with the
 // volume (SPEC §17: new characters proposed by a volume plan).
-const CharactersDir = "characters"
+const charactersDir = "characters"
 
 // checkCharacters validates a staged plan's proposed characters and
 // refuses a contract whose preconditions.character_states names someone
@@ -66,21 +66,21 @@ func checkCharacters(s source, p *Plan, storylines map[int]string) ([]proposal, 
 			}
 			return nil, errs.Newf(errs.Contract, "章节契约 %s 的 preconditions.character_states 提到“%s”，但 characters/active/ 中没有这个人物，卷规划也没有在 %s/ 中提议",
 				"the chapter contract %s names %q in preconditions.character_states, but characters/active/ has no such character and the plan proposes none in %s/",
-				rel, n, Staged(v, CharactersDir)).With("file", rel).With("chapter", c).With("character", n).
-				Hint("用已有人物的显示名，或在卷规划的 new_characters 中登记该人物（"+Staged(v, CharactersDir)+"/{slug}.json 与 .md），然后重新提交",
-					"use an existing character's display name, or propose the character in the plan's new_characters ("+Staged(v, CharactersDir)+"/{slug}.json and .md) and commit again")
+				rel, n, staged(v, charactersDir)).With("file", rel).With("chapter", c).With("character", n).
+				Hint("用已有人物的显示名，或在卷规划的 new_characters 中登记该人物（"+staged(v, charactersDir)+"/{slug}.json 与 .md），然后重新提交",
+					"use an existing character's display name, or propose the character in the plan's new_characters ("+staged(v, charactersDir)+"/{slug}.json and .md) and commit again")
 		}
 	}
 	return proposed, nil
 }
 
 // contractFile is chapter c's contract file in the source.
-func (s source) contractFile(c int) string { return s.path(ContractsDir + "/" + s.contractName(c)) }
+func (s source) contractFile(c int) string { return s.path(contractsDir + "/" + s.contractName(c)) }
 
 // contractName is chapter c's contract file name: the .json, or the
 // plugin's Markdown one when only that exists (SPEC §22).
 func (s source) contractName(c int) string {
-	if md := "chapter-" + layout.Pad(c) + ".md"; !s.root.IsFile(s.path(ContractsDir+"/"+layout.ContractFile(c))) && s.root.IsFile(s.path(ContractsDir+"/"+md)) {
+	if md := "chapter-" + layout.Pad(c) + ".md"; !s.root.IsFile(s.path(contractsDir+"/"+layout.ContractFile(c))) && s.root.IsFile(s.path(contractsDir+"/"+md)) {
 		return md
 	}
 	return layout.ContractFile(c)
@@ -91,7 +91,7 @@ type proposal struct{ slug, name, json string }
 // proposals reads staging/volumes/vol-VV/characters/: every {slug}.json
 // with its {slug}.md, a display_name and a role.
 func proposals(root *project.Root, v int) ([]proposal, error) {
-	dir := Staged(v, CharactersDir)
+	dir := staged(v, charactersDir)
 	ents, err := root.ReadDir(dir)
 	if err != nil {
 		return nil, err

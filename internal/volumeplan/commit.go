@@ -235,7 +235,7 @@ func stepCleanup(root *project.Root, j *Journal) error {
 			return err
 		}
 	}
-	for _, rel := range []string{Staged(v, ContractsDir), Staged(v, CharactersDir), layout.StagingVolumeDir(v), layout.StagingVolumes} {
+	for _, rel := range []string{staged(v, contractsDir), staged(v, charactersDir), layout.StagingVolumeDir(v), layout.StagingVolumes} {
 		abs, err := root.Abs(rel)
 		if err != nil {
 			return err

@@ -17,8 +17,8 @@ import (
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-// ReviewStep is the review step of volume v (volume:VV:review).
-func ReviewStep(v int) stepid.Step {
+// reviewStep is the review step of volume v (volume:VV:review).
+func reviewStep(v int) stepid.Step {
 	return stepid.Step{Volume: true, Number: v, Stage: stepid.Review}
 }
 
@@ -56,8 +56,8 @@ type ReviewJournal struct {
 // and moves the updated one into place.
 const StepBookPlan = "book_plan"
 
-// StagedBookPlan is where a volume review stages an updated book plan.
-func StagedBookPlan(v int, name string) string { return layout.StagingVolumeDir(v) + "/" + name }
+// stagedBookPlan is where a volume review stages an updated book plan.
+func stagedBookPlan(v int, name string) string { return layout.StagingVolumeDir(v) + "/" + name }
 
 // PrepareReview validates the staged review of volume v: VOL_REVIEW with
 // v the current volume, a non-empty UTF-8 review.md, no write outside
@@ -96,7 +96,7 @@ func PrepareReview(root *project.Root, v int, now string) (*ReviewJournal, error
 		return nil, errs.Newf(errs.Schema, "卷末回顾 %s 是空的", "the volume review %s is empty", src).With("file", src).
 			Hint("重新运行回顾，或手写回顾后再提交", "run the review again, or write it by hand, then commit")
 	}
-	warns, err := boundary.Check(root, ReviewStep(v), "")
+	warns, err := boundary.Check(root, reviewStep(v), "")
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func PrepareReview(root *project.Root, v int, now string) (*ReviewJournal, error
 // they are written or being written. The committed plan is kept under
 // logs/book-plan/book-plan-vVV.json (its .md beside it).
 func reviewBookPlan(root *project.Root, v int, j *ReviewJournal) error {
-	staged := StagedBookPlan(v, bookplan.File)
+	staged := stagedBookPlan(v, bookplan.File)
 	if !root.IsFile(staged) {
 		return nil
 	}
@@ -193,8 +193,8 @@ func reviewBookPlan(root *project.Root, v int, j *ReviewJournal) error {
 		}
 	}
 	j.BookPlan = append(j.BookPlan, journal.Move{From: staged, To: bookplan.File})
-	if root.IsFile(StagedBookPlan(v, bookplan.Doc)) {
-		j.BookPlan = append(j.BookPlan, journal.Move{From: StagedBookPlan(v, bookplan.Doc), To: bookplan.Doc})
+	if root.IsFile(stagedBookPlan(v, bookplan.Doc)) {
+		j.BookPlan = append(j.BookPlan, journal.Move{From: stagedBookPlan(v, bookplan.Doc), To: bookplan.Doc})
 	}
 	vv := layout.PadVol(v)
 	return journal.CheckDestinations(root, dests, func(file string) journal.WayOut {
@@ -249,7 +249,7 @@ func LoadReviewJournal(root *project.Root, v int) (*ReviewJournal, error) {
 	// The book plan moves may only be the ones PrepareReview makes.
 	allowed := map[string]bool{bookplan.File: true, bookplan.Doc: true, bookplan.Archived(v): true,
 		strings.TrimSuffix(bookplan.Archived(v), ".json") + ".md": true,
-		StagedBookPlan(v, bookplan.File):                          true, StagedBookPlan(v, bookplan.Doc): true}
+		stagedBookPlan(v, bookplan.File):                          true, stagedBookPlan(v, bookplan.Doc): true}
 	for _, m := range append(append([]journal.Move{}, j.Archive...), j.BookPlan...) {
 		if !allowed[m.From] || !allowed[m.To] {
 			return nil, errs.Newf(errs.Schema, "%s 不是第 %d 卷的回顾提交日志", "%s is not the review journal of volume %d", rel, v).With("file", rel)

@@ -31,10 +31,10 @@ import (
 
 // The files of a plan, relative to the volume directory.
 const (
-	OutlineFile    = layout.VolumeOutlineFile
-	ScheduleFile   = layout.VolumeScheduleFile
-	ForeshadowFile = layout.VolumeForeshadowFile
-	ContractsDir   = layout.VolumeContractsDir
+	outlineFile    = layout.VolumeOutlineFile
+	scheduleFile   = layout.VolumeScheduleFile
+	foreshadowFile = layout.VolumeForeshadowFile
+	contractsDir   = layout.VolumeContractsDir
 )
 
 // Step is the planning step of volume v (volume:VV:plan).
@@ -42,11 +42,11 @@ func Step(v int) stepid.Step {
 	return stepid.Step{Volume: true, Number: v, Stage: stepid.Plan}
 }
 
-// Staged is the staging path of a plan file.
-func Staged(v int, name string) string { return layout.StagingVolumeDir(v) + "/" + name }
+// staged is the staging path of a plan file.
+func staged(v int, name string) string { return layout.StagingVolumeDir(v) + "/" + name }
 
-// Target is where a plan file lives once committed.
-func Target(v int, name string) string { return layout.VolumeDir(v) + "/" + name }
+// target is where a plan file lives once committed.
+func target(v int, name string) string { return layout.VolumeDir(v) + "/" + name }
 
 // Plan is a validated staged plan and what committing it moves.
 type Plan struct {
@@ -75,9 +75,9 @@ type source struct {
 // path is the plan file name of the source.
 func (s source) path(name string) string {
 	if s.staged {
-		return Staged(s.v, name)
+		return staged(s.v, name)
 	}
-	return Target(s.v, name)
+	return target(s.v, name)
 }
 
 // contractRoot is the root under which the plan's contracts sit at
@@ -100,9 +100,9 @@ func (s source) fix(err error) error {
 
 func planCmd(v int) string { return "novel instructions volume:" + layout.PadVol(v) + ":plan" }
 
-// CheckState refuses a volume commit outside VOL_PLANNING for the current
+// checkState refuses a volume commit outside VOL_PLANNING for the current
 // volume or QUICK_START for volume 1 (E_STATE, exit 3).
-func CheckState(cp *checkpoint.Checkpoint, v int) error {
+func checkState(cp *checkpoint.Checkpoint, v int) error {
 	if (cp.State == checkpoint.VolPlanning && v == cp.CurrentVolume) || (cp.State == checkpoint.QuickStart && v == 1) {
 		return nil
 	}
@@ -127,7 +127,7 @@ func CheckState(cp *checkpoint.Checkpoint, v int) error {
 // Validate checks the staged plan of volume v against the checkpoint
 // without writing anything.
 func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, error) {
-	if err := CheckState(cp, v); err != nil {
+	if err := checkState(cp, v); err != nil {
 		return nil, err
 	}
 	start := cp.LastCompleted + 1
@@ -150,17 +150,17 @@ func Validate(root *project.Root, cp *checkpoint.Checkpoint, v int) (*Plan, erro
 	}
 	p.Warnings = append(p.Warnings, warns...)
 
-	for _, name := range []string{OutlineFile, ScheduleFile, ForeshadowFile} {
-		p.Moves = append(p.Moves, journal.Move{From: Staged(v, name), To: Target(v, name)})
+	for _, name := range []string{outlineFile, scheduleFile, foreshadowFile} {
+		p.Moves = append(p.Moves, journal.Move{From: staged(v, name), To: target(v, name)})
 	}
 	for _, c := range p.contracts {
 		// A plugin Markdown contract moves as it is, like a JSON one.
-		name := ContractsDir + "/" + s.contractName(c)
-		p.Moves = append(p.Moves, journal.Move{From: Staged(v, name), To: Target(v, name)})
+		name := contractsDir + "/" + s.contractName(c)
+		p.Moves = append(p.Moves, journal.Move{From: staged(v, name), To: target(v, name)})
 	}
 	for _, pr := range p.proposed {
 		for _, ext := range []string{".json", ".md"} {
-			p.Moves = append(p.Moves, journal.Move{From: Staged(v, CharactersDir+"/"+pr.slug+ext), To: layout.CharactersActive + "/" + pr.slug + ext})
+			p.Moves = append(p.Moves, journal.Move{From: staged(v, charactersDir+"/"+pr.slug+ext), To: layout.CharactersActive + "/" + pr.slug + ext})
 		}
 	}
 	if err := p.replacement(root); err != nil {
@@ -187,13 +187,13 @@ func (s source) check(start int) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := checkOutline(root, s.path(OutlineFile), v, start)
+	o, err := checkOutline(root, s.path(outlineFile), v, start)
 	if err != nil {
 		return nil, err
 	}
 	p.Chapters = o.Chapters
 	p.Start, p.End = o.Chapters[0], o.Chapters[len(o.Chapters)-1]
-	if err := checkEarlierVolumes(root, s.path(OutlineFile), v, p.Start, p.End); err != nil {
+	if err := checkEarlierVolumes(root, s.path(outlineFile), v, p.Start, p.End); err != nil {
 		return nil, err
 	}
 	storylines := map[int]string{}
@@ -210,13 +210,13 @@ func (s source) check(start int) (*Plan, error) {
 	if p.contracts, err = checkContracts(s, p, storylines); err != nil {
 		return nil, err
 	}
-	if have[ScheduleFile] {
-		if err := checkSchedule(root, s.path(ScheduleFile), p, storylines); err != nil {
+	if have[scheduleFile] {
+		if err := checkSchedule(root, s.path(scheduleFile), p, storylines); err != nil {
 			return nil, err
 		}
 	}
-	if have[ForeshadowFile] {
-		fsRel := s.path(ForeshadowFile)
+	if have[foreshadowFile] {
+		fsRel := s.path(foreshadowFile)
 		data, err := root.ReadFile(fsRel)
 		if err != nil {
 			return nil, err
@@ -237,7 +237,7 @@ func (s source) check(start int) (*Plan, error) {
 // optional inputs (SPEC §1) and their absence a warning.
 func (s source) present(p *Plan) (map[string]bool, error) {
 	have := map[string]bool{}
-	for _, name := range []string{OutlineFile, ScheduleFile, ForeshadowFile} {
+	for _, name := range []string{outlineFile, scheduleFile, foreshadowFile} {
 		rel := s.path(name)
 		if s.root.IsFile(rel) {
 			have[name] = true
@@ -247,12 +247,12 @@ func (s source) present(p *Plan) (map[string]bool, error) {
 			return nil, err
 		}
 		switch {
-		case s.staged || name == OutlineFile:
+		case s.staged || name == outlineFile:
 			return nil, errs.Newf(errs.MissingFile, "卷规划缺少 %s", "the volume plan lacks %s", rel).
 				With("file", rel).With("volume", s.v).
 				Hint("运行规划代理生成它："+planCmd(s.v)+"（或 make -f pipeline.mk volume V="+strconv.Itoa(s.v)+"）",
 					"run the planner to produce it: "+planCmd(s.v)+" (or make -f pipeline.mk volume V="+strconv.Itoa(s.v)+")")
-		case name == ScheduleFile:
+		case name == scheduleFile:
 			p.Warnings = append(p.Warnings, rel+" 不存在：本卷没有休眠线和交汇事件 / "+rel+" is missing: the volume has no dormant lines and no convergence events")
 		default:
 			p.Warnings = append(p.Warnings, rel+" 不存在：本卷没有伏笔计划 / "+rel+" is missing: the volume has no foreshadowing plan")
@@ -293,7 +293,7 @@ func checkCoverage(root *project.Root, v, start int, p *Plan) error {
 			extra = append(extra, c)
 		}
 	}
-	rel := Staged(v, OutlineFile)
+	rel := staged(v, outlineFile)
 	zhWhy, enWhy := "", ""
 	if len(missing) > 0 {
 		zhWhy += "缺少第 " + ints(missing) + " 章"
@@ -484,7 +484,7 @@ var contractName = regexp.MustCompile(`^chapter-(\d+)\.(json|md)$`)
 // that have one.
 func checkContracts(s source, p *Plan, storylines map[int]string) ([]int, error) {
 	root, v := s.root, s.v
-	dirRel := s.path(ContractsDir)
+	dirRel := s.path(contractsDir)
 	abs, err := root.Abs(dirRel)
 	if err != nil {
 		return nil, err

@@ -21,8 +21,8 @@ import (
 // stepAliases are the novel-step commands reachable directly.
 var stepAliases = map[string]bool{"next": true, "advance": true, "validate": true, "status": true}
 
-// Tools lists the suite's binaries with a one-line description, for --help.
-var Tools = [][2]string{
+// tools lists the suite's binaries with a one-line description, for --help.
+var tools = [][2]string{
 	{"novel-step", "next / advance / validate / status / abandon / redraft / fail / retry / volume: the checkpoint and the next step"},
 	{"novel-lock", "acquire / release / heartbeat / status / break / run: the project lock"},
 	{"novel-outline", "extract a chapter's outline block, key lines and the volume range"},
@@ -155,7 +155,7 @@ func help(w io.Writer) {
 	fmt.Fprintln(w, "  novel X …                              runs novel-X … (next to novel, or on PATH)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
-	for _, t := range Tools {
+	for _, t := range tools {
 		fmt.Fprintf(w, "  %-18s %s\n", strings.TrimPrefix(t[0], "novel-"), t[1])
 	}
 	fmt.Fprintln(w)

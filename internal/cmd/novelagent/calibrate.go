@@ -15,8 +15,8 @@ import (
 	"github.com/novelsuite/novel/internal/project"
 )
 
-// BuiltinSet is how the report names the embedded calibration set.
-const BuiltinSet = "built-in"
+// builtinSet is how the report names the embedded calibration set.
+const builtinSet = "built-in"
 
 type calibrateCmd struct {
 	Set      string `help:"Calibration set directory holding set.json (default: the built-in set, examples/calibration in the source tree)." placeholder:"DIR"`
@@ -64,7 +64,7 @@ func (c *calibrateCmd) Run(ctx *cli.Context) error {
 
 func (c *calibrateCmd) loadSet(ctx *cli.Context) (*calibrate.Set, error) {
 	if c.Set == "" {
-		return calibrate.LoadSet(calibration.FS, BuiltinSet)
+		return calibrate.LoadSet(calibration.FS, builtinSet)
 	}
 	dir := c.Set
 	if !filepath.IsAbs(dir) {

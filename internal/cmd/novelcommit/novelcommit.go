@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/journal"
@@ -89,11 +90,11 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	if r.Check {
-		res, err := commit.Check(root)
+		res, err := changelog.Check(root)
 		if err != nil {
 			return err
 		}
-		if err := commit.CheckMentions(root, res); err != nil {
+		if err := changelog.CheckMentions(root, res); err != nil {
 			return err
 		}
 		ctx.Result(res, func() string {
@@ -120,7 +121,7 @@ func (r *rebuildCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	defer release()
-	res, err := commit.Rebuild(root, now)
+	res, err := changelog.Rebuild(root, now)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/journal"
+	"github.com/novelsuite/novel/internal/rollback"
 )
 
 type rollbackCmd struct {
@@ -19,17 +20,17 @@ func (r *rollbackCmd) Run(ctx *cli.Context) error {
 		return err
 	}
 	env := commit.Env{Root: root, Settings: s, Now: now, Crash: journal.CrashHook(ctx.Getenv)}
-	return journal.Command[*commit.RollbackJournal, *commit.RollbackOutput]{
+	return journal.Command[*rollback.Journal, *rollback.Output]{
 		Kind:    journal.Rollback,
 		Arg:     strconv.Itoa(r.To),
-		Load:    func() (*commit.RollbackJournal, error) { return commit.LoadRollbackJournal(root) },
-		Prepare: func() (*commit.RollbackJournal, error) { return commit.PrepareRollback(env, r.To) },
-		Plan:    func(j *commit.RollbackJournal) ([]journal.PlanStep, *commit.RollbackOutput) { return j.Plan, &j.Output },
-		Read:    func(j *commit.RollbackJournal) []byte { return j.Read() },
-		Execute: func(j *commit.RollbackJournal, fresh bool) (*commit.RollbackOutput, error) {
-			return commit.ExecuteRollback(env, j, fresh)
+		Load:    func() (*rollback.Journal, error) { return rollback.LoadJournal(root) },
+		Prepare: func() (*rollback.Journal, error) { return rollback.Prepare(env, r.To) },
+		Plan:    func(j *rollback.Journal) ([]journal.PlanStep, *rollback.Output) { return j.Plan, &j.Output },
+		Read:    func(j *rollback.Journal) []byte { return j.Read() },
+		Execute: func(j *rollback.Journal, fresh bool) (*rollback.Output, error) {
+			return rollback.Execute(env, j, fresh)
 		},
-		Text: func(out *commit.RollbackOutput) string {
+		Text: func(out *rollback.Output) string {
 			return "已回滚第 " + strconv.Itoa(out.To) + " 章及之后共 " + strconv.Itoa(len(out.RolledBack)) + " 章，state_version " + strconv.Itoa(out.StateVersion)
 		},
 	}.Run(ctx, root, locker(ctx, root, s, r.To), r.DryRun)

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/novelsuite/novel/internal/commit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -76,8 +76,8 @@ const Dense = "dense"
 
 func (o Options) dense() bool { return o.Profile == Dense }
 
-// Storylines used by the generated project; the last is dormant.
-var Storylines = []string{"main-arc", "sect-intrigue", "border-war", "old-debts"}
+// storylines used by the generated project; the last is dormant.
+var storylines = []string{"main-arc", "sect-intrigue", "border-war", "old-debts"}
 
 const nowStamp = "2026-11-01T08:00:00Z"
 
@@ -103,8 +103,8 @@ func Generate(dir string, o Options) error {
 	if o.Profile != "" && !o.dense() && !o.recall() {
 		return fmt.Errorf("largeproject: unknown profile %q (want %q, %q or empty)", o.Profile, Dense, Recall)
 	}
-	if o.recall() && (o.Chapters < RecallMinChapters || o.Chapters >= RecallPayoff) {
-		return fmt.Errorf("largeproject: profile %q needs %d ≤ chapters < %d (the payoff chapter is %d)", Recall, RecallMinChapters, RecallPayoff, RecallPayoff)
+	if o.recall() && (o.Chapters < recallMinChapters || o.Chapters >= RecallPayoff) {
+		return fmt.Errorf("largeproject: profile %q needs %d ≤ chapters < %d (the payoff chapter is %d)", Recall, recallMinChapters, RecallPayoff, RecallPayoff)
 	}
 	steps := []func() error{g.basics, g.characters, g.volumes, g.committed, g.foreshadowing, g.state}
 	if o.dense() {
@@ -156,7 +156,7 @@ func (g *gen) volumeRange(v int) (int, int) {
 	if v == g.o.Volumes {
 		end = g.o.Chapters + 10
 		if g.o.recall() {
-			end = max(end, RecallBookChapters)
+			end = max(end, recallBookChapters)
 		}
 	}
 	return start, end
@@ -165,7 +165,7 @@ func (g *gen) volumeRange(v int) (int, int) {
 func (g *gen) storylineOf(c int) string { return StorylineOf(c) }
 
 // StorylineOf is the storyline the generator puts chapter c on.
-func StorylineOf(c int) string { return Storylines[(c/3)%3] }
+func StorylineOf(c int) string { return storylines[(c/3)%3] }
 
 // followedOnLine reports whether a later committed chapter is on c's
 // storyline.
@@ -232,7 +232,7 @@ func (g *gen) basics() error {
 		layout.WorldRules:   map[string]any{"rules": rules},
 		layout.StorylineSpec: map[string]any{"storylines": func() []any {
 			var l []any
-			for _, s := range Storylines {
+			for _, s := range storylines {
 				l = append(l, map[string]any{"id": s, "name": s, "type": "plot"})
 			}
 			return l
@@ -243,7 +243,7 @@ func (g *gen) basics() error {
 			return err
 		}
 	}
-	for _, s := range Storylines {
+	for _, s := range storylines {
 		if err := g.write(layout.Memory(s), []byte("# "+s+" 线记忆\n\n- 最近进展：主角在宗门大比后离山。\n")); err != nil {
 			return err
 		}
@@ -288,7 +288,7 @@ func (g *gen) volumes() error {
 					states[g.names[(c+k*7)%len(g.names)]] = map[string]any{"location": "青岚山"}
 				}
 				if g.o.recall() && c == RecallPayoff {
-					states = map[string]any{recallCharacterName: map[string]any{"location": RecallLocation}}
+					states = map[string]any{recallCharacterName: map[string]any{"location": recallLocation}}
 				}
 				contract["preconditions"] = map[string]any{"character_states": states}
 			}
@@ -300,7 +300,7 @@ func (g *gen) volumes() error {
 			return err
 		}
 		mid := (start + end) / 2
-		sched := map[string]any{"active_storylines": Storylines[:3], "dormant_storylines": Storylines[3:],
+		sched := map[string]any{"active_storylines": storylines[:3], "dormant_storylines": storylines[3:],
 			"convergence_events": []any{
 				map[string]any{"chapter_range": []int{start + 20, start + 24}, "involved_storylines": []string{"main-arc", "sect-intrigue"}},
 				map[string]any{"chapter_range": []int{mid, mid + 3}, "involved_storylines": []string{"main-arc", "border-war"}},
@@ -334,7 +334,7 @@ func (g *gen) committed() error {
 		}
 		sum := fmt.Sprintf("# 第%d章摘要\n\n%s与%s在青岚山会面，%s暗中观察。宗门大比临近，暗流涌动。\n", c,
 			g.names[(c*7)%len(g.names)], g.names[(c*11)%len(g.names)], g.names[(c*13)%len(g.names)])
-		if g.o.recall() && c == RecallLastSeen {
+		if g.o.recall() && c == recallLastSeen {
 			sum += recallSummary
 		}
 		if err := g.write(layout.Summary(c), []byte(sum)); err != nil {
@@ -506,7 +506,7 @@ func (g *gen) history(state map[string]any, opsOf func(c int) []any) error {
 	if err := g.writeJSON(layout.Baseline, state); err != nil {
 		return err
 	}
-	var changelog strings.Builder
+	var log strings.Builder
 	var ledger []mentions.Line
 	names := mentions.Names{Characters: g.castNames()}
 	named := false
@@ -529,12 +529,12 @@ func (g *gen) history(state map[string]any, opsOf func(c int) []any) error {
 		state["last_updated_chapter"] = json.Number(fmt.Sprint(c))
 		// The same record type novel-commit appends, so the field order and
 		// encoding match and `novel-commit rebuild --check` holds.
-		line, err := jsonio.MarshalLine(commit.Line{Chapter: c, StateVersion: c, BaseStateVersion: c - 1,
+		line, err := jsonio.MarshalLine(changelog.Line{Chapter: c, StateVersion: c, BaseStateVersion: c - 1,
 			StorylineID: g.storylineOf(c), CommittedAt: nowStamp, Ops: res.AppliedRaw(), Dropped: []stateops.Dropped{}})
 		if err != nil {
 			return err
 		}
-		changelog.Write(line)
+		log.Write(line)
 		// The mentions ledger novel-commit would have appended (SPEC §25):
 		// the chapter's text against the registered names and the state's
 		// item and location names after its ops.
@@ -544,7 +544,7 @@ func (g *gen) history(state map[string]any, opsOf func(c int) []any) error {
 		}
 		ledger = append(ledger, mentions.Count(c, g.body(c), names))
 	}
-	if err := g.write(layout.Changelog, []byte(changelog.String())); err != nil {
+	if err := g.write(layout.Changelog, []byte(log.String())); err != nil {
 		return err
 	}
 	data, err := mentions.Encode(ledger)
@@ -564,7 +564,7 @@ func (g *gen) castNames() []mentions.Name {
 		out = append(out, mentions.Name{Slug: slug(i), Name: n})
 	}
 	if g.o.recall() {
-		out = append(out, mentions.Name{Slug: RecallCharacter, Name: recallCharacterName})
+		out = append(out, mentions.Name{Slug: recallCharacter, Name: recallCharacterName})
 	}
 	return out
 }

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/checkpoint"
-	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/outline"
@@ -56,7 +56,7 @@ func next(t *testing.T, root *project.Root) *step.Next {
 // its gate.
 func TestGeneratedProjectIsConsistent(t *testing.T) {
 	root := generate(t, small)
-	res, err := commit.Check(root)
+	res, err := changelog.Check(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestDenseProfile(t *testing.T) {
 	o := small
 	o.Chapters, o.Characters, o.Profile = 200, 60, largeproject.Dense
 	root := generate(t, o)
-	res, err := commit.Check(root)
+	res, err := changelog.Check(root)
 	if err != nil {
 		t.Fatal(err)
 	}

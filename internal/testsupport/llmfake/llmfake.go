@@ -453,13 +453,13 @@ func part(recording string, m []string) string {
 	return string(data)
 }
 
-// ProbeMarker is the text of novel doctor's probe request
+// probeMarker is the text of novel doctor's probe request
 // (internal/doctor asks it); the fake answers it without a script.
-const ProbeMarker = "novel doctor"
+const probeMarker = "novel doctor"
 
 func isProbe(req *request) bool {
 	n := len(req.Messages)
-	return n > 0 && strings.Contains(req.Messages[n-1].Content, ProbeMarker)
+	return n > 0 && strings.Contains(req.Messages[n-1].Content, probeMarker)
 }
 
 // gatekeep answers (to w when it is not nil) a wrong key (401) or an
@@ -755,8 +755,8 @@ func (s *Server) writeLog(rec map[string]any) {
 	f.Close()
 }
 
-// Lifetime bounds how long a fake serves when nobody stops it.
-const Lifetime = 5 * time.Minute
+// lifetime bounds how long a fake serves when nobody stops it.
+const lifetime = 5 * time.Minute
 
 // Main runs `fake-llm SCRIPT.json ADDRFILE [REQUESTLOG]`: it serves on
 // 127.0.0.1 (random port), writes the base URL (…/v1) to ADDRFILE, and
@@ -800,7 +800,7 @@ func Main() int {
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	select {
 	case <-sig:
-	case <-time.After(Lifetime):
+	case <-time.After(lifetime):
 	}
 	srv.Close()
 	return 0

@@ -1,4 +1,4 @@
-package commit
+package changelog
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
 )
@@ -75,12 +76,12 @@ func Replay(root *project.Root, until int) ([]byte, *RebuildResult, error) {
 	return replay(b, entries, until)
 }
 
-func replayInputs(root *project.Root) (*replayBase, []entry, error) {
+func replayInputs(root *project.Root) (*replayBase, []Entry, error) {
 	b, err := loadBase(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := readIfExists(root, layout.Changelog)
+	data, err := root.ReadIfExists(layout.Changelog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,14 +94,14 @@ func replayInputs(root *project.Root) (*replayBase, []entry, error) {
 
 // replay applies the commit lines after the baseline (the base state is
 // consumed).
-func replay(b *replayBase, entries []entry, until int) ([]byte, *RebuildResult, error) {
+func replay(b *replayBase, entries []Entry, until int) ([]byte, *RebuildResult, error) {
 	return replayWith(b, entries, until, nil)
 }
 
 // replayWith is replay calling after, when set, with each commit line
 // and the state once it is applied (the base state for a line the
 // baseline already holds).
-func replayWith(b *replayBase, entries []entry, until int, after func(entry, map[string]any)) ([]byte, *RebuildResult, error) {
+func replayWith(b *replayBase, entries []Entry, until int, after func(Entry, map[string]any)) ([]byte, *RebuildResult, error) {
 	res := &RebuildResult{FromBaseline: b.found}
 	st := b.state
 	for _, e := range entries {
@@ -198,7 +199,7 @@ func RestoreRefusal(root *project.Root, rel string) error {
 	if err != nil {
 		return err
 	}
-	cur, err := readIfExists(root, layout.CurrentState)
+	cur, err := root.ReadIfExists(layout.CurrentState)
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func RestoreRefusal(root *project.Root, rel string) error {
 // committed chapter once, in order, with their versions chained; a replay
 // without an entity the current state has. cur is the current file (nil
 // when missing).
-func trust(root *project.Root, b *replayBase, entries []entry, cur, rebuilt []byte) error {
+func trust(root *project.Root, b *replayBase, entries []Entry, cur, rebuilt []byte) error {
 	var curState map[string]any
 	parses := cur != nil && json.Unmarshal(cur, &curState) == nil && curState != nil
 	if !b.found && (cur != nil && (!parses || !stateops.IsEmpty(curState))) {
@@ -279,7 +280,7 @@ func refuse(zh, en string, args ...any) *errs.Error {
 }
 
 // gapErr names the first changelog line that breaks the chain.
-func gapErr(want int, e entry, prev int) error {
+func gapErr(want int, e Entry, prev int) error {
 	if e.Chapter != want {
 		return refuse("%s 缺少第 %d 章的提交记录（下一行是第 %d 章）", "%s has no commit line for chapter %d (the next line is chapter %d)", layout.Changelog, want, e.Chapter).
 			With("file", layout.Changelog).With("missing_chapter", want).
@@ -304,7 +305,7 @@ func Rebuild(root *project.Root, now string) (*RebuildResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, err := readIfExists(root, layout.CurrentState)
+	cur, err := root.ReadIfExists(layout.CurrentState)
 	if err != nil {
 		return nil, err
 	}
@@ -359,8 +360,8 @@ func replaceKept(root *project.Root, res *RebuildResult, rel string, old, data [
 // returns the old bytes (nil when missing) and the restored ones (nil:
 // nothing to do); a changelog that does not hold every committed chapter
 // from chapter 1 on cannot restore it (E_STATE).
-func foreshadowRestore(root *project.Root, entries []entry) (old, restored []byte, err error) {
-	if old, err = readIfExists(root, layout.GlobalForeshadow); err != nil {
+func foreshadowRestore(root *project.Root, entries []Entry) (old, restored []byte, err error) {
+	if old, err = root.ReadIfExists(layout.GlobalForeshadow); err != nil {
 		return nil, nil, err
 	}
 	if old != nil {
@@ -377,7 +378,7 @@ func foreshadowRestore(root *project.Root, entries []entry) (old, restored []byt
 	return old, data, nil
 }
 
-func hasForeshadowOps(entries []entry) bool {
+func hasForeshadowOps(entries []Entry) bool {
 	for _, e := range entries {
 		if e.Commit && len(foreshadowOps(e.Ops)) > 0 {
 			return true
@@ -403,7 +404,7 @@ func foreshadowOps(ops []json.RawMessage) []json.RawMessage {
 // into an empty fact layer, as the commits did. The lines must hold each
 // committed chapter from 1 on: an item planted by a chapter without a
 // line would be lost.
-func foreshadowFromLog(root *project.Root, entries []entry) ([]byte, error) {
+func foreshadowFromLog(root *project.Root, entries []Entry) ([]byte, error) {
 	cp, err := checkpoint.Load(root)
 	if err != nil {
 		return nil, err
@@ -430,7 +431,7 @@ func foreshadowFromLog(root *project.Root, entries []entry) ([]byte, error) {
 		if !e.Commit || len(ops) == 0 {
 			continue
 		}
-		vol, _ := volumeOf(root, e.Chapter, cp.CurrentVolume)
+		vol, _ := outline.VolumeOf(root, e.Chapter, cp.CurrentVolume)
 		plan, err := foreshadow.LoadPlan(root, vol)
 		if err != nil {
 			return nil, err
@@ -445,8 +446,8 @@ func foreshadowFromLog(root *project.Root, entries []entry) ([]byte, error) {
 	return data, nil
 }
 
-// BackupDir keeps every file a repair replaced (rebuild).
-const BackupDir = layout.StateBackups
+// backupDir keeps every file a repair replaced (rebuild).
+const backupDir = layout.StateBackups
 
 // keepBackup saves data (the file rel is about to be replaced) as
 // state/backups/<name>.<UTC time>[-n].<ext>, never over another backup.
@@ -455,7 +456,7 @@ const BackupDir = layout.StateBackups
 func keepBackup(root *project.Root, rel string, data []byte, now string) (string, error) {
 	ext := path.Ext(rel)
 	base := strings.TrimSuffix(path.Base(rel), ext)
-	ents, err := root.ReadDir(BackupDir)
+	ents, err := root.ReadDir(backupDir)
 	if err != nil {
 		return "", err
 	}
@@ -464,17 +465,17 @@ func keepBackup(root *project.Root, rel string, data []byte, now string) (string
 		if !e.Type().IsRegular() || !strings.HasPrefix(name, base+".") || !strings.HasSuffix(name, ext) {
 			continue
 		}
-		if have, err := root.ReadFile(BackupDir + "/" + name); err == nil && bytes.Equal(have, data) {
-			return BackupDir + "/" + name, nil
+		if have, err := root.ReadFile(backupDir + "/" + name); err == nil && bytes.Equal(have, data) {
+			return backupDir + "/" + name, nil
 		}
 	}
 	stamp := strings.NewReplacer("-", "", ":", "").Replace(now)
 	if stamp == "" {
 		stamp = "backup"
 	}
-	kept := BackupDir + "/" + base + "." + stamp + ext
+	kept := backupDir + "/" + base + "." + stamp + ext
 	for n := 2; root.Exists(kept); n++ {
-		kept = BackupDir + "/" + base + "." + stamp + "-" + strconv.Itoa(n) + ext
+		kept = backupDir + "/" + base + "." + stamp + "-" + strconv.Itoa(n) + ext
 	}
 	if err := root.WriteFile(kept, data); err != nil {
 		return "", err

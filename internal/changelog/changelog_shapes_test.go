@@ -1,4 +1,4 @@
-package commit
+package changelog
 
 import (
 	"reflect"
@@ -12,20 +12,20 @@ import (
 func TestParseEntryShapes(t *testing.T) {
 	for _, tc := range []struct {
 		line string
-		want entry
+		want Entry
 	}{
 		{`{"chapter":3,"state_version":5,"base_state_version":4,"storyline_id":"a","committed_at":"x","ops":[],"dropped":[]}`,
-			entry{Chapter: 3, StateVersion: 5, BaseStateVersion: 4, StorylineID: "a", Ops: nil, Commit: true}},
+			Entry{Chapter: 3, StateVersion: 5, BaseStateVersion: 4, StorylineID: "a", Ops: nil, Commit: true}},
 		{`{"chapter":2,"base_state_version":1,"storyline_id":"main-arc","extra":"kept","ops":[{"op":"set"}]}`,
-			entry{Chapter: 2, StateVersion: 2, BaseStateVersion: 1, StorylineID: "main-arc", Ops: nil, Foreign: true, Commit: true}},
+			Entry{Chapter: 2, StateVersion: 2, BaseStateVersion: 1, StorylineID: "main-arc", Ops: nil, Foreign: true, Commit: true}},
 		{`{"chapter":2,"op":"canon_upgrade","target":"W-001","from":"planned","to":"established"}`,
-			entry{Chapter: 2}},
+			Entry{Chapter: 2}},
 		{`{"chapter":4,"ops":[]}`,
-			entry{Chapter: 4, StateVersion: -1, BaseStateVersion: -1, Foreign: true, Commit: true}},
+			Entry{Chapter: 4, StateVersion: -1, BaseStateVersion: -1, Foreign: true, Commit: true}},
 		{`{"chapter":6,"state_version":6,"storyline_id":"b"}`,
-			entry{Chapter: 6, StateVersion: 6, BaseStateVersion: 5, StorylineID: "b", Commit: true}},
+			Entry{Chapter: 6, StateVersion: 6, BaseStateVersion: 5, StorylineID: "b", Commit: true}},
 	} {
-		got, err := parseEntry([]byte(tc.line))
+		got, err := ParseEntry([]byte(tc.line))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.line, err)
 		}
@@ -34,7 +34,7 @@ func TestParseEntryShapes(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.line, got, tc.want)
 		}
 	}
-	if e, _ := parseEntry([]byte(`{"chapter":2,"base_state_version":1,"ops":[{"op":"set"},{"op":"x"}]}`)); len(e.Ops) != 2 {
+	if e, _ := ParseEntry([]byte(`{"chapter":2,"base_state_version":1,"ops":[{"op":"set"},{"op":"x"}]}`)); len(e.Ops) != 2 {
 		t.Errorf("foreign ops kept raw, invalid ones included: got %d", len(e.Ops))
 	}
 	if _, err := readEntries([]byte("{\"chapter\":1,\"state_version\":1,\"ops\":[]}\n{\"chapter\":\n")); err == nil {

@@ -1,4 +1,4 @@
-package commit
+package rollback
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/novelsuite/novel/internal/audit"
+	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/checkpoint"
+	"github.com/novelsuite/novel/internal/commit"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/journal"
@@ -20,15 +22,15 @@ import (
 	"github.com/novelsuite/novel/internal/stateops"
 )
 
-// RollbackSteps lists the rollback step names in execution order.
-var RollbackSteps = []string{StepJournal, StepMove, StepMemory, StepState, StepChangelog,
-	StepForeshadow, StepUnknownEntities, StepRevisions, StepCheckpoint, StepCleanup}
+// Steps lists the rollback step names in execution order.
+var Steps = []string{commit.StepJournal, commit.StepMove, commit.StepMemory, commit.StepState, commit.StepChangelog,
+	commit.StepForeshadow, commit.StepUnknownEntities, commit.StepRevisions, commit.StepCheckpoint, commit.StepCleanup}
 
-// RolledBackNote is the decision note of revision files of rolled-back chapters.
-const RolledBackNote = "rolled back"
+// rolledBackNote is the decision note of revision files of rolled-back chapters.
+const rolledBackNote = "rolled back"
 
-// RollbackOutput is what `novel-commit rollback` prints (SPEC §8.4).
-type RollbackOutput struct {
+// Output is what `novel-commit rollback` prints (SPEC §8.4).
+type Output struct {
 	To           int            `json:"to"`
 	RolledBack   []int          `json:"rolled_back"`
 	StateVersion int            `json:"state_version"`
@@ -44,10 +46,10 @@ type Truncation struct {
 	Size int64  `json:"size"`
 }
 
-// RollbackJournal is staging/rollback.journal.json: everything the
+// Journal is staging/rollback.journal.json: everything the
 // rollback will do, written before the first change and deleted last, so
 // a re-run after a kill finishes exactly this rollback.
-type RollbackJournal struct {
+type Journal struct {
 	JournalVersion int                `json:"journal_version"`
 	To             int                `json:"to"`
 	From           int                `json:"from"`
@@ -64,18 +66,18 @@ type RollbackJournal struct {
 	UnknownEntities *journal.FileChange `json:"unknown_entities"`
 	Mentions        *journal.FileChange `json:"mentions,omitempty"` // cut in the changelog step (SPEC §25)
 	Revisions       []int               `json:"revisions"`
-	Output          RollbackOutput      `json:"output"`
+	Output          Output              `json:"output"`
 
 	cpBytes checkpoint.Snapshot
 	staged  map[string][]byte // new contents computed by Prepare (not on resume)
 }
 
-// Read is the checkpoint as PrepareRollback read it.
-func (j *RollbackJournal) Read() checkpoint.Snapshot { return j.cpBytes }
+// Read is the checkpoint as Prepare read it.
+func (j *Journal) Read() checkpoint.Snapshot { return j.cpBytes }
 
-// LoadRollbackJournal reads the pending rollback journal.
-func LoadRollbackJournal(root *project.Root) (*RollbackJournal, error) {
-	var j RollbackJournal
+// LoadJournal reads the pending rollback journal.
+func LoadJournal(root *project.Root) (*Journal, error) {
+	var j Journal
 	if err := journal.Read(root, layout.RollbackJournal, "回滚日志", "rollback journal", &j); err != nil {
 		return nil, err
 	}
@@ -86,9 +88,9 @@ func LoadRollbackJournal(root *project.Root) (*RollbackJournal, error) {
 	return &j, nil
 }
 
-// PrepareRollback checks every precondition of `rollback --to c` and
+// Prepare checks every precondition of `rollback --to c` and
 // computes the whole rollback without writing anything.
-func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
+func Prepare(env commit.Env, c int) (*Journal, error) {
 	root := env.Root
 	if c < 1 {
 		return nil, errs.New(errs.Usage, "--to 必须 ≥ 1", "--to must be ≥ 1").Hint("用 --help 查看用法", "see --help")
@@ -102,14 +104,14 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	}
 	// The state and changelog must agree before they are cut back, or the
 	// replay to c would silently drop whatever made them differ.
-	if _, err := Check(root); err != nil {
+	if _, err := changelog.Check(root); err != nil {
 		if e := errs.As(err); e != nil && e.Code == errs.State {
 			e.Hint("回滚前状态必须与 changelog 一致。"+e.HintZh, "the state must match its changelog before a rollback. "+e.HintEn)
 		}
 		return nil, err
 	}
 	last := cp.LastCompleted
-	j := &RollbackJournal{JournalVersion: 1, To: c, From: last, StartedAt: env.Now, cpBytes: cpBytes, staged: map[string][]byte{}}
+	j := &Journal{JournalVersion: 1, To: c, From: last, StartedAt: env.Now, cpBytes: cpBytes, staged: map[string][]byte{}}
 	out := &j.Output
 	out.To, out.Warnings, out.Moved = c, []string{}, []journal.Move{}
 	for k := c; k <= last; k++ {
@@ -132,7 +134,7 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	if err := rollbackDerived(root, j); err != nil {
 		return nil, err
 	}
-	vol, warn := volumeOf(root, c, cp.CurrentVolume)
+	vol, warn := outline.VolumeOf(root, c, cp.CurrentVolume)
 	if warn != "" {
 		out.Warnings = append(out.Warnings, warn)
 	}
@@ -140,13 +142,13 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 	j.Plan = rollbackPlan(j)
 	// Every path is resolved before the journal is written, so a refusal
 	// leaves nothing behind (SPEC §22.1).
-	if err := checkMoves(root, "rollback_step", StepMove, j.Moves); err != nil {
+	if err := commit.CheckMoves(root, "rollback_step", commit.StepMove, j.Moves); err != nil {
 		return nil, err
 	}
-	if err := checkMoves(root, "rollback_step", StepMemory, j.MemoryMoves); err != nil {
+	if err := commit.CheckMoves(root, "rollback_step", commit.StepMemory, j.MemoryMoves); err != nil {
 		return nil, err
 	}
-	if err := checkPlanPaths(root, "rollback_step", j.Plan); err != nil {
+	if err := commit.CheckPlanPaths(root, "rollback_step", j.Plan); err != nil {
 		return nil, err
 	}
 	return j, nil
@@ -156,7 +158,7 @@ func PrepareRollback(env Env, c int) (*RollbackJournal, error) {
 // changelog lines < To, and cuts the changelog there; it returns which
 // storylines the rolled-back chapters wrote and each one's last chapter
 // before To.
-func rollbackStateAndLog(root *project.Root, j *RollbackJournal) (map[string][]int, map[string]int, error) {
+func rollbackStateAndLog(root *project.Root, j *Journal) (map[string][]int, map[string]int, error) {
 	c, out := j.To, &j.Output
 	// The state: baseline + changelog lines < c.
 	if err := rollbackBaseline(root, c); err != nil {
@@ -166,7 +168,7 @@ func rollbackStateAndLog(root *project.Root, j *RollbackJournal) (map[string][]i
 	if err != nil {
 		return nil, nil, err
 	}
-	newState, res, err := Replay(root, c)
+	newState, res, err := changelog.Replay(root, c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -176,11 +178,11 @@ func rollbackStateAndLog(root *project.Root, j *RollbackJournal) (map[string][]i
 
 	// The changelog: its prefix before the first line of chapter ≥ c, plus
 	// which storylines the rolled-back chapters wrote.
-	log, err := readIfExists(root, layout.Changelog)
+	log, err := root.ReadIfExists(layout.Changelog)
 	if err != nil {
 		return nil, nil, err
 	}
-	cut, lastBefore, touched := scanChangelog(log, c, baseVersion(root))
+	cut, lastBefore, touched := scanChangelog(log, c, changelog.BaseVersion(root))
 	if cut < int64(len(log)) {
 		j.Changelog = &Truncation{File: layout.Changelog, Old: journal.Fingerprint(log), New: journal.Fingerprint(log[:cut]), Size: cut}
 	}
@@ -190,14 +192,14 @@ func rollbackStateAndLog(root *project.Root, j *RollbackJournal) (map[string][]i
 
 // rollbackChapterFiles moves each rolled-back chapter's files to its
 // folder, and lists its revision files to mark rejected.
-func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]string) error {
+func rollbackChapterFiles(root *project.Root, j *Journal, dirs map[int]string) error {
 	c, last, out := j.To, j.From, &j.Output
 	// An imported chapter's text is the author's manuscript, not a product
 	// of its backfill commit: it stays in chapters/, so the rollback undoes
 	// the backfill and `make … backfill` can redo it (field trial F27).
 	imported := map[int]bool{}
 	if root.Exists(layout.ImportLog) {
-		list, err := ImportedChapters(root)
+		list, err := commit.ImportedChapters(root)
 		if err != nil {
 			return err
 		}
@@ -264,7 +266,7 @@ func rollbackChapterFiles(root *project.Root, j *RollbackJournal, dirs map[int]s
 
 // rollbackMemories moves each rolled-back chapter's storyline memory to
 // its folder and brings back the memory from before To out of history/.
-func rollbackMemories(root *project.Root, j *RollbackJournal, dirs map[int]string, touched map[string][]int, lastBefore map[string]int) {
+func rollbackMemories(root *project.Root, j *Journal, dirs map[int]string, touched map[string][]int, lastBefore map[string]int) {
 	out := &j.Output
 	// Storyline memories: each rolled-back chapter's memory goes to its
 	// folder, and the memory from before chapter c comes back from history/.
@@ -302,7 +304,7 @@ func rollbackMemories(root *project.Root, j *RollbackJournal, dirs map[int]strin
 
 // rollbackDerived drops what the rolled-back chapters added to the
 // foreshadowing and the unknown-entities log.
-func rollbackDerived(root *project.Root, j *RollbackJournal) error {
+func rollbackDerived(root *project.Root, j *Journal) error {
 	c := j.To
 	// Foreshadowing: drop what the rolled-back chapters added.
 	if root.Exists(layout.GlobalForeshadow) {
@@ -378,16 +380,6 @@ func rollbackBaseline(root *project.Root, c int) error {
 	return nil
 }
 
-// baseVersion is the baseline's state_version read from its top-level
-// line (0 without a baseline); lines at or below it predate the suite.
-func baseVersion(root *project.Root) int {
-	v, err := stateops.FileVersion(root, layout.Baseline)
-	if err != nil {
-		return 0
-	}
-	return v
-}
-
 // scanChangelog finds the byte offset of the first replayed line of a
 // chapter ≥ c (the cut), the last chapter < c of each storyline, and the
 // chapters ≥ c of each storyline in order.
@@ -400,7 +392,7 @@ func scanChangelog(data []byte, c, base int) (cut int64, lastBefore map[string]i
 		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
 			next = off + i + 1
 		}
-		if rl, err := parseEntry(bytes.TrimSpace(data[off:next])); err == nil && rl.Commit {
+		if rl, err := changelog.ParseEntry(bytes.TrimSpace(data[off:next])); err == nil && rl.Commit {
 			switch {
 			case rl.StateVersion > base && rl.Chapter >= c:
 				if !found {
@@ -449,7 +441,7 @@ func rollbackForeshadow(cur []byte, c int) ([]byte, error) {
 // kept (they are not the rolled-back chapters' to remove).
 func filterUnknown(data []byte, c int) []byte {
 	var out []byte
-	for _, ln := range splitLines(data) {
+	for _, ln := range jsonio.SplitLines(data) {
 		var e struct {
 			Chapter *int `json:"chapter"`
 		}
@@ -461,24 +453,7 @@ func filterUnknown(data []byte, c int) []byte {
 	return out
 }
 
-// volumeOf finds the volume whose outline range holds chapter c, looking
-// from the current volume down; without one it keeps the current volume.
-func volumeOf(root *project.Root, c, current int) (int, string) {
-	for v := max(current, 1); v >= 1; v-- {
-		o, err := outline.Load(root, v)
-		if err != nil {
-			continue
-		}
-		if start, end, ok := o.Range(); ok && start <= c && c <= end {
-			return v, ""
-		}
-	}
-	v := max(current, 1)
-	return v, "没有卷大纲包含第 " + strconv.Itoa(c) + " 章，current_volume 保持为 " + strconv.Itoa(v) +
-		" / no volume outline holds chapter " + strconv.Itoa(c) + "; current_volume stays " + strconv.Itoa(v)
-}
-
-func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
+func rollbackPlan(j *Journal) []journal.PlanStep {
 	moved := func(ms []journal.Move) []string {
 		w := []string{}
 		for _, m := range ms {
@@ -497,49 +472,49 @@ func rollbackPlan(j *RollbackJournal) []journal.PlanStep {
 		revs = append(revs, layout.Revision(k))
 	}
 	return []journal.PlanStep{
-		{Name: StepJournal, Writes: []string{layout.RollbackJournal}},
-		{Name: StepMove, Writes: moved(j.Moves)},
-		{Name: StepMemory, Writes: moved(j.MemoryMoves)},
-		{Name: StepState, Writes: opt(j.State.Old != j.State.New, layout.CurrentState)},
-		{Name: StepChangelog, Writes: append(opt(j.Changelog != nil, layout.Changelog), opt(j.Mentions != nil, layout.Mentions)...)},
-		{Name: StepForeshadow, Writes: opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
-		{Name: StepUnknownEntities, Writes: opt(j.UnknownEntities != nil, layout.UnknownEntities)},
-		{Name: StepRevisions, Writes: revs},
-		{Name: StepCheckpoint, Writes: []string{layout.Checkpoint}},
-		{Name: StepCleanup, Writes: []string{layout.RollbackJournal}},
+		{Name: commit.StepJournal, Writes: []string{layout.RollbackJournal}},
+		{Name: commit.StepMove, Writes: moved(j.Moves)},
+		{Name: commit.StepMemory, Writes: moved(j.MemoryMoves)},
+		{Name: commit.StepState, Writes: opt(j.State.Old != j.State.New, layout.CurrentState)},
+		{Name: commit.StepChangelog, Writes: append(opt(j.Changelog != nil, layout.Changelog), opt(j.Mentions != nil, layout.Mentions)...)},
+		{Name: commit.StepForeshadow, Writes: opt(j.Foreshadow != nil, layout.GlobalForeshadow)},
+		{Name: commit.StepUnknownEntities, Writes: opt(j.UnknownEntities != nil, layout.UnknownEntities)},
+		{Name: commit.StepRevisions, Writes: revs},
+		{Name: commit.StepCheckpoint, Writes: []string{layout.Checkpoint}},
+		{Name: commit.StepCleanup, Writes: []string{layout.RollbackJournal}},
 	}
 }
 
-// ExecuteRollback writes the journal (fresh rollbacks) and runs every
+// Execute writes the journal (fresh rollbacks) and runs every
 // step. Each step is idempotent, so a resumed rollback runs them all again.
-func ExecuteRollback(env Env, j *RollbackJournal, fresh bool) (*RollbackOutput, error) {
+func Execute(env commit.Env, j *Journal, fresh bool) (*Output, error) {
 	root := env.Root
 	steps := []journal.Step{
-		{Name: StepMove, Run: func() error { return moveAll(root, j.Moves) }},
-		{Name: StepMemory, Run: func() error { return moveAll(root, j.MemoryMoves) }},
-		{Name: StepState, Run: func() error { return rollbackState(root, j) }},
-		{Name: StepChangelog, Run: func() error {
+		{Name: commit.StepMove, Run: func() error { return moveAll(root, j.Moves) }},
+		{Name: commit.StepMemory, Run: func() error { return moveAll(root, j.MemoryMoves) }},
+		{Name: commit.StepState, Run: func() error { return rollbackState(root, j) }},
+		{Name: commit.StepChangelog, Run: func() error {
 			if err := rollbackChangelog(root, j.Changelog); err != nil {
 				return err
 			}
 			return rewrite(root, j, j.Mentions, func(cur []byte) ([]byte, error) { return filterUnknown(cur, j.To), nil })
 		}},
-		{Name: StepForeshadow, Run: func() error {
+		{Name: commit.StepForeshadow, Run: func() error {
 			return rewrite(root, j, j.Foreshadow, func(cur []byte) ([]byte, error) { return rollbackForeshadow(cur, j.To) })
 		}},
-		{Name: StepUnknownEntities, Run: func() error {
+		{Name: commit.StepUnknownEntities, Run: func() error {
 			return rewrite(root, j, j.UnknownEntities, func(cur []byte) ([]byte, error) { return filterUnknown(cur, j.To), nil })
 		}},
-		{Name: StepRevisions, Run: func() error {
+		{Name: commit.StepRevisions, Run: func() error {
 			for _, k := range j.Revisions {
-				if _, err := revision.SetStatus(root, k, revision.StatusRejected, RolledBackNote, j.StartedAt); err != nil {
+				if _, err := revision.SetStatus(root, k, revision.StatusRejected, rolledBackNote, j.StartedAt); err != nil {
 					return err
 				}
 			}
 			return nil
 		}},
-		{Name: StepCheckpoint, Run: func() error { return rollbackCheckpoint(root, j) }},
-		{Name: StepCleanup, Run: func() error { return root.Remove(layout.RollbackJournal) }},
+		{Name: commit.StepCheckpoint, Run: func() error { return rollbackCheckpoint(root, j) }},
+		{Name: commit.StepCleanup, Run: func() error { return root.Remove(layout.RollbackJournal) }},
 	}
 	temps := []string{layout.CurrentState, layout.Changelog, layout.GlobalForeshadow, layout.UnknownEntities, layout.Mentions, layout.Checkpoint}
 	for _, k := range j.Revisions {
@@ -580,9 +555,9 @@ func moveAll(root *project.Root, moves []journal.Move) error {
 	return nil
 }
 
-func rollbackState(root *project.Root, j *RollbackJournal) error {
+func rollbackState(root *project.Root, j *Journal) error {
 	return rewrite(root, j, j.State, func([]byte) ([]byte, error) {
-		data, _, err := Replay(root, j.To)
+		data, _, err := changelog.Replay(root, j.To)
 		return data, err
 	})
 }
@@ -591,11 +566,11 @@ func rollbackState(root *project.Root, j *RollbackJournal) error {
 // already hashes to New, recomputed by next from the Old bytes (a resumed
 // rollback has no staged copy), refused when a third party changed it.
 // An empty New means the file is removed.
-func rewrite(root *project.Root, j *RollbackJournal, fc *journal.FileChange, next func(cur []byte) ([]byte, error)) error {
+func rewrite(root *project.Root, j *Journal, fc *journal.FileChange, next func(cur []byte) ([]byte, error)) error {
 	if fc == nil || fc.Old == fc.New {
 		return nil
 	}
-	cur, err := readIfExists(root, fc.File)
+	cur, err := root.ReadIfExists(fc.File)
 	if err != nil {
 		return err
 	}
@@ -603,14 +578,14 @@ func rewrite(root *project.Root, j *RollbackJournal, fc *journal.FileChange, nex
 		if fc.New == "" {
 			return nil
 		}
-		return changedErr(fc.File)
+		return commit.ChangedErr(fc.File)
 	}
 	switch journal.Fingerprint(cur) {
 	case fc.New:
 		return nil
 	case fc.Old:
 	default:
-		return changedErr(fc.File)
+		return commit.ChangedErr(fc.File)
 	}
 	data, ok := j.staged[fc.File]
 	if !ok {
@@ -622,7 +597,7 @@ func rewrite(root *project.Root, j *RollbackJournal, fc *journal.FileChange, nex
 		return root.Remove(fc.File)
 	}
 	if journal.Fingerprint(data) != fc.New {
-		return changedErr(fc.File)
+		return commit.ChangedErr(fc.File)
 	}
 	return root.WriteFile(fc.File, data)
 }
@@ -633,7 +608,7 @@ func rollbackChangelog(root *project.Root, t *Truncation) error {
 	if t == nil {
 		return nil
 	}
-	cur, err := readIfExists(root, t.File)
+	cur, err := root.ReadIfExists(t.File)
 	if err != nil {
 		return err
 	}
@@ -643,11 +618,11 @@ func rollbackChangelog(root *project.Root, t *Truncation) error {
 	case cur != nil && h == t.Old && int64(len(cur)) >= t.Size:
 		return root.WriteFile(t.File, cur[:t.Size])
 	default:
-		return changedErr(t.File)
+		return commit.ChangedErr(t.File)
 	}
 }
 
-func rollbackCheckpoint(root *project.Root, j *RollbackJournal) error {
+func rollbackCheckpoint(root *project.Root, j *Journal) error {
 	return checkpoint.Edit(root, j.StartedAt, func(cp *checkpoint.Checkpoint) (bool, error) {
 		cp.LastCompleted = j.To - 1
 		cp.CurrentVolume = j.Volume
@@ -662,7 +637,7 @@ func rollbackCheckpoint(root *project.Root, j *RollbackJournal) error {
 
 // stageCut stages rel (chapter-keyed JSON lines) without the lines of the
 // chapters after c; nil when the file is absent or keeps every line.
-func (j *RollbackJournal) stageCut(root *project.Root, rel string, c int) (*journal.FileChange, error) {
+func (j *Journal) stageCut(root *project.Root, rel string, c int) (*journal.FileChange, error) {
 	if !root.Exists(rel) {
 		return nil, nil
 	}

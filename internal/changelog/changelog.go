@@ -1,4 +1,4 @@
-package commit
+package changelog
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"github.com/novelsuite/novel/internal/stateops"
 )
 
-// Line is one state/changelog.jsonl entry (SPEC §8.2), field order as
+// Line is one state/changelog.jsonl Entry (SPEC §8.2), field order as
 // documented. Replaying Ops from the baseline reproduces the state.
 type Line struct {
 	Chapter          int                `json:"chapter"`
@@ -36,11 +36,11 @@ type rawLine struct {
 	Ops          []json.RawMessage `json:"ops"`
 }
 
-// lastOnStoryline scans the changelog backwards for the newest chapter
+// LastOnStoryline scans the changelog backwards for the newest chapter
 // below before committed on storyline id; 0 when there is none. Reading
 // backwards keeps this cheap on a long changelog (the line is usually a
 // few chapters back).
-func lastOnStoryline(root *project.Root, id string, before int) (int, error) {
+func LastOnStoryline(root *project.Root, id string, before int) (int, error) {
 	needle := []byte(`"storyline_id":` + string(mustJSON(id)))
 	found := 0
 	err := scanBack(root, layout.Changelog, func(ln []byte) bool {
@@ -154,30 +154,14 @@ func mustJSON(v any) []byte {
 	return bytes.TrimSpace(b)
 }
 
-// fileSize is the size of a project file, 0 when it does not exist.
-func fileSize(root *project.Root, rel string) (int64, error) {
-	abs, err := root.Abs(rel)
-	if err != nil {
-		return 0, err
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, nil
-		}
-		return 0, errs.AccessFailed(rel, err)
-	}
-	return st.Size(), nil
-}
-
-// entry is one changelog line as replay reads it. Three shapes are met
+// Entry is one changelog line as replay reads it. Three shapes are met
 // (SPEC §22.1): the suite's own line (state_version set); the TypeScript
 // CLI's and the plugin's chapter line, which is the committed delta as it
 // was (no state_version: it produced base_state_version+1, and Foreign is
 // set); and the plugin's per-op notes such as
 // {"chapter","op":"canon_upgrade",…}, which carry neither ops nor a
 // state_version and are not commits (Commit false).
-type entry struct {
+type Entry struct {
 	Chapter          int
 	StateVersion     int
 	BaseStateVersion int
@@ -187,8 +171,8 @@ type entry struct {
 	Commit           bool
 }
 
-// parseEntry reads one changelog line in any of the shapes above.
-func parseEntry(ln []byte) (entry, error) {
+// ParseEntry reads one changelog line in any of the shapes above.
+func ParseEntry(ln []byte) (Entry, error) {
 	var raw struct {
 		Chapter          *int               `json:"chapter"`
 		StateVersion     *int               `json:"state_version"`
@@ -197,9 +181,9 @@ func parseEntry(ln []byte) (entry, error) {
 		Ops              *[]json.RawMessage `json:"ops"`
 	}
 	if err := jsonio.Decode(ln, layout.Changelog, &raw); err != nil {
-		return entry{}, err
+		return Entry{}, err
 	}
-	var e entry
+	var e Entry
 	if raw.Chapter != nil {
 		e.Chapter = *raw.Chapter
 	}
@@ -232,11 +216,11 @@ func parseEntry(ln []byte) (entry, error) {
 
 // readEntries parses the changelog; a line that does not parse is
 // E_INVALID_JSON naming its number.
-func readEntries(data []byte) ([]entry, error) {
-	lines := splitLines(data)
-	out := make([]entry, 0, len(lines))
+func readEntries(data []byte) ([]Entry, error) {
+	lines := jsonio.SplitLines(data)
+	out := make([]Entry, 0, len(lines))
 	for i, ln := range lines {
-		e, err := parseEntry(ln)
+		e, err := ParseEntry(ln)
 		if err != nil {
 			ee := errs.Coerce(err)
 			return nil, errs.Newf(errs.InvalidJSON, "%s 第 %d 行无法解析：%s", "%s line %d does not parse: %s", layout.Changelog, i+1, ee.En0()).

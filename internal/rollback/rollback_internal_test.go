@@ -1,14 +1,9 @@
-package commit
+package rollback
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/novelsuite/novel/internal/project"
-	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
 
 func TestScanChangelog(t *testing.T) {
@@ -50,49 +45,5 @@ func TestFilterUnknown(t *testing.T) {
 	}
 	if got := filterUnknown([]byte("{\"chapter\":3}\n"), 1); len(got) != 0 {
 		t.Fatalf("all rolled back: %q", got)
-	}
-}
-
-func TestVolumeOf(t *testing.T) {
-	root := testkit.Project(t, map[string]string{
-		"volumes/vol-01/outline.md": "### 第 1 章: 一\n### 第 2 章: 二\n",
-		"volumes/vol-02/outline.md": "### 第 3 章: 三\n### 第 4 章: 四\n",
-	})
-	for _, tc := range []struct{ c, current, want int }{{2, 2, 1}, {3, 2, 2}, {1, 3, 1}, {4, 0, 1}} {
-		got, warn := volumeOf(root, tc.c, tc.current)
-		if got != tc.want {
-			t.Fatalf("volumeOf(%d, current %d) = %d, want %d", tc.c, tc.current, got, tc.want)
-		}
-		if (tc.c == 4 && tc.current == 0) != (warn != "") {
-			t.Fatalf("volumeOf(%d, current %d) warning %q", tc.c, tc.current, warn)
-		}
-	}
-}
-
-func TestAppendSeparator(t *testing.T) {
-	dir := t.TempDir()
-	root, err := project.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	long := `{"chapter":1,"ops":["` + strings.Repeat("长", 40000) + `"]}` // longer than one 64 KiB read
-	for _, tc := range []struct {
-		text, sep string
-		fail      bool
-	}{
-		{"", "", false},
-		{"{\"a\":1}\n", "", false},
-		{"{\"a\":1}", "\n", false},
-		{"{\"a\":1}\n{\"b\":", "", true},
-		{"{\"a\":1}\n" + long, "\n", false},
-		{long[:70000], "", true},
-	} {
-		if err := os.WriteFile(filepath.Join(dir, "log.jsonl"), []byte(tc.text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		sep, err := appendSeparator(root, "log.jsonl", int64(len(tc.text)))
-		if (err != nil) != tc.fail || sep != tc.sep {
-			t.Fatalf("appendSeparator(%.30q…) = %q, %v", tc.text, sep, err)
-		}
 	}
 }
