@@ -161,6 +161,9 @@ func (c *Context) Document(doc []byte) {
 // Main runs a binary with the process's arguments and stdio.
 func Main(name, description string, grammar any) int {
 	tuneGC(os.Getenv)
+	// A mapped file (jsonio.MapFile) truncated in place by another
+	// program faults on access: as a panic, Run reports it as an error.
+	debug.SetPanicOnFault(true)
 	return Run(name, description, grammar, os.Args[1:], StdIO())
 }
 

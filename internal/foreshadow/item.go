@@ -451,7 +451,7 @@ func loadAs(root *project.Root, rel string, light bool) (*File, error) {
 	if !root.Exists(rel) {
 		return &File{Rel: rel, Items: []Item{}}, nil
 	}
-	data, err := root.ReadFile(rel)
+	data, err := root.MapFile(rel) // the global file is MBs in a long book
 	if err != nil {
 		return nil, err
 	}
