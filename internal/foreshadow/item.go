@@ -209,30 +209,42 @@ func parseItem(raw json.RawMessage) (Item, bool) {
 // stays as bytes until clone parses it (parseItem builds a map per item
 // and per history entry, which dominated querying 2,000 items).
 func parseLight(raw json.RawMessage) (Item, bool) {
-	var id, status, scope, planted, updated json.RawMessage
-	it := Item{src: raw}
-	ok := jsonio.SplitObjectBytes(raw, func(k []byte, v json.RawMessage) {
-		switch string(k) {
-		case "id":
-			id = v
-		case "status":
-			status = v
-		case "scope":
-			scope = v
-		case "planted_chapter":
-			planted = v
-		case "last_updated_chapter":
-			updated = v
-		case "target_resolve_range":
-			it.rng = v
-		}
-	})
-	if !ok {
+	var lf lightFields
+	if !jsonio.SplitObjectBytes(raw, lf.set) {
 		return Item{}, false
 	}
-	it.ID, it.Status, it.Scope, it.PlantedChapter = str(id), str(status), str(scope), integer(planted)
-	it.LastUpdatedChapter = integer(updated)
-	return it, true
+	return lf.item(raw), true
+}
+
+// lightFields collects what a light item keeps of an item's members (the
+// last of a repeated key wins, as in encoding/json).
+type lightFields struct {
+	id, status, scope, planted, updated, rng json.RawMessage
+}
+
+func (lf *lightFields) set(k []byte, v json.RawMessage) {
+	switch string(k) {
+	case "id":
+		lf.id = v
+	case "status":
+		lf.status = v
+	case "scope":
+		lf.scope = v
+	case "planted_chapter":
+		lf.planted = v
+	case "last_updated_chapter":
+		lf.updated = v
+	case "target_resolve_range":
+		lf.rng = v
+	}
+}
+
+// item is the light item of the object raw whose members lf collected.
+func (lf *lightFields) item(raw json.RawMessage) Item {
+	it := Item{src: raw, rng: lf.rng}
+	it.ID, it.Status, it.Scope, it.PlantedChapter = str(lf.id), str(lf.status), str(lf.scope), integer(lf.planted)
+	it.LastUpdatedChapter = integer(lf.updated)
+	return it
 }
 
 // quoteKey is mustRaw for a key: the SPEC keys are plain ASCII and are
@@ -386,6 +398,48 @@ func parse(data []byte, rel string, light bool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if light {
+		if f, ok := parseLightFused(v, rel); ok {
+			return f, nil
+		}
+	}
+	return parseSplit(v, rel, light)
+}
+
+// parseLightFused is parse's light path for the usual file, an object
+// whose "foreshadowing" member is a list: the file (MBs in a long book)
+// is scanned once, the list and its items split in the same pass
+// (jsonio.ObjectMapSplitting). ok is false for any other shape, which
+// parseSplit handles.
+func parseLightFused(v []byte, rel string) (*File, bool) {
+	var fields []lightFields
+	top, list, ok := jsonio.ObjectMapSplitting(bytes.TrimSpace(v), "foreshadowing", func(n int, k []byte, val json.RawMessage) {
+		for len(fields) <= n {
+			fields = append(fields, lightFields{})
+		}
+		fields[n].set(k, val)
+	})
+	if !ok {
+		return nil, false
+	}
+	f := &File{Rel: rel, top: top, Items: make([]Item, 0, len(list))}
+	for n, raw := range list {
+		if raw[0] != '{' {
+			f.Items = append(f.Items, Item{raw: map[string]json.RawMessage{"_entry": raw}})
+			continue
+		}
+		var lf lightFields
+		if n < len(fields) {
+			lf = fields[n]
+		}
+		f.Items = append(f.Items, lf.item(raw))
+	}
+	return f, true
+}
+
+// parseSplit is parse after validation: the top level, the list, then
+// each item, split in turn.
+func parseSplit(v []byte, rel string, light bool) (*File, error) {
 	f := &File{Rel: rel, Items: []Item{}}
 	var list []json.RawMessage
 	t := bytes.TrimSpace(v)
