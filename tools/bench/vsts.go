@@ -79,15 +79,15 @@ func (c *config) vsTS(o largeproject.Options, work, idle, replay string) ([]TSRa
 	gated := filepath.Join(c.dir, key(o), "gated")
 	run := filepath.Join(c.dir, "run")
 	pairs := []struct {
-		name         string
-		ours, theirs []string
-		prepare      func(int) (string, func(), error)
+		name            string
+		ours, theirs    []string
+		prepare, tsPrep func(int) (string, func(), error)
 	}{
-		{"next", []string{"novel-step", "next"}, []string{"next"}, nil},
-		{"validate " + step + ":draft", []string{"novel-step", "validate", step + ":draft"}, []string{"validate", step + ":draft"}, nil},
-		{"advance " + step + ":draft", []string{"novel-step", "advance", step + ":draft"}, []string{"advance", step + ":draft"}, copier(adv, run)},
-		{"instructions " + step + ":draft", []string{"novel-manifest", "packet", step + ":draft"}, []string{"instructions", step + ":draft"}, nil},
-		{"commit --chapter " + pad(o.Inflight()), []string{"novel-commit", "--chapter", fmt.Sprint(o.Inflight())}, []string{"commit", "--chapter", fmt.Sprint(o.Inflight())}, copier(gated, run)},
+		{"next", []string{"novel-step", "next"}, []string{"next"}, nil, nil},
+		{"validate " + step + ":draft", []string{"novel-step", "validate", step + ":draft"}, []string{"validate", step + ":draft"}, nil, nil},
+		{"advance " + step + ":draft", []string{"novel-step", "advance", step + ":draft"}, []string{"advance", step + ":draft"}, copier(adv, run), nil},
+		{"instructions " + step + ":draft", []string{"novel-manifest", "packet", step + ":draft"}, []string{"instructions", step + ":draft"}, nil, nil},
+		{"commit --chapter " + pad(o.Inflight()), []string{"novel-commit", "--chapter", fmt.Sprint(o.Inflight())}, []string{"commit", "--chapter", fmt.Sprint(o.Inflight())}, copier(gated, run), tsCommitCopier(gated, run)},
 	}
 	var out []TSRatio
 	for _, p := range pairs {
@@ -96,7 +96,11 @@ func (c *config) vsTS(o largeproject.Options, work, idle, replay string) ([]TSRa
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.name, err)
 		}
-		theirs, err := c.measure(bench{name: "TS CLI: " + p.name, prepare: p.prepare, argv: append(append([]string{}, ts...), p.theirs...)}, work, c.runs)
+		tsPrep := p.prepare
+		if p.tsPrep != nil {
+			tsPrep = p.tsPrep
+		}
+		theirs, err := c.measure(bench{name: "TS CLI: " + p.name, prepare: tsPrep, argv: append(append([]string{}, ts...), p.theirs...)}, work, c.runs)
 		r.OursMS = ours.MedianMS
 		if err != nil {
 			r.Error = lastLines(err.Error(), 1)
@@ -108,6 +112,30 @@ func (c *config) vsTS(o largeproject.Options, work, idle, replay string) ([]TSRa
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// tsCommitCopier is copier for the TS CLI's commit: that CLI moves each
+// staged file into place and refuses to overwrite an existing one
+// (src/commit.ts doRename), so a storyline memory the chapter updates
+// would stop it on any chapter but its storyline's first. The copy's
+// final memory.md is removed (untimed) wherever one is staged.
+func tsCommitCopier(src, dst string) func(int) (string, func(), error) {
+	cp := copier(src, dst)
+	return func(i int) (string, func(), error) {
+		dir, cleanup, err := cp(i)
+		if err != nil {
+			return "", nil, err
+		}
+		staged, _ := filepath.Glob(filepath.Join(dir, layout.StagingMemory("*")))
+		for _, m := range staged {
+			id := filepath.Base(filepath.Dir(m))
+			if err := os.Remove(filepath.Join(dir, layout.Memory(id))); err != nil && !errors.Is(err, os.ErrNotExist) {
+				cleanup()
+				return "", nil, err
+			}
+		}
+		return dir, cleanup, nil
+	}
 }
 
 func copyFile(src, dst string) error {
