@@ -8,7 +8,9 @@ package foreshadow
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -36,9 +38,12 @@ func Rank(status string) int {
 	return 0
 }
 
-// knownKeys are the item fields of SPEC §2, in their canonical order.
-var knownKeys = []string{"id", "description", "scope", "status", "planted_chapter", "planted_storyline",
+// knownFields are the item fields of SPEC §2, in their canonical order;
+// knownKeys is the same list as a slice.
+var knownFields = [...]string{"id", "description", "scope", "status", "planted_chapter", "planted_storyline",
 	"target_resolve_range", "last_updated_chapter", "history"}
+
+var knownKeys = knownFields[:]
 
 // Item is one foreshadowing item. Typed fields hold the value when the
 // file gave it the documented type; every original field is also kept
@@ -285,6 +290,13 @@ func (it *Item) del(key string) { delete(it.raw, key) }
 func (it Item) MarshalJSON() ([]byte, error) { return it.encode(false) }
 
 func (it Item) encode(knownOnly bool) ([]byte, error) {
+	if it.light() {
+		if knownOnly {
+			return it.encodeLightKnown(), nil
+		}
+		full := it.clone()
+		return full.encode(false)
+	}
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	first := true
@@ -305,6 +317,111 @@ func (it Item) encode(knownOnly bool) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// encodeLightKnown is encode(true) of a light item, written straight from
+// its bytes: what parseItem then encode would write (the known keys in
+// SPEC order, the last of a repeated key, history entries re-encoded by
+// History.MarshalJSON's rule) without a map per item and per history
+// entry — a query writes hundreds of items (FuzzQueryLight compares the
+// two).
+func (it Item) encodeLightKnown() []byte {
+	var vals [len(knownFields)]json.RawMessage
+	var has [len(knownFields)]bool
+	jsonio.SplitObjectBytes(it.src, func(k []byte, v json.RawMessage) {
+		for i, kk := range knownFields {
+			if string(k) == kk {
+				vals[i], has[i] = v, true
+				break
+			}
+		}
+	})
+	var buf bytes.Buffer
+	buf.Grow(len(it.src))
+	buf.WriteByte('{')
+	first := true
+	for i, k := range knownFields {
+		if !has[i] {
+			continue
+		}
+		v := vals[i]
+		if k == "history" {
+			if hs, ok := jsonio.SplitArray(v); ok && len(hs) > 0 {
+				v = historyOf(hs)
+			}
+		}
+		writeMember(&buf, &first, k, v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// historyOf is historyJSON of the entries hs as parseItem reads them.
+func historyOf(hs []json.RawMessage) []byte {
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i, h := range hs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(historyEntry(h))
+	}
+	buf.WriteByte(']')
+	return buf.Bytes()
+}
+
+// historyEntry is History.MarshalJSON of one entry as parseItem reads it:
+// a non-object verbatim; an object's chapter, action, detail, evidence,
+// then its other keys sorted (the last of a repeated key); an object
+// whose only key is "_raw" is that value, as a map holding it would be.
+func historyEntry(h json.RawMessage) []byte {
+	var known [len(historyKeys)]json.RawMessage
+	var has [len(historyKeys)]bool
+	type member struct {
+		k string
+		v json.RawMessage
+	}
+	var extra []member
+	if !jsonio.SplitObjectBytes(h, func(k []byte, v json.RawMessage) {
+		for i, kk := range historyKeys {
+			if string(k) == kk {
+				known[i], has[i] = v, true
+				return
+			}
+		}
+		for i := range extra {
+			if extra[i].k == string(k) {
+				extra[i].v = v
+				return
+			}
+		}
+		extra = append(extra, member{string(k), v})
+	}) {
+		return h
+	}
+	n := len(extra)
+	for _, ok := range has {
+		if ok {
+			n++
+		}
+	}
+	if n == 1 && len(extra) == 1 && extra[0].k == "_raw" {
+		return extra[0].v
+	}
+	slices.SortFunc(extra, func(a, b member) int { return strings.Compare(a.k, b.k) })
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	first := true
+	for i, k := range historyKeys {
+		if has[i] {
+			writeMember(&buf, &first, k, known[i])
+		}
+	}
+	for _, m := range extra {
+		writeMember(&buf, &first, m.k, m.v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
 }
 
 // writeMember writes one "key":value member of an object being written in
@@ -335,7 +452,7 @@ func (it Item) historyJSON() []byte {
 	return buf.Bytes()
 }
 
-var historyKeys = []string{"chapter", "action", "detail", "evidence"}
+var historyKeys = [...]string{"chapter", "action", "detail", "evidence"}
 
 // MarshalJSON writes chapter, action, detail, evidence (when there is
 // one), then other fields sorted.
@@ -352,7 +469,7 @@ func (h History) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	first := true
-	for _, k := range append(append([]string{}, historyKeys...), sortedExtra(h.raw, historyKeys)...) {
+	for _, k := range append(append([]string{}, historyKeys[:]...), sortedExtra(h.raw, historyKeys[:])...) {
 		v, ok := h.raw[k]
 		if !ok {
 			continue

@@ -40,6 +40,13 @@ func checkLight(t *testing.T, global, plan []byte, c int) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("chapter %d: light query differs\ngot:  %s\nwant: %s", c, got, want)
 	}
+	// The text listing's fields too (novel-foreshadow query --text).
+	for i, o := range Query(light.Items, p, c, 1).Items {
+		w := Query(full.Items, p, c, 1).Items[i]
+		if o.ID != w.ID || o.Status != w.Status || o.Scope != w.Scope || o.Description != w.Description {
+			t.Fatalf("chapter %d: light item %+v, full %+v", c, o.Item, w.Item)
+		}
+	}
 }
 
 func TestQueryLightMatchesFull(t *testing.T) {
@@ -49,6 +56,16 @@ func TestQueryLightMatchesFull(t *testing.T) {
 		checkLight(t, []byte(`[{"id":"F-2","scope":"short","target_resolve_range":[1,2],"id":"F-3"},7,{"id":"F-9","status":"resolved"},{"id":"x","target_resolve_range":["1",2]}]`), plan, c)
 	}
 	checkLight(t, []byte(`{"foreshadowing":[{"id":1}`), plan, 1)
+	// History entries of every shape, written from the bytes as parseItem
+	// reads them.
+	odd := `{"foreshadowing":[` +
+		`{"id":"H-1","target_resolve_range":[1,9],"history":[{"z":1,"detail":"d","b":[2],"chapter":1,"z":3},7,"s",{"_raw":{"x":1}},{"_raw":1,"chapter":2},{},{"evidence":"e","action":"a","\u0061ction":"b"}],"extra":1},` +
+		`{"id":"H-2","target_resolve_range":[1,9],"history":[],"description":"无"},` +
+		`{"id":"H-3","target_resolve_range":[1,9],"history":null,"history":[{"chapter":3}]},` +
+		`{"id":"H-4","target_resolve_range":[1,9],"history":{"chapter":1},"description":"x","description":"y"}]}`
+	for _, c := range []int{1, 5} {
+		checkLight(t, []byte(odd), plan, c)
+	}
 }
 
 func FuzzQueryLight(f *testing.F) {
