@@ -9,6 +9,8 @@ package lint
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/cast"
+	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/platform"
@@ -113,6 +116,15 @@ func LoadTerms(root *project.Root) ([]string, error) {
 	}
 	done := make(chan stateResult, 1)
 	go func() {
+		// The state is mapped (stateNames): truncated in place by another
+		// program meanwhile, it faults — an error here, as cli.Main makes
+		// it on the main goroutine, not a crash.
+		debug.SetPanicOnFault(true)
+		defer func() {
+			if r := recover(); r != nil {
+				done <- stateResult{err: errs.ReadFailed(layout.CurrentState, fmt.Errorf("%v", r))}
+			}
+		}()
 		names, err := stateNames(root)
 		done <- stateResult{names, err}
 	}()
