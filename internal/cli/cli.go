@@ -161,6 +161,9 @@ func (c *Context) Document(doc []byte) {
 // Main runs a binary with the process's arguments and stdio.
 func Main(name, description string, grammar any) int {
 	tuneGC(os.Getenv)
+	// A mapped file (jsonio.MapFile) truncated in place by another
+	// program faults on access: as a panic, run reports it as an error.
+	debug.SetPanicOnFault(true)
 	return run(name, description, grammar, os.Args[1:], StdIO())
 }
 

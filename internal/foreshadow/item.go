@@ -8,7 +8,9 @@ package foreshadow
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -36,9 +38,12 @@ func Rank(status string) int {
 	return 0
 }
 
-// knownKeys are the item fields of SPEC §2, in their canonical order.
-var knownKeys = []string{"id", "description", "scope", "status", "planted_chapter", "planted_storyline",
+// knownFields are the item fields of SPEC §2, in their canonical order;
+// knownKeys is the same list as a slice.
+var knownFields = [...]string{"id", "description", "scope", "status", "planted_chapter", "planted_storyline",
 	"target_resolve_range", "last_updated_chapter", "history"}
+
+var knownKeys = knownFields[:]
 
 // Item is one foreshadowing item. Typed fields hold the value when the
 // file gave it the documented type; every original field is also kept
@@ -209,30 +214,42 @@ func parseItem(raw json.RawMessage) (Item, bool) {
 // stays as bytes until clone parses it (parseItem builds a map per item
 // and per history entry, which dominated querying 2,000 items).
 func parseLight(raw json.RawMessage) (Item, bool) {
-	var id, status, scope, planted, updated json.RawMessage
-	it := Item{src: raw}
-	ok := jsonio.SplitObjectBytes(raw, func(k []byte, v json.RawMessage) {
-		switch string(k) {
-		case "id":
-			id = v
-		case "status":
-			status = v
-		case "scope":
-			scope = v
-		case "planted_chapter":
-			planted = v
-		case "last_updated_chapter":
-			updated = v
-		case "target_resolve_range":
-			it.rng = v
-		}
-	})
-	if !ok {
+	var lf lightFields
+	if !jsonio.SplitObjectBytes(raw, lf.set) {
 		return Item{}, false
 	}
-	it.ID, it.Status, it.Scope, it.PlantedChapter = str(id), str(status), str(scope), integer(planted)
-	it.LastUpdatedChapter = integer(updated)
-	return it, true
+	return lf.item(raw), true
+}
+
+// lightFields collects what a light item keeps of an item's members (the
+// last of a repeated key wins, as in encoding/json).
+type lightFields struct {
+	id, status, scope, planted, updated, rng json.RawMessage
+}
+
+func (lf *lightFields) set(k []byte, v json.RawMessage) {
+	switch string(k) {
+	case "id":
+		lf.id = v
+	case "status":
+		lf.status = v
+	case "scope":
+		lf.scope = v
+	case "planted_chapter":
+		lf.planted = v
+	case "last_updated_chapter":
+		lf.updated = v
+	case "target_resolve_range":
+		lf.rng = v
+	}
+}
+
+// item is the light item of the object raw whose members lf collected.
+func (lf *lightFields) item(raw json.RawMessage) Item {
+	it := Item{src: raw, rng: lf.rng}
+	it.ID, it.Status, it.Scope, it.PlantedChapter = str(lf.id), str(lf.status), str(lf.scope), integer(lf.planted)
+	it.LastUpdatedChapter = integer(lf.updated)
+	return it
 }
 
 // quoteKey is mustRaw for a key: the SPEC keys are plain ASCII and are
@@ -273,6 +290,13 @@ func (it *Item) del(key string) { delete(it.raw, key) }
 func (it Item) MarshalJSON() ([]byte, error) { return it.encode(false) }
 
 func (it Item) encode(knownOnly bool) ([]byte, error) {
+	if it.light() {
+		if knownOnly {
+			return it.encodeLightKnown(), nil
+		}
+		full := it.clone()
+		return full.encode(false)
+	}
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	first := true
@@ -293,6 +317,111 @@ func (it Item) encode(knownOnly bool) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// encodeLightKnown is encode(true) of a light item, written straight from
+// its bytes: what parseItem then encode would write (the known keys in
+// SPEC order, the last of a repeated key, history entries re-encoded by
+// History.MarshalJSON's rule) without a map per item and per history
+// entry — a query writes hundreds of items (FuzzQueryLight compares the
+// two).
+func (it Item) encodeLightKnown() []byte {
+	var vals [len(knownFields)]json.RawMessage
+	var has [len(knownFields)]bool
+	jsonio.SplitObjectBytes(it.src, func(k []byte, v json.RawMessage) {
+		for i, kk := range knownFields {
+			if string(k) == kk {
+				vals[i], has[i] = v, true
+				break
+			}
+		}
+	})
+	var buf bytes.Buffer
+	buf.Grow(len(it.src))
+	buf.WriteByte('{')
+	first := true
+	for i, k := range knownFields {
+		if !has[i] {
+			continue
+		}
+		v := vals[i]
+		if k == "history" {
+			if hs, ok := jsonio.SplitArray(v); ok && len(hs) > 0 {
+				v = historyOf(hs)
+			}
+		}
+		writeMember(&buf, &first, k, v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// historyOf is historyJSON of the entries hs as parseItem reads them.
+func historyOf(hs []json.RawMessage) []byte {
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i, h := range hs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(historyEntry(h))
+	}
+	buf.WriteByte(']')
+	return buf.Bytes()
+}
+
+// historyEntry is History.MarshalJSON of one entry as parseItem reads it:
+// a non-object verbatim; an object's chapter, action, detail, evidence,
+// then its other keys sorted (the last of a repeated key); an object
+// whose only key is "_raw" is that value, as a map holding it would be.
+func historyEntry(h json.RawMessage) []byte {
+	var known [len(historyKeys)]json.RawMessage
+	var has [len(historyKeys)]bool
+	type member struct {
+		k string
+		v json.RawMessage
+	}
+	var extra []member
+	if !jsonio.SplitObjectBytes(h, func(k []byte, v json.RawMessage) {
+		for i, kk := range historyKeys {
+			if string(k) == kk {
+				known[i], has[i] = v, true
+				return
+			}
+		}
+		for i := range extra {
+			if extra[i].k == string(k) {
+				extra[i].v = v
+				return
+			}
+		}
+		extra = append(extra, member{string(k), v})
+	}) {
+		return h
+	}
+	n := len(extra)
+	for _, ok := range has {
+		if ok {
+			n++
+		}
+	}
+	if n == 1 && len(extra) == 1 && extra[0].k == "_raw" {
+		return extra[0].v
+	}
+	slices.SortFunc(extra, func(a, b member) int { return strings.Compare(a.k, b.k) })
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	first := true
+	for i, k := range historyKeys {
+		if has[i] {
+			writeMember(&buf, &first, k, known[i])
+		}
+	}
+	for _, m := range extra {
+		writeMember(&buf, &first, m.k, m.v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
 }
 
 // writeMember writes one "key":value member of an object being written in
@@ -323,7 +452,7 @@ func (it Item) historyJSON() []byte {
 	return buf.Bytes()
 }
 
-var historyKeys = []string{"chapter", "action", "detail", "evidence"}
+var historyKeys = [...]string{"chapter", "action", "detail", "evidence"}
 
 // MarshalJSON writes chapter, action, detail, evidence (when there is
 // one), then other fields sorted.
@@ -340,7 +469,7 @@ func (h History) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	first := true
-	for _, k := range append(append([]string{}, historyKeys...), sortedExtra(h.raw, historyKeys)...) {
+	for _, k := range append(append([]string{}, historyKeys[:]...), sortedExtra(h.raw, historyKeys[:])...) {
 		v, ok := h.raw[k]
 		if !ok {
 			continue
@@ -386,6 +515,48 @@ func parse(data []byte, rel string, light bool) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if light {
+		if f, ok := parseLightFused(v, rel); ok {
+			return f, nil
+		}
+	}
+	return parseSplit(v, rel, light)
+}
+
+// parseLightFused is parse's light path for the usual file, an object
+// whose "foreshadowing" member is a list: the file (MBs in a long book)
+// is scanned once, the list and its items split in the same pass
+// (jsonio.ObjectMapSplitting). ok is false for any other shape, which
+// parseSplit handles.
+func parseLightFused(v []byte, rel string) (*File, bool) {
+	var fields []lightFields
+	top, list, ok := jsonio.ObjectMapSplitting(bytes.TrimSpace(v), "foreshadowing", func(n int, k []byte, val json.RawMessage) {
+		for len(fields) <= n {
+			fields = append(fields, lightFields{})
+		}
+		fields[n].set(k, val)
+	})
+	if !ok {
+		return nil, false
+	}
+	f := &File{Rel: rel, top: top, Items: make([]Item, 0, len(list))}
+	for n, raw := range list {
+		if raw[0] != '{' {
+			f.Items = append(f.Items, Item{raw: map[string]json.RawMessage{"_entry": raw}})
+			continue
+		}
+		var lf lightFields
+		if n < len(fields) {
+			lf = fields[n]
+		}
+		f.Items = append(f.Items, lf.item(raw))
+	}
+	return f, true
+}
+
+// parseSplit is parse after validation: the top level, the list, then
+// each item, split in turn.
+func parseSplit(v []byte, rel string, light bool) (*File, error) {
 	f := &File{Rel: rel, Items: []Item{}}
 	var list []json.RawMessage
 	t := bytes.TrimSpace(v)
@@ -451,7 +622,7 @@ func loadAs(root *project.Root, rel string, light bool) (*File, error) {
 	if !root.Exists(rel) {
 		return &File{Rel: rel, Items: []Item{}}, nil
 	}
-	data, err := root.ReadFile(rel)
+	data, err := root.MapFile(rel) // the global file is MBs in a long book
 	if err != nil {
 		return nil, err
 	}

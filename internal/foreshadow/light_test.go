@@ -3,6 +3,7 @@ package foreshadow
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -39,6 +40,13 @@ func checkLight(t *testing.T, global, plan []byte, c int) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("chapter %d: light query differs\ngot:  %s\nwant: %s", c, got, want)
 	}
+	// The text listing's fields too (novel-foreshadow query --text).
+	for i, o := range Query(light.Items, p, c, 1).Items {
+		w := Query(full.Items, p, c, 1).Items[i]
+		if o.ID != w.ID || o.Status != w.Status || o.Scope != w.Scope || o.Description != w.Description {
+			t.Fatalf("chapter %d: light item %+v, full %+v", c, o.Item, w.Item)
+		}
+	}
 }
 
 func TestQueryLightMatchesFull(t *testing.T) {
@@ -48,6 +56,16 @@ func TestQueryLightMatchesFull(t *testing.T) {
 		checkLight(t, []byte(`[{"id":"F-2","scope":"short","target_resolve_range":[1,2],"id":"F-3"},7,{"id":"F-9","status":"resolved"},{"id":"x","target_resolve_range":["1",2]}]`), plan, c)
 	}
 	checkLight(t, []byte(`{"foreshadowing":[{"id":1}`), plan, 1)
+	// History entries of every shape, written from the bytes as parseItem
+	// reads them.
+	odd := `{"foreshadowing":[` +
+		`{"id":"H-1","target_resolve_range":[1,9],"history":[{"z":1,"detail":"d","b":[2],"chapter":1,"z":3},7,"s",{"_raw":{"x":1}},{"_raw":1,"chapter":2},{},{"evidence":"e","action":"a","\u0061ction":"b"}],"extra":1},` +
+		`{"id":"H-2","target_resolve_range":[1,9],"history":[],"description":"无"},` +
+		`{"id":"H-3","target_resolve_range":[1,9],"history":null,"history":[{"chapter":3}]},` +
+		`{"id":"H-4","target_resolve_range":[1,9],"history":{"chapter":1},"description":"x","description":"y"}]}`
+	for _, c := range []int{1, 5} {
+		checkLight(t, []byte(odd), plan, c)
+	}
 }
 
 func FuzzQueryLight(f *testing.F) {
@@ -97,4 +115,51 @@ func TestResultCanonical(t *testing.T) {
 	}
 	checkCanonicalResult(t, Result{})
 	checkCanonicalResult(t, Result{Items: []Output{}})
+}
+
+// The one-pass light parse (parseLightFused) gives the File the
+// step-by-step split gives, or declines the shape.
+func checkFused(t *testing.T, data []byte) {
+	t.Helper()
+	v, err := jsonio.Validate(data, "g")
+	if err != nil {
+		return
+	}
+	fused, ok := parseLightFused(v, "g")
+	if !ok {
+		return
+	}
+	split, err := parseSplit(v, "g", true)
+	if err != nil {
+		t.Fatalf("%q: the fused parse took what the split refused: %v", data, err)
+	}
+	if !reflect.DeepEqual(fused, split) {
+		t.Fatalf("%q: fused parse\n%+v\nsplit parse\n%+v", data, fused, split)
+	}
+}
+
+func TestLightFusedMatchesSplit(t *testing.T) {
+	for _, s := range []string{
+		spliceSeed,
+		`{"foreshadowing":[]}`,
+		`{"foreshadowing": [ ] , "volume": 2}`,
+		`{"volume":2,"foreshadowing":[{"id":"F-2","scope":"short","target_resolve_range":[1,2],"id":"F-3"},7,"x",null,{},{"id":"F-9","status":"resolved","history":[{"chapter":1,"detail":"a\"]}"}]},{"\u0069d":"F-10","planted_chapter":4,"last_updated_chapter":9}],"updated_at":"x"}`,
+		"{\n  \"foreshadowing\": [\n    {\n      \"id\": \"F-1\",\n      \"target_resolve_range\": [\n        3,\n        32\n      ]\n    }\n  ]\n}\n",
+		`{"foreshadowing":[{"id":"a"}],"foreshadowing":[{"id":"b"}]}`,
+		`{"foreshadowing":{"id":"a"}}`,
+		`[{"id":"a"}]`,
+	} {
+		checkFused(t, []byte(s))
+	}
+	if _, ok := parseLightFused([]byte(`{"foreshadowing":[{"id":"a"}],"foreshadowing":[]}`), "g"); ok {
+		t.Fatal("a repeated foreshadowing key must take the split path (the last one wins there)")
+	}
+}
+
+func FuzzLightFused(f *testing.F) {
+	f.Add([]byte(spliceSeed))
+	f.Add([]byte(`{"v":1,"foreshadowing":[{"id":"a","id":"b","target_resolve_range":[1,{"x":"]"}]},2]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFused(t, data)
+	})
 }

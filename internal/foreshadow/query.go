@@ -147,6 +147,14 @@ func index(items []Item) map[string]*Item {
 func Query(global, plan []Item, c, volume int) Result {
 	res, ids, g, p := selectItems(global, plan, c, volume)
 	for _, id := range ids {
+		// An unplanned light item is written straight from its bytes
+		// (encodeLightKnown): nothing to backfill, no copy to parse.
+		if base, ok := g[id]; ok && base.light() && p[id] == nil {
+			it := *base
+			it.Description = str(member(it.src, "description")) // for the text listing
+			res.Items = append(res.Items, Output{Item: it})
+			continue
+		}
 		res.Items = append(res.Items, Output{Item: merged(id, g, p)})
 	}
 	res.Stats.Items = len(res.Items)
@@ -192,6 +200,18 @@ func selectItems(global, plan []Item, c, volume int) (res Result, ids []string, 
 	}
 	sort.Strings(ids)
 	return res, ids, g, p
+}
+
+// member is the value of the object raw's member key (the last one), or
+// nil.
+func member(raw json.RawMessage, key string) json.RawMessage {
+	var v json.RawMessage
+	jsonio.SplitObjectBytes(raw, func(k []byte, val json.RawMessage) {
+		if string(k) == key {
+			v = val
+		}
+	})
+	return v
 }
 
 // merged is the output item of id: the global item backfilled from the

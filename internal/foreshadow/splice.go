@@ -159,7 +159,7 @@ func (s *scan) history(ind int) bool {
 		}
 		if s.i < len(b) && b[s.i] == '{' {
 			keys, ok := s.object(ind+2, func(string, int) bool { return s.value(ind+4, 0) })
-			if !ok || !ordered(keys, historyKeys, "_raw") {
+			if !ok || !ordered(keys, historyKeys[:], "_raw") {
 				return false
 			}
 		} else if !s.value(ind+2, 0) {

@@ -133,6 +133,45 @@ func ReadPlainAt(dir *os.File, name string, scratch []byte) (data, buf []byte, e
 
 var errTooBig = errors.New("larger than the limit")
 
+// MapMin is the size from which MapFile maps a file instead of reading
+// it: below it a read costs less than setting up a mapping.
+const MapMin = 512 << 10
+
+// MapFile returns abs (shown as rel) as ReadFile would — the same errors,
+// the BOM stripped — but a file of MapMin bytes or more is mapped
+// copy-on-write rather than read. It is for the few large files a short
+// command scans (the state, the global foreshadowing): the mapping lives
+// until the process exits, which every binary does within milliseconds.
+// Safe because no writer changes a file in place — every write replaces
+// the file by rename (a new inode), so the mapped bytes never change
+// under the reader; a file truncated in place by another program is a
+// fault that cli.Main turns into an internal error, not a crash.
+func MapFile(abs, rel string) ([]byte, error) {
+	f, err := openRead(abs, rel)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, errs.ReadFailed(rel, err)
+	}
+	if err := checkRegular(st, rel); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.Size() < MapMin {
+		data, _, err := readOpen(f, rel)
+		return data, err
+	}
+	defer f.Close()
+	data, err := mapOpen(f, st.Size())
+	if err != nil {
+		return nil, errs.ReadFailed(rel, err)
+	}
+	return StripBOM(data), nil
+}
+
 // readOpen reads the open file f (shown as rel) and closes it.
 func readOpen(f *os.File, rel string) ([]byte, os.FileInfo, error) {
 	defer f.Close()

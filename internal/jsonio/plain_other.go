@@ -20,3 +20,12 @@ func readPlainAt(dir *os.File, name string, scratch []byte) (int, []byte, error)
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	return len(data), data, err
 }
+
+// mapOpen reads the file: mapping is only used on Linux.
+func mapOpen(f *os.File, size int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err == nil && int64(len(data)) != size {
+		err = io.ErrUnexpectedEOF
+	}
+	return data, err
+}

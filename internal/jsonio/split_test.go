@@ -97,3 +97,67 @@ func TestValidateAgreesWithDecode(t *testing.T) {
 		}
 	}
 }
+
+// ObjectMapSplitting gives, in one pass, what ObjectMap, SplitArray of
+// the member and SplitObjectBytes of each element give, or declines
+// (key missing, repeated or not an array).
+func sameSplitting(t *testing.T, doc []byte) {
+	t.Helper()
+	if !json.Valid(doc) {
+		return
+	}
+	type call struct {
+		elem     int
+		key, val string
+	}
+	var got []call
+	top, elems, ok := ObjectMapSplitting(doc, "list", func(n int, k []byte, v json.RawMessage) {
+		got = append(got, call{n, string(k), string(v)})
+	})
+	wantTop, isObj := ObjectMap(doc)
+	count := 0
+	if isObj {
+		SplitObject(doc, func(k string, _ json.RawMessage) {
+			if k == "list" {
+				count++
+			}
+		})
+	}
+	list, isList := SplitArray(wantTop["list"])
+	if !ok {
+		if isObj && count == 1 && isList {
+			t.Fatalf("%s: declined a single list", doc)
+		}
+		return
+	}
+	if !isObj || count != 1 || !isList {
+		t.Fatalf("%s: took what it must decline", doc)
+	}
+	if !reflect.DeepEqual(top, wantTop) || !reflect.DeepEqual(elems, list) {
+		t.Fatalf("%s: top %q elems %q; want %q %q", doc, top, elems, wantTop, list)
+	}
+	var want []call
+	for n, e := range list {
+		SplitObjectBytes(e, func(k []byte, v json.RawMessage) { want = append(want, call{n, string(k), string(v)}) })
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: members %q; want %q", doc, got, want)
+	}
+}
+
+func TestObjectMapSplitting(t *testing.T) {
+	for _, s := range append(splitSeeds,
+		`{"list":[]}`, `{ "a" : 1 , "list" : [ {"x":1,"x":[2,{"y":"]"}]} , 3 , "s" , {} , [ ] ] , "b":{} }`,
+		`{"list":[{"\u006bey":"v\"}"}]}`, `{"list":{}}`, `{"list":[1],"list":[2]}`, `{"a":1}`, `[{"a":1}]`,
+		"{\n  \"list\": [\n    {\n      \"id\": 1\n    }\n  ]\n}") {
+		sameSplitting(t, []byte(s))
+	}
+}
+
+func FuzzObjectMapSplitting(f *testing.F) {
+	for _, s := range splitSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"list":[{"a":1},2,{"b":[{"c":"d"}]}],"z":null}`))
+	f.Fuzz(func(t *testing.T, doc []byte) { sameSplitting(t, doc) })
+}

@@ -9,6 +9,8 @@ package lint
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/novelsuite/novel/internal/cast"
+	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
 	"github.com/novelsuite/novel/internal/platform"
@@ -113,6 +116,15 @@ func LoadTerms(root *project.Root) ([]string, error) {
 	}
 	done := make(chan stateResult, 1)
 	go func() {
+		// The state is mapped (stateNames): truncated in place by another
+		// program meanwhile, it faults — an error here, as cli.Main makes
+		// it on the main goroutine, not a crash.
+		debug.SetPanicOnFault(true)
+		defer func() {
+			if r := recover(); r != nil {
+				done <- stateResult{err: errs.ReadFailed(layout.CurrentState, fmt.Errorf("%v", r))}
+			}
+		}()
 		names, err := stateNames(root)
 		done <- stateResult{names, err}
 	}()
@@ -143,8 +155,8 @@ func LoadTermsOf(root *project.Root, chars []cast.Character) ([]string, error) {
 // stateNames are the registered items, locations and factions: their
 // "name" fields (then the "display_name" ones), found in the raw bytes of
 // the state (a long project's state is MBs and only the names are wanted
-// here). The file is scanned as it is read (jsonio.Stream), with the
-// same matches as stringValues over the whole file.
+// here). The file is mapped, not read (jsonio.MapFile: no MBs of fresh
+// memory to fault in and copy) and its values found by stringValues.
 func stateNames(root *project.Root) ([]string, error) {
 	if !root.IsFile(layout.CurrentState) {
 		return nil, nil
@@ -153,12 +165,12 @@ func stateNames(root *project.Root) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := newValueScanner([]byte(`"name"`), []byte(`"display_name"`))
-	if err := jsonio.Stream(abs, layout.CurrentState, sc.write); err != nil {
+	data, err := jsonio.MapFile(abs, layout.CurrentState)
+	if err != nil {
 		return nil, err
 	}
 	var names []string
-	for _, values := range sc.end() {
+	for _, values := range [][][]byte{stringValues(data, []byte(`"name"`)), stringValues(data, []byte(`"display_name"`))} {
 		for _, raw := range values {
 			var name string
 			if json.Unmarshal(raw, &name) == nil && utf8.RuneCountInString(name) >= 2 {
@@ -167,90 +179,6 @@ func stateNames(root *project.Root) ([]string, error) {
 		}
 	}
 	return names, nil
-}
-
-// valueScanner is stringValues for each of its keys over data written to
-// it piece by piece. It keeps only the bytes from the earliest position a
-// key's scan has to resume at: where a match could still start, or a
-// match whose value has not ended yet.
-type valueScanner struct {
-	keys   [][]byte
-	from   []int      // per key: where its scan resumes, absolute
-	values [][][]byte // per key: the raw values found so far
-	window []byte     // the data from base on
-	base   int
-}
-
-func newValueScanner(keys ...[]byte) *valueScanner {
-	return &valueScanner{keys: keys, from: make([]int, len(keys)), values: make([][][]byte, len(keys))}
-}
-
-func (s *valueScanner) write(piece []byte) {
-	s.window = append(s.window, piece...)
-	end := s.base + len(s.window)
-	low := end
-	for k, key := range s.keys {
-		s.from[k] = s.scan(k, key)
-		low = min(low, s.from[k])
-	}
-	n := copy(s.window, s.window[low-s.base:])
-	s.window, s.base = s.window[:n], low
-}
-
-// scan runs stringValues's loop for key k on the window from its resume
-// position, and stops where a decision needs bytes not read yet.
-func (s *valueScanner) scan(k int, key []byte) int {
-	w, f := s.window, s.from[k]-s.base
-	for {
-		i := indexKey(w[f:], key)
-		if i < 0 {
-			return s.base + max(f, len(w)-len(key)+1)
-		}
-		p := f + i
-		j := skipSpace(w, p+len(key))
-		if j >= len(w) {
-			return s.base + p
-		}
-		if w[j] != ':' {
-			f = p + len(key)
-			continue
-		}
-		if j = skipSpace(w, j+1); j >= len(w) {
-			return s.base + p
-		}
-		if w[j] != '"' {
-			f = p + len(key)
-			continue
-		}
-		q := j + 1
-		for q < len(w) && w[q] != '"' {
-			if w[q] == '\\' {
-				q++
-			}
-			q++
-		}
-		if q >= len(w) {
-			return s.base + p
-		}
-		s.values[k] = append(s.values[k], bytes.Clone(w[j:q+1]))
-		f = q + 1
-	}
-}
-
-// end finishes the scans at the end of the data (stringValues itself on
-// what is left) and returns each key's values.
-func (s *valueScanner) end() [][][]byte {
-	for k, key := range s.keys {
-		s.values[k] = append(s.values[k], stringValues(s.window[s.from[k]-s.base:], key)...)
-	}
-	return s.values
-}
-
-func skipSpace(data []byte, j int) int {
-	for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
-		j++
-	}
-	return j
 }
 
 // termsOf puts the terms together: the characters' names, the state's,

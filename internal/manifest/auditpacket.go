@@ -232,7 +232,7 @@ func auditState(root *project.Root, cast map[string]bool) ([]string, *OMap, erro
 	if !root.Exists(layout.CurrentState) {
 		return nil, knows, nil
 	}
-	data, err := root.ReadFile(layout.CurrentState)
+	data, err := root.MapFile(layout.CurrentState)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -56,7 +56,7 @@ func (b *builder) stateTop() (map[string]json.RawMessage, error) {
 	if b.stateMembers != nil {
 		return b.stateMembers, nil
 	}
-	data, err := b.root.ReadFile(layout.CurrentState)
+	data, err := b.root.MapFile(layout.CurrentState)
 	if err != nil {
 		return nil, err
 	}

@@ -137,7 +137,7 @@ func (b *builder) castKnows(draft string) error {
 	if !b.root.Exists(layout.CurrentState) {
 		return nil
 	}
-	data, err := b.root.ReadFile(layout.CurrentState)
+	data, err := b.root.MapFile(layout.CurrentState)
 	if err != nil {
 		return err
 	}

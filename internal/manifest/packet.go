@@ -116,6 +116,11 @@ type builder struct {
 	in   *OMap
 	ps   *OMap
 
+	// revisions are the names in chapters/ ending in revision.json,
+	// when listed (the integrity scan ran).
+	revisions []string
+	listed    bool
+
 	c, vol    int
 	ol        *outline.Outline
 	blk       *outline.Block
@@ -155,10 +160,21 @@ func Build(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings,
 	// No packet from a project whose committed chapters are incomplete
 	// (SPEC §22.1): chapter C's draft never goes without C−1's text and
 	// summary.
-	if err := integrity.Require(root, cp.LastCompleted); err != nil {
-		return nil, err
+	// The same listing of chapters/ gives the revision files the
+	// revision gate reads (revision.CheckOf): a long book's folder holds
+	// thousands of names, listed once.
+	var revisions []string
+	if cp.LastCompleted >= 1 {
+		g, _, revs, err := integrity.Scan(root, cp.LastCompleted)
+		if err == nil && g != nil {
+			err = g.Err()
+		}
+		if err != nil {
+			return nil, err
+		}
+		revisions = revs
 	}
-	b := &builder{root: root, cp: cp, set: set, st: st, opt: opt, in: &OMap{}, ps: &OMap{}}
+	b := &builder{root: root, cp: cp, set: set, st: st, opt: opt, in: &OMap{}, ps: &OMap{}, revisions: revisions, listed: cp.LastCompleted >= 1}
 	b.p = &Packet{Version: Version, Step: st.String(), Manifest: Manifest{Inline: b.in, Paths: b.ps},
 		ExpectedOutputs: []Output{}, Warnings: []string{}, Next: []string{}}
 	switch {
@@ -223,7 +239,13 @@ func (b *builder) chapter() error {
 		return stateErr(cp, st)
 	}
 	if st.IsAgent() {
-		if err := revision.Check(b.root, b.c); err != nil {
+		var err error
+		if b.listed {
+			err = revision.CheckOf(b.root, b.c, b.revisions)
+		} else {
+			err = revision.Check(b.root, b.c)
+		}
+		if err != nil {
 			return err
 		}
 	}

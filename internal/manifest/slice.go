@@ -110,22 +110,17 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	// the outline block name. An entity that merely mentions a cast
 	// member (a location's residents, an item's past holders, a faction's
 	// enemies) is not pulled in — in a dense project that is most of them.
-	named := func(k string, v json.RawMessage) bool {
-		if bytes.Contains(castJSON.Bytes(), []byte(`"`+k+`"`)) || strings.Contains(b.blk.Text, k) {
-			return true
+	// Only the two name members of an entity are read (a dense state has
+	// hundreds of kB of entities here; decoding each was most of the
+	// packet's time).
+	named := func(k string, v json.RawMessage) (refClass, bool) {
+		switch {
+		case strings.Contains(b.blk.Text, k) || blockNames(b.blk.Text, v):
+			return refOutline, true
+		case bytes.Contains(castJSON.Bytes(), []byte(`"`+k+`"`)):
+			return refCast, true
 		}
-		// Only the two name members are read (a dense state has
-		// hundreds of kB of entities here; decoding each was most of the
-		// packet's time).
-		found := false
-		jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
-			if k := string(key); !found && (k == "name" || k == "display_name") {
-				if name, ok := jsonio.String(val); ok && name != "" && strings.Contains(b.blk.Text, name) {
-					found = true
-				}
-			}
-		})
-		return found
+		return 0, false
 	}
 	mentions := func(v []byte) bool {
 		for _, q := range castList {
@@ -135,32 +130,40 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		}
 		return false
 	}
+	// Candidates of the three groups in state order; the owned items'
+	// cap, then the slice's reference cap, decide last.
+	var cands []refCand
 	for _, g := range stateops.Groups[1:4] { // items, locations, factions
-		// Candidates in state order; the owned items' cap decides last.
-		type cand struct {
-			k     string
-			v     json.RawMessage
-			owned bool
-		}
-		var cands []cand
 		var owned []ownedItem
+		first := len(cands)
 		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
+			cls, isNamed := named(k, v)
 			switch {
-			case named(k, v):
-				cands = append(cands, cand{k, v, false})
+			case isNamed:
+				cands = append(cands, refCand{group: g, k: k, v: v, class: cls})
 			case g == "items" && mentions(v):
 				if it, ok := itemLink(k, v, cast); ok {
 					owned = append(owned, it)
-					cands = append(cands, cand{k, v, true})
+					cands = append(cands, refCand{group: g, k: k, v: v, class: refOwned, changed: it.changed})
 				}
 			case g == "factions" && mentions(v) && factionHas(v, cast):
-				cands = append(cands, cand{k, v, false})
+				cands = append(cands, refCand{group: g, k: k, v: v, class: refMember})
 			}
 		})
 		capped := capOwned(owned)
+		kept := cands[:first]
+		for _, c := range cands[first:] {
+			if c.class != refOwned || capped[c.k] {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
+	}
+	keep, omitted := capRefs(cands)
+	for _, g := range stateops.Groups[1:4] {
 		sel := &OMap{}
-		for _, c := range cands {
-			if !c.owned || capped[c.k] {
+		for i, c := range cands {
+			if c.group == g && keep[i] {
 				sel.Set(c.k, shortenTexts(lists.bound(c.v)))
 			}
 		}
@@ -182,8 +185,25 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		}
 		return errs.SchemaIn(layout.CurrentState, "的结构无法切片", "cannot be sliced")
 	}
+	if omitted > 0 {
+		out.Set("omitted", fmt.Sprintf(sliceRefsMore, omitted))
+	}
 	b.in.Set(keyStateSlice, out)
 	return nil
+}
+
+// blockNames reports whether the outline block names the entity v by its
+// name or display_name.
+func blockNames(block string, v json.RawMessage) bool {
+	found := false
+	jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
+		if k := string(key); !found && (k == "name" || k == "display_name") {
+			if name, ok := jsonio.String(val); ok && name != "" && strings.Contains(block, name) {
+				found = true
+			}
+		}
+	})
+	return found
 }
 
 // rebuildHint points a state file that does not parse (or has the wrong
@@ -587,6 +607,56 @@ func capOwned(owned []ownedItem) map[string]bool {
 		}
 	}
 	return keep
+}
+
+// MaxSliceRefs bounds the forward references the slice carries (items,
+// locations and factions together; DESIGN, "State slice"): in a densely
+// linked book the cast's owned items and factions alone outgrow the
+// packet budget (SPEC §19).
+const MaxSliceRefs = 20
+
+const sliceRefsMore = "…（另有 %d 个关联条目未列出，全文见 state/current-state.json）"
+
+// refClass ranks how a forward reference reached the slice: what the
+// outline block names first, then what the cast's own fields name, then
+// the factions a cast member belongs to, then the items one owns or holds.
+type refClass int
+
+const (
+	refOutline refClass = iota
+	refCast
+	refMember
+	refOwned
+)
+
+// refCand is a forward reference in state order.
+type refCand struct {
+	group, k string
+	v        json.RawMessage
+	class    refClass
+	changed  int // the newest chapter it records (owned items)
+}
+
+// capRefs keeps at most MaxSliceRefs candidates: by class, then most
+// recently changed first, then state order. It returns which to keep
+// (by index) and how many were left out.
+func capRefs(cands []refCand) ([]bool, int) {
+	keep := make([]bool, len(cands))
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ca, cb := cands[a], cands[b]
+		if ca.class != cb.class {
+			return int(ca.class) - int(cb.class)
+		}
+		return cb.changed - ca.changed
+	})
+	for n, i := range order {
+		keep[i] = n < MaxSliceRefs
+	}
+	return keep, max(0, len(cands)-MaxSliceRefs)
 }
 
 // factionHas reports whether a cast member belongs to the faction: it is

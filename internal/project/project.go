@@ -216,6 +216,16 @@ func (r *Root) ReadIfExists(rel string) ([]byte, error) {
 	return r.ReadFile(rel)
 }
 
+// MapFile is ReadFile for a large file a short command scans
+// (jsonio.MapFile: mapped, never released; the bytes may be kept).
+func (r *Root) MapFile(rel string) ([]byte, error) {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return nil, err
+	}
+	return jsonio.MapFile(abs, rel)
+}
+
 // ReadText reads a project text file (Markdown) as UTF-8, the BOM
 // stripped; other encodings are E_SCHEMA naming the file (jsonio.Text).
 func (r *Root) ReadText(rel string) (string, error) {

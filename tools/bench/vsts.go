@@ -79,18 +79,15 @@ func (c *config) vsTS(o largeproject.Options, work, idle, replay string) ([]TSRa
 	gated := filepath.Join(c.dir, key(o), "gated")
 	run := filepath.Join(c.dir, "run")
 	pairs := []struct {
-		name         string
-		ours, theirs []string
-		prepare      func(int) (string, func(), error)
-		// tsPrepare, when set, replaces prepare for the TS CLI's runs.
-		tsPrepare func(int) (string, func(), error)
+		name            string
+		ours, theirs    []string
+		prepare, tsPrep func(int) (string, func(), error)
 	}{
 		{"next", []string{"novel-step", "next"}, []string{"next"}, nil, nil},
 		{"validate " + step + ":draft", []string{"novel-step", "validate", step + ":draft"}, []string{"validate", step + ":draft"}, nil, nil},
 		{"advance " + step + ":draft", []string{"novel-step", "advance", step + ":draft"}, []string{"advance", step + ":draft"}, copier(adv, run), nil},
 		{"instructions " + step + ":draft", []string{"novel-manifest", "packet", step + ":draft"}, []string{"instructions", step + ":draft"}, nil, nil},
-		{"commit --chapter " + pad(o.Inflight()), []string{"novel-commit", "--chapter", fmt.Sprint(o.Inflight())}, []string{"commit", "--chapter", fmt.Sprint(o.Inflight())}, copier(gated, run),
-			dropReplacedMemory(copier(gated, run))},
+		{"commit --chapter " + pad(o.Inflight()), []string{"novel-commit", "--chapter", fmt.Sprint(o.Inflight())}, []string{"commit", "--chapter", fmt.Sprint(o.Inflight())}, copier(gated, run), tsCommitCopier(gated, run)},
 	}
 	var out []TSRatio
 	for _, p := range pairs {
@@ -99,11 +96,11 @@ func (c *config) vsTS(o largeproject.Options, work, idle, replay string) ([]TSRa
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.name, err)
 		}
-		tsPrepare := p.prepare
-		if p.tsPrepare != nil {
-			tsPrepare = p.tsPrepare
+		tsPrep := p.prepare
+		if p.tsPrep != nil {
+			tsPrep = p.tsPrep
 		}
-		theirs, err := c.measure(bench{name: "TS CLI: " + p.name, prepare: tsPrepare, argv: append(append([]string{}, ts...), p.theirs...)}, work, c.runs)
+		theirs, err := c.measure(bench{name: "TS CLI: " + p.name, prepare: tsPrep, argv: append(append([]string{}, ts...), p.theirs...)}, work, c.runs)
 		r.OursMS = ours.MedianMS
 		if err != nil {
 			r.Error = lastLines(err.Error(), 1)
@@ -117,26 +114,24 @@ func (c *config) vsTS(o largeproject.Options, work, idle, replay string) ([]TSRa
 	return out, nil
 }
 
-// dropReplacedMemory wraps a copier for the TS CLI's commit: that CLI
-// moves the staged storyline memory into place and refuses when the
-// committed one exists ("Refusing to overwrite existing destination",
-// src/commit.ts doRename), so on a project whose storyline already has a
-// chapter it fails before doing any work. Its copy drops the committed
-// memory the staged one replaces, untimed, so the same commit is timed.
-func dropReplacedMemory(prepare func(int) (string, func(), error)) func(int) (string, func(), error) {
+// tsCommitCopier is copier for the TS CLI's commit: that CLI moves each
+// staged file into place and refuses to overwrite an existing one
+// (src/commit.ts doRename), so a storyline memory the chapter updates
+// would stop it on any chapter but its storyline's first. The copy's
+// final memory.md is removed (untimed) wherever one is staged.
+func tsCommitCopier(src, dst string) func(int) (string, func(), error) {
+	cp := copier(src, dst)
 	return func(i int) (string, func(), error) {
-		dir, cleanup, err := prepare(i)
+		dir, cleanup, err := cp(i)
 		if err != nil {
-			return dir, cleanup, err
+			return "", nil, err
 		}
-		staged, err := filepath.Glob(filepath.Join(dir, "staging", "storylines", "*", "memory.md"))
-		if err != nil {
-			return dir, cleanup, err
-		}
+		staged, _ := filepath.Glob(filepath.Join(dir, layout.StagingMemory("*")))
 		for _, m := range staged {
-			committed := filepath.Join(dir, "storylines", filepath.Base(filepath.Dir(m)), "memory.md")
-			if err := os.Remove(committed); err != nil && !os.IsNotExist(err) {
-				return dir, cleanup, err
+			id := filepath.Base(filepath.Dir(m))
+			if err := os.Remove(filepath.Join(dir, layout.Memory(id))); err != nil && !errors.Is(err, os.ErrNotExist) {
+				cleanup()
+				return "", nil, err
 			}
 		}
 		return dir, cleanup, nil
