@@ -130,35 +130,7 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		}
 		return false
 	}
-	// Candidates of the three groups in state order; the owned items'
-	// cap, then the slice's reference cap, decide last.
-	var cands []refCand
-	for _, g := range stateops.Groups[1:4] { // items, locations, factions
-		var owned []ownedItem
-		first := len(cands)
-		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
-			cls, isNamed := named(k, v)
-			switch {
-			case isNamed:
-				cands = append(cands, refCand{group: g, k: k, v: v, class: cls})
-			case g == "items" && mentions(v):
-				if it, ok := itemLink(k, v, cast); ok {
-					owned = append(owned, it)
-					cands = append(cands, refCand{group: g, k: k, v: v, class: refOwned, changed: it.changed})
-				}
-			case g == "factions" && mentions(v) && factionHas(v, cast):
-				cands = append(cands, refCand{group: g, k: k, v: v, class: refMember})
-			}
-		})
-		capped := capOwned(owned)
-		kept := cands[:first]
-		for _, c := range cands[first:] {
-			if c.class != refOwned || capped[c.k] {
-				kept = append(kept, c)
-			}
-		}
-		cands = kept
-	}
+	cands := sliceCandidates(top, cast, named, mentions)
 	keep, omitted := capRefs(cands)
 	for _, g := range stateops.Groups[1:4] {
 		sel := &OMap{}
@@ -190,6 +162,41 @@ func (b *builder) stateSlice(draft string, base bool) error {
 	}
 	b.in.Set(keyStateSlice, out)
 	return nil
+}
+
+// sliceCandidates are the items, locations and factions the slice may
+// carry, in state order: those named (by the outline block or the cast's
+// entries), the cast's owned items within their cap, and the factions a
+// cast member belongs to. The slice's reference cap decides last.
+func sliceCandidates(top map[string]json.RawMessage, cast map[string]bool, named func(string, json.RawMessage) (refClass, bool), mentions func([]byte) bool) []refCand {
+	var cands []refCand
+	for _, g := range stateops.Groups[1:4] { // items, locations, factions
+		var owned []ownedItem
+		first := len(cands)
+		jsonio.SplitObject(top[g], func(k string, v json.RawMessage) {
+			cls, isNamed := named(k, v)
+			switch {
+			case isNamed:
+				cands = append(cands, refCand{group: g, k: k, v: v, class: cls})
+			case g == "items" && mentions(v):
+				if it, ok := itemLink(k, v, cast); ok {
+					owned = append(owned, it)
+					cands = append(cands, refCand{group: g, k: k, v: v, class: refOwned, changed: it.changed})
+				}
+			case g == "factions" && mentions(v) && factionHas(v, cast):
+				cands = append(cands, refCand{group: g, k: k, v: v, class: refMember})
+			}
+		})
+		capped := capOwned(owned)
+		kept := cands[:first]
+		for _, c := range cands[first:] {
+			if c.class != refOwned || capped[c.k] {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
+	}
+	return cands
 }
 
 // blockNames reports whether the outline block names the entity v by its
