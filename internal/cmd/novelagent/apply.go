@@ -11,7 +11,10 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/lock"
+	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // applyCmd is the one answer contract of the manual route, the command
@@ -60,14 +63,41 @@ func (c *applyCmd) Run(ctx *cli.Context) error {
 		}
 		return e
 	}
-	ctx.Result(out, func() string {
+	res := applied{Outcome: out}
+	if (out.Agent == stepid.ChapterWriter || out.Agent == stepid.StyleRefiner) && p.Chapter > 0 {
+		// The text passed the error lints; its warnings (the ones shown
+		// after a commit and fed to polish) are the writer's to see now,
+		// while the draft can still change (dogfood).
+		if r, err := products.LintChapterWarnings(root, s, p.Chapter); err == nil {
+			for _, c := range r.Fired(lint.Warning) {
+				res.LintWarnings = append(res.LintWarnings, lintWarning{Check: c.ID, Count: c.Count, Detail: c.Detail})
+			}
+		}
+	}
+	ctx.Result(res, func() string {
 		line := fmt.Sprintf("%s %s.%s r%d → %s", out.Step, out.Agent, out.Mode, out.Round, strings.Join(out.Written, ", "))
 		for _, n := range out.Notes {
 			line += "\n  " + n
 		}
+		for _, w := range res.LintWarnings {
+			line += "\n  ⚠ " + w.Check + ": " + w.Detail
+		}
 		return line
 	})
 	return nil
+}
+
+// applied is apply's result: the outcome, and for a chapter text the lint
+// warnings it carries (none is an empty field, not an empty list).
+type applied struct {
+	*agent.Outcome
+	LintWarnings []lintWarning `json:"lint_warnings,omitempty"`
+}
+
+type lintWarning struct {
+	Check  string `json:"check"`
+	Count  int    `json:"count"`
+	Detail string `json:"detail"`
 }
 
 // read returns the answer and the name errors give it.
