@@ -9,6 +9,8 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/manifest"
+	"github.com/novelsuite/novel/internal/project"
+	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -27,22 +29,7 @@ type packetCmd struct {
 }
 
 func (c *packetCmd) Run(ctx *cli.Context) error {
-	if strings.HasPrefix(strings.TrimSpace(c.Step), "audit:") {
-		return c.audit(ctx)
-	}
-	st, err := stepid.Parse(c.Step)
-	if err != nil {
-		return err
-	}
-	role, err := manifest.NormalizeRole(st, c.Role)
-	if err != nil {
-		return err
-	}
-	if c.Direction != "" && !(st.Volume && st.Stage != stepid.Review) {
-		return cli.UsageError("--direction 只适用于 volume:VV:plan 和 volume:VV:contracts，不适用于 "+st.String(),
-			"--direction applies to volume:VV:plan and volume:VV:contracts only, not "+st.String())
-	}
-	mode, err := manifest.NormalizeMode(st, c.Mode)
+	plan, err := c.plan()
 	if err != nil {
 		return err
 	}
@@ -58,7 +45,7 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := manifest.Build(root, cp, set, st, manifest.Options{Role: role, Mode: mode, Embed: c.Embed, Direction: c.Direction})
+	p, err := plan.build(root, cp, set)
 	if err != nil {
 		return err
 	}
@@ -67,15 +54,11 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 		// check compares against, so they are written under the lock
 		// (SPEC §22): the pipeline's token is accepted, a live other
 		// holder is E_LOCK_HELD.
-		release, err := lock.Guard(root, ctx.Getenv, st.Chapter, set.LockStaleMinutes)
+		release, err := lock.Guard(root, ctx.Getenv, plan.st.Chapter, set.LockStaleMinutes)
 		if err != nil {
 			return err
 		}
-		if mode != "" {
-			err = manifest.WriteVariant(root, p, st, mode)
-		} else {
-			err = manifest.Write(root, p, st, role)
-		}
+		err = plan.write(root, p)
 		release()
 		if err != nil {
 			return err
@@ -85,45 +68,57 @@ func (c *packetCmd) Run(ctx *cli.Context) error {
 	return nil
 }
 
-// audit is the packet of audit:NNN, the continuity-auditor review the
-// agent route's novel next proposes (SPEC §25).
-func (c *packetCmd) audit(ctx *cli.Context) error {
-	st, err := stepid.ParseAudit(c.Step)
-	if err != nil {
-		return err
-	}
-	if c.Role != "" || c.Direction != "" || c.Mode != "" || c.Embed {
-		return cli.UsageError("audit:NNN 不接受 --role、--direction、--mode 或 --embed", "audit:NNN takes no --role, --direction, --mode or --embed")
-	}
-	root, err := ctx.Root()
-	if err != nil {
-		return err
-	}
-	cp, err := checkpoint.Load(root)
-	if err != nil {
-		return err
-	}
-	set, err := ctx.Settings()
-	if err != nil {
-		return err
-	}
-	p, err := manifest.BuildAudit(root, cp.CurrentVolume, set, st.Number)
-	if err != nil {
-		return err
-	}
-	if c.WriteManifest {
-		release, err := lock.Guard(root, ctx.Getenv, st.Chapter, set.LockStaleMinutes)
+// packetPlan is how the step's packet is built and written, decided from
+// the arguments alone (bad ones are refused before the project is read).
+type packetPlan struct {
+	st    stepid.Step
+	build func(*project.Root, *checkpoint.Checkpoint, settings.Settings) (*manifest.Packet, error)
+	write func(*project.Root, *manifest.Packet) error
+}
+
+func (c *packetCmd) plan() (*packetPlan, error) {
+	if strings.HasPrefix(strings.TrimSpace(c.Step), "audit:") {
+		// audit:NNN, the continuity-auditor review the agent route's
+		// novel next proposes (SPEC §25).
+		st, err := stepid.ParseAudit(c.Step)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		err = manifest.Write(root, p, st, "")
-		release()
-		if err != nil {
-			return err
+		if c.Role != "" || c.Direction != "" || c.Mode != "" || c.Embed {
+			return nil, cli.UsageError("audit:NNN 不接受 --role、--direction、--mode 或 --embed", "audit:NNN takes no --role, --direction, --mode or --embed")
 		}
+		return &packetPlan{st: st,
+			build: func(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings) (*manifest.Packet, error) {
+				return manifest.BuildAudit(root, cp.CurrentVolume, set, st.Number)
+			},
+			write: func(root *project.Root, p *manifest.Packet) error { return manifest.Write(root, p, st, "") }}, nil
 	}
-	ctx.Result(p, func() string { return text(p) })
-	return nil
+	st, err := stepid.Parse(c.Step)
+	if err != nil {
+		return nil, err
+	}
+	role, err := manifest.NormalizeRole(st, c.Role)
+	if err != nil {
+		return nil, err
+	}
+	if c.Direction != "" && !(st.Volume && st.Stage != stepid.Review) {
+		return nil, cli.UsageError("--direction 只适用于 volume:VV:plan 和 volume:VV:contracts，不适用于 "+st.String(),
+			"--direction applies to volume:VV:plan and volume:VV:contracts only, not "+st.String())
+	}
+	mode, err := manifest.NormalizeMode(st, c.Mode)
+	if err != nil {
+		return nil, err
+	}
+	return &packetPlan{st: st,
+		build: func(root *project.Root, cp *checkpoint.Checkpoint, set settings.Settings) (*manifest.Packet, error) {
+			return manifest.Build(root, cp, set, st, manifest.Options{Role: role, Mode: mode, Embed: c.Embed, Direction: c.Direction})
+		},
+		write: func(root *project.Root, p *manifest.Packet) error {
+			if mode != "" {
+				return manifest.WriteVariant(root, p, st, mode)
+			}
+			return manifest.Write(root, p, st, role)
+		}}, nil
 }
 
 // text is the --text form: step, agent and outputs on one line.
