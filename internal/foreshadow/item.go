@@ -511,33 +511,34 @@ type File struct {
 func Parse(data []byte, rel string) (*File, error) { return parse(data, rel, false) }
 
 func parse(data []byte, rel string, light bool) (*File, error) {
+	if light {
+		return parseLightFile(data, rel)
+	}
 	v, err := jsonio.Validate(data, rel)
 	if err != nil {
 		return nil, err
 	}
-	if light {
-		if f, ok := parseLightFused(v, rel); ok {
-			return f, nil
-		}
-	}
-	return parseSplit(v, rel, light)
+	return parseSplit(v, rel, false)
 }
 
-// parseLightFused is parse's light path for the usual file, an object
-// whose "foreshadowing" member is a list: the file (MBs in a long book)
-// is scanned once, the list and its items split in the same pass
-// (jsonio.ObjectMapSplitting). ok is false for any other shape, which
-// parseSplit handles.
-func parseLightFused(v []byte, rel string) (*File, bool) {
+// parseLightFile is parse's light path. The usual file, an object whose
+// "foreshadowing" member is a list, is validated and split — the top
+// level, the list and each item's members — in one walk
+// (jsonio.ValidateSplitting; the file is MBs in a long book); any other
+// shape is validated, then split by parseSplit.
+func parseLightFile(data []byte, rel string) (*File, error) {
 	var fields []lightFields
-	top, list, ok := jsonio.ObjectMapSplitting(bytes.TrimSpace(v), "foreshadowing", func(n int, k []byte, val json.RawMessage) {
+	v, top, list, ok, err := jsonio.ValidateSplitting(data, rel, "foreshadowing", func(n int, k []byte, val json.RawMessage) {
 		for len(fields) <= n {
 			fields = append(fields, lightFields{})
 		}
 		fields[n].set(k, val)
 	})
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
-		return nil, false
+		return parseSplit(v, rel, true)
 	}
 	f := &File{Rel: rel, top: top, Items: make([]Item, 0, len(list))}
 	for n, raw := range list {
@@ -551,7 +552,7 @@ func parseLightFused(v []byte, rel string) (*File, bool) {
 		}
 		f.Items = append(f.Items, lf.item(raw))
 	}
-	return f, true
+	return f, nil
 }
 
 // parseSplit is parse after validation: the top level, the list, then

@@ -117,24 +117,24 @@ func TestResultCanonical(t *testing.T) {
 	checkCanonicalResult(t, Result{Items: []Output{}})
 }
 
-// The one-pass light parse (parseLightFused) gives the File the
-// step-by-step split gives, or declines the shape.
+// The one-walk light parse (parseLightFile) gives the File, or the
+// error, that validating and then splitting step by step gives.
 func checkFused(t *testing.T, data []byte) {
 	t.Helper()
+	fused, ferr := parseLightFile(data, "g")
 	v, err := jsonio.Validate(data, "g")
 	if err != nil {
-		return
-	}
-	fused, ok := parseLightFused(v, "g")
-	if !ok {
+		if ferr == nil || ferr.Error() != err.Error() {
+			t.Fatalf("%q: light parse error %v; Validate's %v", data, ferr, err)
+		}
 		return
 	}
 	split, err := parseSplit(v, "g", true)
-	if err != nil {
-		t.Fatalf("%q: the fused parse took what the split refused: %v", data, err)
+	if (err == nil) != (ferr == nil) || (err != nil && err.Error() != ferr.Error()) {
+		t.Fatalf("%q: light parse error %v; the split's %v", data, ferr, err)
 	}
-	if !reflect.DeepEqual(fused, split) {
-		t.Fatalf("%q: fused parse\n%+v\nsplit parse\n%+v", data, fused, split)
+	if err == nil && !reflect.DeepEqual(fused, split) {
+		t.Fatalf("%q: light parse\n%+v\nsplit parse\n%+v", data, fused, split)
 	}
 }
 
@@ -151,8 +151,8 @@ func TestLightFusedMatchesSplit(t *testing.T) {
 	} {
 		checkFused(t, []byte(s))
 	}
-	if _, ok := parseLightFused([]byte(`{"foreshadowing":[{"id":"a"}],"foreshadowing":[]}`), "g"); ok {
-		t.Fatal("a repeated foreshadowing key must take the split path (the last one wins there)")
+	if f, err := parseLightFile([]byte(`{"foreshadowing":[{"id":"a"}],"foreshadowing":[]}`), "g"); err != nil || len(f.Items) != 0 {
+		t.Fatalf("a repeated foreshadowing key: the last one wins, as in the split path (%v, %v)", f, err)
 	}
 }
 

@@ -98,7 +98,7 @@ func TestValidateAgreesWithDecode(t *testing.T) {
 	}
 }
 
-// ObjectMapSplitting gives, in one pass, what ObjectMap, SplitArray of
+// objectMapSplitting gives, in one pass, what ObjectMap, SplitArray of
 // the member and SplitObjectBytes of each element give, or declines
 // (key missing, repeated or not an array).
 func sameSplitting(t *testing.T, doc []byte) {
@@ -111,7 +111,7 @@ func sameSplitting(t *testing.T, doc []byte) {
 		key, val string
 	}
 	var got []call
-	top, elems, ok := ObjectMapSplitting(doc, "list", func(n int, k []byte, v json.RawMessage) {
+	top, elems, ok := objectMapSplitting(doc, "list", func(n int, k []byte, v json.RawMessage) {
 		got = append(got, call{n, string(k), string(v)})
 	})
 	wantTop, isObj := ObjectMap(doc)
@@ -160,4 +160,55 @@ func FuzzObjectMapSplitting(f *testing.F) {
 	}
 	f.Add([]byte(`{"list":[{"a":1},2,{"b":[{"c":"d"}]}],"z":null}`))
 	f.Fuzz(func(t *testing.T, doc []byte) { sameSplitting(t, doc) })
+}
+
+// ValidateSplitting is Validate then objectMapSplitting, in one walk.
+func sameValidateSplitting(t *testing.T, doc []byte) {
+	t.Helper()
+	type call struct {
+		elem     int
+		key, val string
+	}
+	var got, want []call
+	body, top, elems, ok, err := ValidateSplitting(doc, "f.json", "list", func(n int, k []byte, v json.RawMessage) {
+		got = append(got, call{n, string(k), string(v)})
+	})
+	wbody, werr := Validate(doc, "f.json")
+	if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
+		t.Fatalf("%q: error %v; Validate's %v", doc, err, werr)
+	}
+	if err != nil {
+		return
+	}
+	if !bytes.Equal(body, wbody) {
+		t.Fatalf("%q: body %q; Validate's %q", doc, body, wbody)
+	}
+	wtop, welems, wok := objectMapSplitting(wbody, "list", func(n int, k []byte, v json.RawMessage) {
+		want = append(want, call{n, string(k), string(v)})
+	})
+	if ok != wok {
+		t.Fatalf("%q: ok %v; objectMapSplitting's %v", doc, ok, wok)
+	}
+	if ok && (!reflect.DeepEqual(top, wtop) || !reflect.DeepEqual(elems, welems) || !reflect.DeepEqual(got, want)) {
+		t.Fatalf("%q: %q %q %q; want %q %q %q", doc, top, elems, got, wtop, welems, want)
+	}
+}
+
+func TestValidateSplitting(t *testing.T) {
+	for _, s := range append(splitSeeds,
+		"", " ", "{", "[1,]", `{"list":[1,]}`, `{"list":[{"a":}]}`, `{"list":[]} x`, "\ufeff{\"list\":[{\"a\":1}]}",
+		`{"list":[]}`, `{ "a" : 1 , "list" : [ {"x":1,"x":[2,{"y":"]"}]} , 3 , "s" , {} , [ ] ] , "b":{} }`,
+		`{"list":[{"\u006bey":"v\"}"}]}`, `{"list":{}}`, `{"list":[1],"list":[2]}`, `{"a":1}`, `[{"a":1}]`,
+		"{\"list\":[{\"a\":\"\xff\"}]}", `{"list":[{"a":"\x01"}]}`, `{"list":[{"a":tru}]}`,
+		"{\n  \"list\": [\n    {\n      \"id\": 1\n    }\n  ]\n}") {
+		sameValidateSplitting(t, []byte(s))
+	}
+}
+
+func FuzzValidateSplitting(f *testing.F) {
+	for _, s := range splitSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"list":[{"a":1},2,{"b":[{"c":"d"}]}],"z":null}`))
+	f.Fuzz(func(t *testing.T, doc []byte) { sameValidateSplitting(t, doc) })
 }
