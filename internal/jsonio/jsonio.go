@@ -59,48 +59,6 @@ func openRead(abs, rel string) (*os.File, error) {
 	return f, nil
 }
 
-// Stream reads abs (shown as rel) as ReadFile would — the same errors,
-// the BOM stripped — but hands it to fn piece by piece through one
-// reused buffer instead of returning it whole: a scan of a multi-MB file
-// then never touches MBs of fresh memory (whose page faults and clearing
-// cost more than the read). A piece is valid only during its call.
-func Stream(abs, rel string, fn func(piece []byte)) error {
-	f, err := openRead(abs, rel)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return errs.ReadFailed(rel, err)
-	}
-	if err := checkRegular(st, rel); err != nil {
-		return err
-	}
-	buf := make([]byte, 256<<10)
-	total, first := 0, true
-	for {
-		n, err := io.ReadFull(f, buf)
-		if n > 0 {
-			total += n
-			if total > MaxFileSize {
-				return tooBig(rel)
-			}
-			piece := buf[:n]
-			if first {
-				piece, first = StripBOM(piece), false
-			}
-			fn(piece)
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil
-		}
-		if err != nil {
-			return errs.ReadFailed(rel, err)
-		}
-	}
-}
-
 // checkRegular refuses a directory and a file over MaxFileSize, as
 // ReadFile does.
 func checkRegular(st os.FileInfo, rel string) error {
