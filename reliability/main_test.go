@@ -1,7 +1,10 @@
 // Package reliability proves the suite's robustness claims (SPEC §15, §8.4,
 // §4) against the real binaries: a bad-input matrix, SIGKILL fault
 // injection of the whole pipeline, and concurrent pipeline and lock runs.
-// The binaries are built once per test run into a temporary directory.
+// The test binary is the suite's binaries too: a temporary directory links
+// it under each binary's name and TestMain runs that binary's Main when
+// invoked by it (as testscript does), so a run links one executable, not
+// seventeen.
 //
 // The default run (`go test ./reliability`, part of `make test`) is short;
 // NOVEL_LONG_TESTS=1 (`make test-long`) runs the long variants (≥ 50 kill
@@ -18,6 +21,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/cmd/novel"
+	"github.com/novelsuite/novel/internal/cmd/novelagent"
+	"github.com/novelsuite/novel/internal/cmd/novelaudit"
+	"github.com/novelsuite/novel/internal/cmd/novelcommit"
+	"github.com/novelsuite/novel/internal/cmd/novelexport"
+	"github.com/novelsuite/novel/internal/cmd/novelforeshadow"
+	"github.com/novelsuite/novel/internal/cmd/novelgate"
+	"github.com/novelsuite/novel/internal/cmd/novelimport"
+	"github.com/novelsuite/novel/internal/cmd/novelinit"
+	"github.com/novelsuite/novel/internal/cmd/novellint"
+	"github.com/novelsuite/novel/internal/cmd/novellock"
+	"github.com/novelsuite/novel/internal/cmd/novelmanifest"
+	"github.com/novelsuite/novel/internal/cmd/novelmcp"
+	"github.com/novelsuite/novel/internal/cmd/novelmigrate"
+	"github.com/novelsuite/novel/internal/cmd/noveloutline"
+	"github.com/novelsuite/novel/internal/cmd/novelreport"
+	"github.com/novelsuite/novel/internal/cmd/novelstep"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/testsupport/testkit"
 )
@@ -35,7 +55,31 @@ var (
 	agentRE = "novel-agent --backend replay --fixtures "
 )
 
+// commands are the suite's binaries by name (cmd/<name>/main.go).
+var commands = map[string]func() int{
+	"novel":            novel.Main,
+	"novel-step":       novelstep.Main,
+	"novel-lock":       novellock.Main,
+	"novel-outline":    noveloutline.Main,
+	"novel-manifest":   novelmanifest.Main,
+	"novel-gate":       novelgate.Main,
+	"novel-commit":     novelcommit.Main,
+	"novel-foreshadow": novelforeshadow.Main,
+	"novel-agent":      novelagent.Main,
+	"novel-report":     novelreport.Main,
+	"novel-export":     novelexport.Main,
+	"novel-import":     novelimport.Main,
+	"novel-migrate":    novelmigrate.Main,
+	"novel-init":       novelinit.Main,
+	"novel-audit":      novelaudit.Main,
+	"novel-lint":       novellint.Main,
+	"novel-mcp":        novelmcp.Main,
+}
+
 func TestMain(m *testing.M) {
+	if main, ok := commands[filepath.Base(os.Args[0])]; ok {
+		os.Exit(main())
+	}
 	os.Exit(run(m))
 }
 
@@ -52,11 +96,16 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	binDir = tmp
-	build := exec.Command("go", "build", "-o", binDir+string(os.PathSeparator), "./cmd/...")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the binaries: %v\n%s", err, out)
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	for name := range commands {
+		if err := os.Symlink(self, filepath.Join(binDir, name)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	defer func() {
 		if fixBase != "" {

@@ -107,18 +107,29 @@ func schemaErr(rel, zhWhat, enWhat string, args ...any) *errs.Error {
 		Hint("按 SPEC §2 的评估格式修正该文件，或重新运行 judge 步骤", "fix the file to the eval schema of SPEC §2, or run the judge step again")
 }
 
-// Parse decodes and validates an eval of chapter (0 skips the chapter
-// check). The wrapped form {"eval_used":{…}} is accepted (see Unwrap).
-func Parse(data []byte, rel string, chapter int) (*Eval, error) {
+// decodeObject decodes a judge's or reviewer's JSON object; anything but
+// an object is the format's own E_SCHEMA (bad), other errors as Decode
+// gives them.
+func decodeObject(data []byte, rel string, bad func(rel, zh, en string, args ...any) *errs.Error) (map[string]any, error) {
 	var raw map[string]any
 	if err := jsonio.Decode(data, rel, &raw); err != nil {
 		if errs.Is(err, errs.Schema) {
-			return nil, schemaErr(rel, "必须是 JSON 对象", "must be a JSON object")
+			return nil, bad(rel, "必须是 JSON 对象", "must be a JSON object")
 		}
 		return nil, err
 	}
 	if raw == nil {
-		return nil, schemaErr(rel, "必须是 JSON 对象", "must be a JSON object")
+		return nil, bad(rel, "必须是 JSON 对象", "must be a JSON object")
+	}
+	return raw, nil
+}
+
+// Parse decodes and validates an eval of chapter (0 skips the chapter
+// check). The wrapped form {"eval_used":{…}} is accepted (see Unwrap).
+func Parse(data []byte, rel string, chapter int) (*Eval, error) {
+	raw, err := decodeObject(data, rel, schemaErr)
+	if err != nil {
+		return nil, err
 	}
 	raw, ok := Unwrap(raw)
 	if !ok {

@@ -56,15 +56,9 @@ func reviewErr(rel, zh, en string, args ...any) *errs.Error {
 // chapter check): overall_score an integer 0..100, every severity exactly
 // low|medium|high — anything else is an error, never a silent pass.
 func ParseLogicReview(data []byte, rel string, chapter int) (*LogicReview, error) {
-	var raw map[string]any
-	if err := jsonio.Decode(data, rel, &raw); err != nil {
-		if errs.Is(err, errs.Schema) {
-			return nil, reviewErr(rel, "必须是 JSON 对象", "must be a JSON object")
-		}
+	raw, err := decodeObject(data, rel, reviewErr)
+	if err != nil {
 		return nil, err
-	}
-	if raw == nil {
-		return nil, reviewErr(rel, "必须是 JSON 对象", "must be a JSON object")
 	}
 	r := &LogicReview{File: rel, ChapterNumber: chapter}
 	if v, ok := raw["chapter_number"]; ok && v != nil {
