@@ -229,19 +229,11 @@ func (w *splitWalk) object(i int) (int, bool) {
 		return i + 1, true
 	}
 	for {
-		if i >= len(b) || b[i] != '"' {
-			return i, false
+		kstart, kend, vstart, ok := memberHead(b, i)
+		if !ok {
+			return vstart, false
 		}
-		kstart := i
-		var ok bool
-		if i, ok = validString(b, i); !ok {
-			return i, false
-		}
-		k := keyBytes(b[kstart:i])
-		if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
-			return i, false
-		}
-		vstart := skipWS(b, i+1)
+		k := keyBytes(b[kstart:kend])
 		if string(k) == w.key {
 			if w.found || vstart >= len(b) || b[vstart] != '[' {
 				w.refused = true
@@ -268,6 +260,24 @@ func (w *splitWalk) object(i int) (int, bool) {
 		}
 		i = skipWS(b, i+1)
 	}
+}
+
+// memberHead reads an object member's `"key":` at b[i]: the key's span
+// (quotes included) and where its value starts; when ok is false, vstart
+// is the position of the syntax error.
+func memberHead(b []byte, i int) (kstart, kend, vstart int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return i, i, i, false
+	}
+	kstart = i
+	if i, ok = validString(b, i); !ok {
+		return kstart, i, i, false
+	}
+	kend = i
+	if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+		return kstart, kend, i, false
+	}
+	return kstart, kend, skipWS(b, i+1), true
 }
 
 // array validates the key's list at b[i] ('[' there), recording its
@@ -312,19 +322,10 @@ func (w *splitWalk) element(i, n int) (int, bool) {
 		return i + 1, true
 	}
 	for {
-		if i >= len(b) || b[i] != '"' {
-			return i, false
+		kstart, kend, vstart, ok := memberHead(b, i)
+		if !ok {
+			return vstart, false
 		}
-		kstart := i
-		var ok bool
-		if i, ok = validString(b, i); !ok {
-			return i, false
-		}
-		kend := i
-		if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
-			return i, false
-		}
-		vstart := skipWS(b, i+1)
 		if i, ok = validValue(b, vstart, 3); !ok {
 			return i, false
 		}
