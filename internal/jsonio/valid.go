@@ -32,31 +32,17 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			return i + 1, true
 		}
 		for {
-			if i >= len(b) || b[i] != '"' {
+			_, _, vstart, ok := memberHead(b, i)
+			if !ok {
+				return vstart, false
+			}
+			if i, ok = validValue(b, vstart, depth+1); !ok {
 				return i, false
 			}
-			var ok bool
-			if i, ok = validString(b, i); !ok {
-				return i, false
+			var done bool
+			if i, done, ok = nextItem(b, i, '}'); !ok || done {
+				return i, ok
 			}
-			i = skipWS(b, i)
-			if i >= len(b) || b[i] != ':' {
-				return i, false
-			}
-			if i, ok = validValue(b, skipWS(b, i+1), depth+1); !ok {
-				return i, false
-			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return i, false
-			}
-			if b[i] == '}' {
-				return i + 1, true
-			}
-			if b[i] != ',' {
-				return i, false
-			}
-			i = skipWS(b, i+1)
 		}
 	case c == '[':
 		if depth+1 > maxNesting {
@@ -67,21 +53,13 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			return i + 1, true
 		}
 		for {
-			var ok bool
+			var ok, done bool
 			if i, ok = validValue(b, i, depth+1); !ok {
 				return i, false
 			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return i, false
+			if i, done, ok = nextItem(b, i, ']'); !ok || done {
+				return i, ok
 			}
-			if b[i] == ']' {
-				return i + 1, true
-			}
-			if b[i] != ',' {
-				return i, false
-			}
-			i = skipWS(b, i+1)
 		}
 	case c == '"':
 		return validString(b, i)
@@ -249,17 +227,27 @@ func (w *splitWalk) object(i int) (int, bool) {
 			return i, false
 		}
 		w.top[string(k)] = b[vstart:i:i]
-		if i = skipWS(b, i); i >= len(b) {
-			return i, false
+		var done bool
+		if i, done, ok = nextItem(b, i, '}'); !ok || done {
+			return i, ok
 		}
-		if b[i] == '}' {
-			return i + 1, true
-		}
-		if b[i] != ',' {
-			return i, false
-		}
-		i = skipWS(b, i+1)
 	}
+}
+
+// nextItem reads what follows a member or element at b[i]: the closing
+// byte (done, i past it) or a comma (i at the next one); anything else is
+// a syntax error at i.
+func nextItem(b []byte, i int, close byte) (next int, done, ok bool) {
+	if i = skipWS(b, i); i >= len(b) {
+		return i, false, false
+	}
+	if b[i] == close {
+		return i + 1, true, true
+	}
+	if b[i] != ',' {
+		return i, false, false
+	}
+	return skipWS(b, i+1), false, true
 }
 
 // memberHead reads an object member's `"key":` at b[i]: the key's span
@@ -301,16 +289,10 @@ func (w *splitWalk) array(i int) (int, bool) {
 			return i, false
 		}
 		w.elems = append(w.elems, b[start:i:i])
-		if i = skipWS(b, i); i >= len(b) {
-			return i, false
+		var done bool
+		if i, done, ok = nextItem(b, i, ']'); !ok || done {
+			return i, ok
 		}
-		if b[i] == ']' {
-			return i + 1, true
-		}
-		if b[i] != ',' {
-			return i, false
-		}
-		i = skipWS(b, i+1)
 	}
 }
 
@@ -330,15 +312,9 @@ func (w *splitWalk) element(i, n int) (int, bool) {
 			return i, false
 		}
 		w.member(n, keyBytes(b[kstart:kend]), b[vstart:i:i])
-		if i = skipWS(b, i); i >= len(b) {
-			return i, false
+		var done bool
+		if i, done, ok = nextItem(b, i, '}'); !ok || done {
+			return i, ok
 		}
-		if b[i] == '}' {
-			return i + 1, true
-		}
-		if b[i] != ',' {
-			return i, false
-		}
-		i = skipWS(b, i+1)
 	}
 }
