@@ -85,29 +85,8 @@ func routeEnv(now string) []string {
 // and returns the steps (with roles) novel_next named.
 func driveMCP(t *testing.T, dir, replay string, env []string, chapters int) []string {
 	t.Helper()
-	ctx := context.Background()
-	server := exec.Command("novel-mcp", "--project", dir)
-	server.Env = env
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := func(name string, args map[string]any) map[string]any {
-		t.Helper()
-		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		if res.IsError {
-			t.Fatalf("%s %v: tool error %s", name, args, text)
-		}
-		var out map[string]any
-		if err := json.Unmarshal([]byte(text), &out); err != nil {
-			t.Fatalf("%s: %v in %s", name, err, text)
-		}
-		return out
-	}
+	c := connectMCP(t, dir, env)
+	call := c.doc
 	var calls []string
 	for written := 0; written < chapters; {
 		if len(calls) > 60 {
@@ -156,7 +135,7 @@ func driveMCP(t *testing.T, dir, replay string, env []string, chapters int) []st
 			call("novel_commit", map[string]any{"volume": p.Volume})
 		}
 	}
-	if err := session.Close(); err != nil {
+	if err := c.session.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return calls
@@ -189,22 +168,9 @@ func TestMCPErrorsAreEnvelopes(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := routeEnv("2026-11-01T09:00:00Z")
-	ctx := context.Background()
-	server := exec.Command("novel-mcp", "--project", dir)
-	server.Env = env
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
-	call := func(name string, args map[string]any) (string, bool) {
-		t.Helper()
-		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return res.Content[0].(*mcp.TextContent).Text, res.IsError
-	}
+	c := connectMCP(t, dir, env)
+	defer c.session.Close()
+	call := c.raw
 	text, isErr := call("novel_instructions", map[string]any{"step": "chapter:001:draft"})
 	if isErr {
 		t.Fatalf("instructions: %s", text)
@@ -251,27 +217,9 @@ func TestMCPContinuityAudit(t *testing.T) {
 	if out, err := mk.CombinedOutput(); err != nil {
 		t.Fatalf("make continue: %v\n%s", err, out)
 	}
-	ctx := context.Background()
-	server := exec.Command("novel-mcp", "--project", dir)
-	server.Env = env
-	session, err := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer session.Close()
-	call := func(name string, args map[string]any) map[string]any {
-		t.Helper()
-		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		var out map[string]any
-		if res.IsError || json.Unmarshal([]byte(text), &out) != nil {
-			t.Fatalf("%s %v: %s", name, args, text)
-		}
-		return out
-	}
+	c := connectMCP(t, dir, env)
+	defer c.session.Close()
+	call := c.doc
 	if next := call("novel_next", nil); next["step"] != "audit:005" || next["reason"] != "continuity_audit" {
 		t.Fatalf("novel_next after chapter 5: %v", next)
 	}
@@ -305,4 +253,46 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// mcpClient is the SDK's client connected to a novel-mcp it started for
+// the project dir.
+type mcpClient struct {
+	t       *testing.T
+	session *mcp.ClientSession
+}
+
+func connectMCP(t *testing.T, dir string, env []string) *mcpClient {
+	t.Helper()
+	server := exec.Command("novel-mcp", "--project", dir)
+	server.Env = env
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "novel-test", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &mcpClient{t: t, session: session}
+}
+
+// raw calls a tool and returns its text and whether it is a tool error.
+func (c *mcpClient) raw(name string, args map[string]any) (string, bool) {
+	c.t.Helper()
+	res, err := c.session.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		c.t.Fatalf("%s: %v", name, err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+// doc calls a tool that must succeed and returns its JSON document.
+func (c *mcpClient) doc(name string, args map[string]any) map[string]any {
+	c.t.Helper()
+	text, isErr := c.raw(name, args)
+	if isErr {
+		c.t.Fatalf("%s %v: tool error %s", name, args, text)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		c.t.Fatalf("%s: %v in %s", name, err, text)
+	}
+	return out
 }
