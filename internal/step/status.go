@@ -3,7 +3,6 @@ package step
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/checkpoint"
@@ -119,7 +118,13 @@ func (v *StatusView) Text() string {
 		if v.Lock.Stale {
 			stale = errs.Text(lang, "（已过期）", " (stale)")
 		}
-		fmt.Fprintf(&b, errs.Text(lang, "锁：%s%s\n", "lock: %s%s\n"), lockHolder(v.Lock.Holder, lang), stale)
+		// Who holds it, as the lock's own refusals say it ("ok", the info
+		// file's state, told the dogfood nothing).
+		held := errs.Text(lang, "被占用", "held")
+		if d := v.Lock.Describe(lang); d != "" {
+			held += errs.Text(lang, "（"+d+"）", " ("+d+")")
+		}
+		fmt.Fprintf(&b, errs.Text(lang, "锁：%s%s\n", "lock: %s%s\n"), held, stale)
 	} else {
 		b.WriteString(errs.Text(lang, "锁：空闲\n", "lock: free\n"))
 	}
@@ -145,35 +150,4 @@ func (v *StatusView) Text() string {
 	fmt.Fprintf(&b, errs.Text(lang, "已提交章节 %d · 暂存文件 %d\n", "committed chapters %d · staging files %d\n"),
 		v.Counts.CommittedChapters, v.Counts.StagingFiles)
 	return b.String()
-}
-
-// lockHolder says who holds the lock: its pid and host, the chapter, and a
-// lease's end; an info file that cannot be read is named as such ("ok"
-// alone told the dogfood nothing).
-func lockHolder(h *lock.Holder, lang string) string {
-	if h == nil || h.Info != lock.InfoOK {
-		info := ""
-		if h != nil {
-			info = h.Info
-		}
-		return errs.Text(lang, "被占用（锁信息 "+info+"）", "held (lock info "+info+")")
-	}
-	var parts []string
-	if h.PID != nil {
-		p := "pid " + strconv.Itoa(*h.PID)
-		if h.Host != nil && !h.ThisHost {
-			p += "@" + *h.Host
-		}
-		parts = append(parts, p)
-	}
-	if h.Chapter != nil {
-		parts = append(parts, errs.Text(lang, "第 "+strconv.Itoa(*h.Chapter)+" 章", "chapter "+strconv.Itoa(*h.Chapter)))
-	}
-	if h.LeaseUntil != nil {
-		parts = append(parts, errs.Text(lang, "租约至 ", "lease until ")+*h.LeaseUntil)
-	}
-	if len(parts) == 0 {
-		return errs.Text(lang, "被占用", "held")
-	}
-	return errs.Text(lang, "被占用（"+strings.Join(parts, "，")+"）", "held ("+strings.Join(parts, ", ")+")")
 }
