@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
@@ -50,16 +49,12 @@ func LoadPacket(abs, name string) (*Packet, error) {
 		if e := errs.As(err); e != nil && e.Code == errs.MissingFile {
 			// A packet is made by novel instructions; name the exact
 			// command when the file name says which step it is.
-			step, role := "STEP", ""
-			if m := packetNameRE.FindStringSubmatch(filepath.Base(name)); m != nil {
-				step = "chapter:" + m[1] + ":" + m[2]
-				if m[3] != "" {
-					role = " --role secondary"
-				}
-			} else if m := auditPacketRE.FindStringSubmatch(filepath.Base(name)); m != nil {
-				step = "audit:" + m[1]
+			cmd := "novel instructions STEP --write-manifest"
+			if step, role, ok := layout.PacketStep(filepath.Base(name)); ok && role != "" {
+				cmd = "novel instructions " + step + " --role " + role + " --write-manifest"
+			} else if ok {
+				cmd = "novel instructions " + step + " --write-manifest"
 			}
-			cmd := "novel instructions " + step + role + " --write-manifest"
 			e.Hint("先生成指令包："+cmd+"（输出的 written_manifest_path 就是要交给 apply 的路径）",
 				"make the packet first: "+cmd+" (its written_manifest_path is the path to apply)")
 		}
@@ -67,12 +62,6 @@ func LoadPacket(abs, name string) (*Packet, error) {
 	}
 	return ParsePacket(data, name)
 }
-
-// The file names novel instructions gives chapter and audit packets.
-var (
-	packetNameRE  = regexp.MustCompile(`^chapter-(\d{3,})-([a-z-]+?)(\.secondary)?\.packet\.json$`)
-	auditPacketRE = regexp.MustCompile(`^audit-(\d{3,})\.packet\.json$`)
-)
 
 // ParsePacket decodes and checks a packet: chapter ≥ 1, an agent step with
 // a name and mode usable in file names, outputs that are project-relative

@@ -230,6 +230,39 @@ func AgentAuditReport(b int) string { return "logs/continuity/agent-report-" + P
 // AuditPacket is the packet of the continuity audit ending at chapter c.
 func AuditPacket(c int) string { return StagingManifests + "/audit-" + Pad(c) + ".packet.json" }
 
+// PacketStep reads the base name of a chapter or audit packet (Packet,
+// AuditPacket) back into its step id and role ("" or "secondary"); ok is
+// false for any other name.
+func PacketStep(base string) (step, role string, ok bool) {
+	name, found := strings.CutSuffix(base, ".packet.json")
+	if !found {
+		return "", "", false
+	}
+	if num, found := strings.CutPrefix(name, "audit-"); found {
+		if !padded(num) {
+			return "", "", false
+		}
+		return "audit:" + num, "", true
+	}
+	rest, found := strings.CutPrefix(name, "chapter-")
+	num, stage, cut := strings.Cut(rest, "-")
+	if !found || !cut || !padded(num) {
+		return "", "", false
+	}
+	if s, found := strings.CutSuffix(stage, ".secondary"); found {
+		stage, role = s, "secondary"
+	}
+	if stage == "" || strings.Trim(stage, "abcdefghijklmnopqrstuvwxyz-") != "" {
+		return "", "", false
+	}
+	return "chapter:" + num + ":" + stage, role, true
+}
+
+// padded: a chapter number as Pad writes it (3 or more digits).
+func padded(num string) bool {
+	return len(num) >= 3 && strings.Trim(num, "0123456789") == ""
+}
+
 // StagingAuditReview is where the continuity reviewer writes the review of
 // the audit window ending at chapter b.
 func StagingAuditReview(b int) string { return "staging/continuity/audit-" + Pad(b) + ".json" }
