@@ -3,9 +3,9 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
 
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/textmeasure"
@@ -17,14 +17,14 @@ import (
 // thinkRE matches reasoning blocks in content: Ollama's /v1 route and
 // Bailian QwQ / R1 distills put `<think>…</think>` into content
 // (ollama/ollama#10448, "thinking" docs); some models use <thinking>.
-var thinkRE = regexp.MustCompile(`(?s)<(think|thinking|reasoning)>.*?</(think|thinking|reasoning)>`)
+var thinkRE = lazyre.New(`(?s)<(think|thinking|reasoning)>.*?</(think|thinking|reasoning)>`)
 
 // StripThink removes reasoning blocks. An unclosed block at the start
 // (reasoning cut off before its end) removes everything; a closing tag
 // without an opening one (templates that put <think> into the prompt, as
 // Qwen3 and DeepSeek-R1 distills do) drops everything before it.
 func StripThink(s string) string {
-	s = thinkRE.ReplaceAllString(s, "")
+	s = thinkRE().ReplaceAllString(s, "")
 	for _, tag := range []string{"</think>", "</thinking>", "</reasoning>"} {
 		if i := strings.LastIndex(s, tag); i >= 0 {
 			s = s[i+len(tag):]
@@ -76,7 +76,7 @@ func isChatter(par string) bool {
 func CleanChapter(answer string) (text string, heading int) {
 	s := StripThink(answer)
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	loc := headingRE.FindStringSubmatchIndex(s)
+	loc := headingRE().FindStringSubmatchIndex(s)
 	if loc != nil {
 		pre := s[:loc[0]]
 		s = s[loc[0]:]
@@ -120,7 +120,7 @@ func cutOuterFence(s string) string {
 // heading so it joins the text it continues.
 func cleanContinuation(s string) string {
 	s = StripThink(s)
-	if loc := headingRE.FindStringIndex(s); loc != nil && strings.TrimSpace(s[:loc[0]]) == "" {
+	if loc := headingRE().FindStringIndex(s); loc != nil && strings.TrimSpace(s[:loc[0]]) == "" {
 		if nl := strings.IndexByte(s[loc[0]:], '\n'); nl >= 0 {
 			s = s[loc[0]+nl+1:]
 		}

@@ -2,11 +2,11 @@ package agent
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/stepid"
 )
@@ -151,7 +151,7 @@ func withSuffix(msgs []Message, text string) []Message {
 	return out
 }
 
-var contractRE = regexp.MustCompile(`chapter-(\d+)\.json$`)
+var contractRE = lazyre.New(`chapter-(\d+)\.json$`)
 
 // halveBatch splits a contracts packet of two or more chapters into two
 // packets of half the chapters each (nil for a single chapter).
@@ -159,7 +159,7 @@ func halveBatch(p *Packet) []*Packet {
 	var outs []Expected
 	var other []Expected
 	for _, o := range p.ExpectedOutputs {
-		if o.Via == ViaFile && contractRE.MatchString(o.Path) {
+		if o.Via == ViaFile && contractRE().MatchString(o.Path) {
 			outs = append(outs, o)
 		} else {
 			other = append(other, o)
@@ -173,8 +173,8 @@ func halveBatch(p *Packet) []*Packet {
 	for _, part := range [][]Expected{outs[:mid], outs[mid:]} {
 		h := *p
 		h.ExpectedOutputs = append(append([]Expected{}, part...), other...)
-		first, _ := strconv.Atoi(contractRE.FindStringSubmatch(part[0].Path)[1])
-		last, _ := strconv.Atoi(contractRE.FindStringSubmatch(part[len(part)-1].Path)[1])
+		first, _ := strconv.Atoi(contractRE().FindStringSubmatch(part[0].Path)[1])
+		last, _ := strconv.Atoi(contractRE().FindStringSubmatch(part[len(part)-1].Path)[1])
 		in := &manifest.OMap{}
 		if p.Manifest.Inline != nil {
 			data, _ := json.Marshal(p.Manifest.Inline)

@@ -2,12 +2,12 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/novelsuite/novel/internal/foreshadow"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
@@ -195,14 +195,14 @@ func (w *Window) checkItems() []Issue {
 
 // dayRE finds explicit day markers: 第N天/第N日 (absolute) and N天后/N日后
 // (relative).
-var dayRE = regexp.MustCompile(`(第)?([0-9０-９一二三四五六七八九十百千零两]+)(天|日)(后|之后)?`)
+var dayRE = lazyre.New(`(第)?([0-9０-９一二三四五六七八九十百千零两]+)(天|日)(后|之后)?`)
 
 // dayMarks returns the chapter's markers in order: absolute ones as
 // (n, true), relative ones as (n, false). 第一天/第二天 are read as the
 // idioms "the first/next day", not as a count, and skipped.
 func dayMarks(sentences []string) (marks [][2]int, where []string) {
 	for _, s := range sentences {
-		for _, m := range dayRE.FindAllStringSubmatch(s, -1) {
+		for _, m := range dayRE().FindAllStringSubmatch(s, -1) {
 			n, ok := outline.ParseNumber(m[2])
 			if !ok {
 				continue

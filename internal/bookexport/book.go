@@ -5,7 +5,6 @@ package bookexport
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 )
@@ -56,7 +56,7 @@ type Chapter struct {
 }
 
 // headingRE is the chapter file's first line as the suite writes it.
-var headingRE = regexp.MustCompile(`^#{1,6}[ \t\x{3000}]*(.+?)[ \t\x{3000}]*$`)
+var headingRE = lazyre.New(`^#{1,6}[ \t\x{3000}]*(.+?)[ \t\x{3000}]*$`)
 
 // Load reads the committed chapters from..to (0 = the first / the last
 // committed chapter). Committed means ≤ last_completed_chapter: an
@@ -123,7 +123,7 @@ func loadChapter(root *project.Root, c int) (Chapter, []rune, error) {
 		i++
 	}
 	if i < len(lines) {
-		if m := headingRE.FindStringSubmatch(lines[i]); m != nil {
+		if m := headingRE().FindStringSubmatch(lines[i]); m != nil {
 			ch.Heading = m[1]
 			i++
 		}
@@ -245,7 +245,7 @@ func title(root *project.Root, s settings.Settings) string {
 	}
 	if data, err := root.ReadFile(layout.Brief); err == nil && utf8.Valid(data) {
 		for _, l := range strings.Split(string(jsonio.StripBOM(data)), "\n") {
-			m := headingRE.FindStringSubmatch(strings.TrimRight(l, "\r"))
+			m := headingRE().FindStringSubmatch(strings.TrimRight(l, "\r"))
 			if m == nil {
 				continue
 			}

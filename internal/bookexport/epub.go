@@ -8,7 +8,6 @@ import (
 	"html"
 	"io"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 )
 
 // bookCSS is the one style sheet: indented paragraphs and centred chapter
@@ -170,13 +170,13 @@ func setLang(name string, body []byte, lang string) ([]byte, error) {
 
 // modifiedRE is go-epub's dcterms:modified meta, stamped with the wall
 // clock when the archive is written (it has no setter).
-var modifiedRE = regexp.MustCompile(`(<meta property="dcterms:modified">)[^<]*(</meta>)`)
+var modifiedRE = lazyre.New(`(<meta property="dcterms:modified">)[^<]*(</meta>)`)
 
 func setModified(name string, body []byte, t time.Time) ([]byte, error) {
-	if !modifiedRE.Match(body) {
+	if !modifiedRE().Match(body) {
 		return nil, epubErr(fmt.Errorf("%s: no dcterms:modified to set", name))
 	}
-	return modifiedRE.ReplaceAll(body, []byte("${1}"+t.UTC().Format("2006-01-02T15:04:05Z")+"${2}")), nil
+	return modifiedRE().ReplaceAll(body, []byte("${1}"+t.UTC().Format("2006-01-02T15:04:05Z")+"${2}")), nil
 }
 
 func epubErr(err error) error {

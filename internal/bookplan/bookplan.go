@@ -8,7 +8,6 @@ package bookplan
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -289,14 +289,14 @@ func (p *Plan) PositionOf(v int) (Position, bool) {
 
 // briefTarget reads the brief's "- **目标章数**：N" line (novel init
 // writes it).
-var briefTarget = regexp.MustCompile(`目标章数\**\s*[：:]\s*\**\s*(\d{1,5})`)
+var briefTarget = lazyre.New(`目标章数\**\s*[：:]\s*\**\s*(\d{1,5})`)
 
 // Target is the book's target length for setup:book: the brief's 目标章数
 // (novel init --target-chapters fills it), else Default.
 func Target(root *project.Root) int {
 	if root.IsFile(layout.Brief) {
 		if t, err := root.ReadText(layout.Brief); err == nil {
-			if m := briefTarget.FindStringSubmatch(t); m != nil {
+			if m := briefTarget().FindStringSubmatch(t); m != nil {
 				if n, _ := strconv.Atoi(m[1]); n >= 1 && n <= MaxChapters {
 					return n
 				}

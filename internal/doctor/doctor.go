@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/lock"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/provider"
@@ -151,7 +151,7 @@ func (d *doctor) project() {
 var binaries = []string{"novel", "novel-step", "novel-lock", "novel-outline", "novel-manifest", "novel-gate", "novel-commit",
 	"novel-foreshadow", "novel-agent", "novel-report", "novel-lint", "novel-audit"}
 
-var makeVersionRE = regexp.MustCompile(`GNU Make (\d+)\.`)
+var makeVersionRE = lazyre.New(`GNU Make (\d+)\.`)
 
 func (d *doctor) tools() {
 	var missing []string
@@ -172,7 +172,7 @@ func (d *doctor) tools() {
 		d.add("tools.binaries", OK, "novel-* 都在", "every novel-* binary is there", "", "")
 	}
 	out, err := exec.Command("make", "--version").Output()
-	m := makeVersionRE.FindSubmatch(out)
+	m := makeVersionRE().FindSubmatch(out)
 	n := 0
 	if m != nil {
 		n, _ = strconv.Atoi(string(m[1]))

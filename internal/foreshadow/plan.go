@@ -2,11 +2,11 @@ package foreshadow
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/jsonio"
+	"github.com/novelsuite/novel/internal/lazyre"
 )
 
 // Actions a chapter's plan gives a foreshadowing item (SPEC §24).
@@ -23,7 +23,7 @@ type Named struct {
 }
 
 var (
-	namedRE = regexp.MustCompile(`F-[0-9]+`)
+	namedRE = lazyre.New(`F-[0-9]+`)
 	// verbs, longest first; the last one before an id in its sentence wins
 	actionWords = []struct{ word, action string }{
 		{"埋设", ActionPlant}, {"埋下", ActionPlant}, {"埋入", ActionPlant}, {"plant", ActionPlant}, {"埋", ActionPlant},
@@ -39,7 +39,7 @@ var (
 func NamedInPlan(text string) []Named {
 	var out []Named
 	seen := map[string]bool{}
-	for _, loc := range namedRE.FindAllStringIndex(text, -1) {
+	for _, loc := range namedRE().FindAllStringIndex(text, -1) {
 		id := text[loc[0]:loc[1]]
 		if loc[1] < len(text) && text[loc[1]] >= '0' && text[loc[1]] <= '9' {
 			continue

@@ -8,6 +8,7 @@ import (
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -35,7 +36,7 @@ type kind struct {
 	path func(arg string) string
 	// name recognises the journal's file name in staging/ and returns
 	// its arg; project-wide journals read it from the file (read).
-	name *regexp.Regexp
+	name func() *regexp.Regexp
 	read func(root *project.Root) string
 	// zh/en name an unfinished transaction on arg; resume is the
 	// command that finishes it.
@@ -50,21 +51,21 @@ type kind struct {
 var kinds = map[Kind]kind{
 	Commit: {
 		path: func(a string) string { return layout.CommitJournal(atoi(a)) },
-		name: regexp.MustCompile(`^commit-(\d{3,})\.journal\.json$`),
+		name: lazyre.New(`^commit-(\d{3,})\.journal\.json$`),
 		zh:   func(a string) string { return "第 " + a + " 章的提交" }, en: func(a string) string { return "the commit of chapter " + a },
 		resume:    func(a string) string { return "novel-commit --chapter " + a },
 		blockedBy: []Kind{Rollback, Amend, Commit},
 	},
 	Amend: {
 		path: func(a string) string { return layout.AmendJournal(atoi(a)) },
-		name: regexp.MustCompile(`^amend-(\d{3,})\.journal\.json$`),
+		name: lazyre.New(`^amend-(\d{3,})\.journal\.json$`),
 		zh:   func(a string) string { return "第 " + a + " 章的修订" }, en: func(a string) string { return "the amend of chapter " + a },
 		resume:    func(a string) string { return "novel-commit amend --chapter " + a },
 		blockedBy: []Kind{Rollback, Commit, Amend},
 	},
 	Rollback: {
 		path: func(string) string { return layout.RollbackJournal },
-		name: regexp.MustCompile(`^rollback\.journal\.json$`),
+		name: lazyre.New(`^rollback\.journal\.json$`),
 		read: rollbackTo,
 		zh:   func(a string) string { return "回滚到第 " + a + " 章的操作" }, en: func(a string) string { return "the rollback to chapter " + a },
 		resume:    func(a string) string { return "novel-commit rollback --to " + a },
@@ -72,28 +73,28 @@ var kinds = map[Kind]kind{
 	},
 	Volume: {
 		path: func(a string) string { return layout.VolumeJournal(atoi(a)) },
-		name: regexp.MustCompile(`^volume-(\d{2,})\.journal\.json$`),
+		name: lazyre.New(`^volume-(\d{2,})\.journal\.json$`),
 		zh:   func(a string) string { return "第 " + a + " 卷的规划提交" }, en: func(a string) string { return "the volume " + a + " plan commit" },
 		resume:    func(a string) string { return "novel-commit volume --volume " + a },
 		blockedBy: []Kind{Rollback},
 	},
 	VolumeReview: {
 		path: func(a string) string { return layout.VolumeReviewJournal(atoi(a)) },
-		name: regexp.MustCompile(`^volume-(\d{2,})-review\.journal\.json$`),
+		name: lazyre.New(`^volume-(\d{2,})-review\.journal\.json$`),
 		zh:   func(a string) string { return "第 " + a + " 卷的回顾提交" }, en: func(a string) string { return "the volume " + a + " review commit" },
 		resume:    func(a string) string { return "novel-commit volume-review --volume " + a },
 		blockedBy: []Kind{Rollback},
 	},
 	Setup: {
 		path: layout.SetupJournal,
-		name: regexp.MustCompile(`^setup-([a-z]+)\.journal\.json$`),
+		name: lazyre.New(`^setup-([a-z]+)\.journal\.json$`),
 		zh:   func(a string) string { return "设定步骤 setup:" + a + " 的提交" }, en: func(a string) string { return "the commit of setup:" + a },
 		resume:    func(a string) string { return "novel-commit setup --step " + a },
 		blockedBy: []Kind{Rollback},
 	},
 	Migrate: {
 		path: func(string) string { return layout.MigrateJournal },
-		name: regexp.MustCompile(`^migrate\.journal\.json$`),
+		name: lazyre.New(`^migrate\.journal\.json$`),
 		zh:   func(string) string { return "迁移" }, en: func(string) string { return "the migration" },
 		resume: func(string) string { return "novel migrate" },
 	},
@@ -123,7 +124,7 @@ func pendingIn(root *project.Root, ents []fs.DirEntry, k Kind) []Pending {
 	spec := kinds[k]
 	var out []Pending
 	for _, e := range ents {
-		m := spec.name.FindStringSubmatch(e.Name())
+		m := spec.name().FindStringSubmatch(e.Name())
 		if m == nil || e.IsDir() {
 			continue
 		}

@@ -1,13 +1,13 @@
 package lint
 
 import (
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/textmeasure"
 )
@@ -40,7 +40,7 @@ func (d *doc) length() Check {
 	return c
 }
 
-var headingRE = regexp.MustCompile(`^# 第([0-9]+)章(?:[ \t　]+(.*))?$`)
+var headingRE = lazyre.New(`^# 第([0-9]+)章(?:[ \t　]+(.*))?$`)
 
 func (d *doc) headingCheck() Check {
 	c := Check{ID: Heading, Severity: Error}
@@ -58,7 +58,7 @@ func (d *doc) headingCheck() Check {
 	}
 	l := d.lines[first]
 	line := strings.TrimRight(l.Text, " \t　")
-	m := headingRE.FindStringSubmatch(line)
+	m := headingRE().FindStringSubmatch(line)
 	var problem string
 	switch {
 	case m == nil:
@@ -86,7 +86,7 @@ func atoiOr(s string) int {
 	return n
 }
 
-var thinkRE = regexp.MustCompile(`(?i)</?think`)
+var thinkRE = lazyre.New(`(?i)</?think`)
 
 func (d *doc) artifacts() Check {
 	c := Check{ID: ModelArtifacts, Severity: Error}
@@ -95,7 +95,7 @@ func (d *doc) artifacts() Check {
 	inFence := false
 	for _, l := range d.lines {
 		t := strings.TrimSpace(l.Text)
-		for _, ix := range thinkRE.FindAllStringIndex(l.Text, -1) {
+		for _, ix := range thinkRE().FindAllStringIndex(l.Text, -1) {
 			tags++
 			hits = append(hits, hit{line: l, at: ix[0]})
 		}
@@ -141,7 +141,7 @@ func (d *doc) chatLines() []hit {
 	for _, l := range d.lines {
 		narr := textmeasure.Narration(l.Text, &depth)
 		at := len(l.Text) - len(strings.TrimLeft(l.Text, chatLead))
-		if m := chatLineRE.FindStringIndex(narr[at:]); m != nil {
+		if m := chatLineRE().FindStringIndex(narr[at:]); m != nil {
 			hs = append(hs, hit{line: l, at: at, end: at + m[1]})
 		}
 	}
@@ -155,7 +155,7 @@ func (d *doc) chatLines() []hit {
 // (「希望这场雪早点停。」) is story.
 func IsChatLine(par string) bool {
 	par = strings.TrimLeft(par, chatLead)
-	return chatLineRE.MatchString(par)
+	return chatLineRE().MatchString(par)
 }
 
 func sortByLine(hs []hit) {
@@ -171,7 +171,7 @@ func sortByLine(hs []hit) {
 // LS-001, C-xxx-1), field names (snake_case, foreshadow…, storyline…)
 // and project paths. \b is ASCII-only, so a Chinese character next to
 // an id is a boundary.
-var metaRE = regexp.MustCompile(`\b(?:(?:W|F|LS)-[0-9]{3}|C-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*-[0-9]+)\b` +
+var metaRE = lazyre.New(`\b(?:(?:W|F|LS)-[0-9]{3}|C-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*-[0-9]+)\b` +
 	`|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|(?i:\bforeshadow[a-z]*|\bstoryline[a-z_]*)` +
 	`|\b(?:staging|chapters|summaries|volumes|storylines|state|evaluations)/|\.jsonl?\b|\.md\b`)
 
@@ -180,7 +180,7 @@ func (d *doc) metaLeak() Check {
 	var hits []hit
 	var found []string
 	for _, l := range d.body {
-		for _, ix := range metaRE.FindAllStringIndex(l.Text, -1) {
+		for _, ix := range metaRE().FindAllStringIndex(l.Text, -1) {
 			hits = append(hits, hit{line: l, at: ix[0]})
 			if w := l.Text[ix[0]:ix[1]]; !slices.Contains(found, w) {
 				found = append(found, w)

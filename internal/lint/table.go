@@ -1,8 +1,7 @@
 package lint
 
 import (
-	"regexp"
-
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -89,7 +88,7 @@ var (
 	// and Markdown emphasis, never inside quotes): the same words inside a
 	// sentence — 「作为一个AI研究员，他…」, 「如果你需要钱，就去码头」,
 	// 「…，以下是第一条」 — are story (SPEC §24, field trial F23).
-	chatLineRE = regexp.MustCompile(`^(?:` +
+	chatLineRE = lazyre.New(`^(?:` +
 		`好的[，,！!。.]?\s*以下是` +
 		`|以下是(?:本章|第[0-9一二三四五六七八九十百千零〇两]+章|修改后|润色后|改写后|优化后)` +
 		`|希望(?:对你|对您)有(?:所)?帮助|希望这个版本|希望这一版|希望本章|希望(?:你|您)(?:喜欢|满意)` +

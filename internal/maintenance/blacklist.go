@@ -1,12 +1,12 @@
 package maintenance
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stepid"
 )
@@ -168,11 +168,11 @@ func preferredExpressions(root *project.Root) (map[string]bool, error) {
 	return out, nil
 }
 
-var semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$`)
+var semverRE = lazyre.New(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$`)
 
 // bumpPatch increments the patch of a plain MAJOR.MINOR.PATCH version.
 func bumpPatch(v string) (string, bool) {
-	m := semverRE.FindStringSubmatch(v)
+	m := semverRE().FindStringSubmatch(v)
 	if m == nil {
 		return v, false
 	}

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/audit"
@@ -10,6 +9,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
 	"github.com/novelsuite/novel/internal/stepid"
@@ -166,7 +166,7 @@ const (
 var timeWords = []string{"昨夜", "昨晚", "昨天", "昨日", "前天", "前夜", "前日", "今早", "今晨", "今夜", "今晚", "明天", "明日", "明早",
 	"后天", "次日", "翌日", "当夜", "当晚", "那夜", "天后", "日后", "天前", "日前", "年前", "月前", "上个月", "下个月", "那天"}
 
-var dayNumberRE = regexp.MustCompile(`第[0-9一二三四五六七八九十百]+[天日]`)
+var dayNumberRE = lazyre.New(`第[0-9一二三四五六七八九十百]+[天日]`)
 
 // ChapterExcerpt is one chapter of the auditor's window, cut to the
 // paragraphs that matter; Cut is true when relevant paragraphs were left
@@ -200,7 +200,7 @@ func excerpts(texts map[int]string, from, to int, terms []string, budget int) []
 		used := 0
 		for _, p := range strings.Split(t, "\n") {
 			p = strings.TrimSpace(p)
-			if p == "" || strings.HasPrefix(p, "#") || !(containsAny(p, terms) || dayNumberRE.MatchString(p)) {
+			if p == "" || strings.HasPrefix(p, "#") || !(containsAny(p, terms) || dayNumberRE().MatchString(p)) {
 				continue
 			}
 			cost := EstimateText(p).Tokens

@@ -3,7 +3,6 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/stateops"
 )
@@ -31,7 +31,7 @@ type RuleInPlay struct {
 	Keywords []string `json:"keywords_found,omitempty"`
 }
 
-var ruleIDRE = regexp.MustCompile(`W-[0-9]{3}`)
+var ruleIDRE = lazyre.New(`W-[0-9]{3}`)
 
 // rulesInPlay sets inline rules_in_play: the hard rules named (W-id) by
 // the contract or the outline block, plus those whose keywords occur in
@@ -54,7 +54,7 @@ func (b *builder) rulesInPlay(text string) error {
 		plan += "\n" + ct
 	}
 	named := map[string]bool{}
-	for _, id := range ruleIDRE.FindAllString(plan, -1) {
+	for _, id := range ruleIDRE().FindAllString(plan, -1) {
 		named[id] = true
 	}
 	out := []RuleInPlay{}

@@ -1,19 +1,19 @@
 package manifest
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/bookplan"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/platform"
 	"github.com/novelsuite/novel/internal/setupstep"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
 // briefGenre reads the 类型 line novel init writes into brief.md.
-var briefGenre = regexp.MustCompile(`(?m)^-\s*\*\*类型\*\*[:：]\s*(.+?)\s*$`)
+var briefGenre = lazyre.New(`(?m)^-\s*\*\*类型\*\*[:：]\s*(.+?)\s*$`)
 
 // setup is the packet of setup:world|characters|book|style (SPEC §17,
 // §25): the brief, platform and genre, every research/*.md;
@@ -40,7 +40,7 @@ func (b *builder) setup() error {
 	if err != nil {
 		return err
 	}
-	if m := briefGenre.FindStringSubmatch(brief); m != nil && !strings.Contains(m[1], "待补充") {
+	if m := briefGenre().FindStringSubmatch(brief); m != nil && !strings.Contains(m[1], "待补充") {
 		b.in.Set("genre", m[1])
 	}
 	if b.set.WordsPerChapter > 0 {

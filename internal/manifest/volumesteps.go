@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"regexp"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/bookplan"
@@ -9,6 +8,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
@@ -20,7 +20,7 @@ import (
 const BatchSize = 10
 
 // briefTarget reads the brief's "- **每卷章数**：N" line (novel init writes it).
-var briefTarget = regexp.MustCompile(`每卷章数\**\s*[：:]\s*\**\s*(\d{1,4})`)
+var briefTarget = lazyre.New(`每卷章数\**\s*[：:]\s*\**\s*(\d{1,4})`)
 
 // target is the volume's target length: settings.json chapters_per_volume,
 // else the brief's 每卷章数 (0: unknown), and whether contracts are
@@ -33,7 +33,7 @@ func TargetChapters(root *project.Root, set settings.Settings) (int, bool) {
 	n := set.ChaptersPerVolume
 	if n == 0 && root.IsFile(layout.Brief) {
 		if text, err := root.ReadText(layout.Brief); err == nil {
-			if m := briefTarget.FindStringSubmatch(text); m != nil {
+			if m := briefTarget().FindStringSubmatch(text); m != nil {
 				n, _ = strconv.Atoi(m[1])
 			}
 		}

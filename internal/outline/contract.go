@@ -1,9 +1,10 @@
 package outline
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/novelsuite/novel/internal/lazyre"
 )
 
 // MarkdownContract is what the suite reads from a plugin-era L3 chapter
@@ -23,7 +24,7 @@ type MarkdownContract struct {
 	Characters []string
 }
 
-var itemRE = regexp.MustCompile(`^(?:\d+[.、)）]|[-*+])[ \t\x{3000}]*(.+)$`)
+var itemRE = lazyre.New(`^(?:\d+[.、)）]|[-*+])[ \t\x{3000}]*(.+)$`)
 
 // ParseContract reads a Markdown chapter contract (UTF-8 text).
 func ParseContract(text string) *MarkdownContract {
@@ -58,7 +59,7 @@ func ParseContract(text string) *MarkdownContract {
 				}
 			}
 		}
-		m := itemRE.FindStringSubmatch(trimmed)
+		m := itemRE().FindStringSubmatch(trimmed)
 		if m == nil {
 			continue
 		}

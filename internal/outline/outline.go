@@ -7,7 +7,6 @@ package outline
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -382,21 +382,21 @@ func (o *Outline) blockHint(c int) (zh, en string) {
 
 // keyRE matches `- **Key**: value`; the colon may also sit inside the bold
 // (`- **Key：** value`), a common Markdown habit.
-var keyRE = regexp.MustCompile(`^[-*][ \t]+\*\*([\p{L}\p{N}_]+)(?:\*\*[ \t]*[:：]|[ \t]*[:：]\*\*)(.*)$`)
+var keyRE = lazyre.New(`^[-*][ \t]+\*\*([\p{L}\p{N}_]+)(?:\*\*[ \t]*[:：]|[ \t]*[:：]\*\*)(.*)$`)
 
 func parseKeyLine(line string) (key, value string, ok bool) {
 	line = strings.TrimRight(line, "\r")
 	if len(line) < 5 || (line[0] != '-' && line[0] != '*') {
 		return "", "", false
 	}
-	m := keyRE.FindStringSubmatch(line)
+	m := keyRE().FindStringSubmatch(line)
 	if m == nil {
 		return "", "", false
 	}
 	return m[1], strings.TrimFunc(m[2], func(r rune) bool { return unicode.IsSpace(r) || r == '\u3000' }), true
 }
 
-var nextRE = regexp.MustCompile(`(?i)next_storyline[ \t\x{3000}]*[=:：][ \t\x{3000}]*([^\s,，;；。、)）]+)`)
+var nextRE = lazyre.New(`(?i)next_storyline[ \t\x{3000}]*[=:：][ \t\x{3000}]*([^\s,，;；。、)）]+)`)
 
 // parseTransitionHint reads a TransitionHint value: nil for 无/none/null/
 // "-"/empty, else the text plus next_storyline taken from a JSON object
@@ -419,7 +419,7 @@ func parseTransitionHint(v string) *TransitionHint {
 			}
 		}
 	}
-	if m := nextRE.FindStringSubmatch(v); m != nil {
+	if m := nextRE().FindStringSubmatch(v); m != nil {
 		th.NextStoryline = strings.Trim(m[1], `"'`)
 	}
 	return th

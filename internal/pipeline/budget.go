@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/novelsuite/novel/internal/agent"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/runlog"
 	"github.com/novelsuite/novel/internal/settings"
 )
@@ -31,14 +31,14 @@ type Budget struct {
 	Since    int
 }
 
-var amountRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+var amountRE = lazyre.New(`^[0-9]+(\.[0-9]+)?$`)
 
 // ParseBudget checks BUDGET (a positive decimal amount; E_USAGE
 // otherwise). BUDGET_CURRENCY is checked against llm.prices when the
 // budget is first used.
 func ParseBudget(amount, currency string, since int) (*Budget, error) {
 	a, err := strconv.ParseFloat(amount, 64)
-	if !amountRE.MatchString(amount) || err != nil || a <= 0 || math.IsInf(a, 0) {
+	if !amountRE().MatchString(amount) || err != nil || a <= 0 || math.IsInf(a, 0) {
 		return nil, errs.Newf(errs.Usage, "BUDGET=%q 不是正的十进制金额（例如 BUDGET=12.5）", "BUDGET=%q is not a positive decimal amount (e.g. BUDGET=12.5)", amount).
 			With("variable", "BUDGET").With("value", amount).
 			Hint("用 make -f pipeline.mk continue N=… BUDGET=12.5 给出本次运行最多花费的金额", "give the most this run may spend: make -f pipeline.mk continue N=… BUDGET=12.5")

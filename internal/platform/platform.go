@@ -8,12 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -150,7 +150,7 @@ const (
 	maxBriefWords = 20000
 )
 
-var briefWordsRE = regexp.MustCompile(`每章字数[^0-9\n]{0,12}([0-9]{3,5})`)
+var briefWordsRE = lazyre.New(`每章字数[^0-9\n]{0,12}([0-9]{3,5})`)
 
 // briefWords is the 每章字数 the brief states (the line novel init writes,
 // "- **每章字数**：2500"): the first number after it on its line, 0 when the
@@ -166,7 +166,7 @@ func briefWords(root *project.Root) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	m := briefWordsRE.FindSubmatch(data)
+	m := briefWordsRE().FindSubmatch(data)
 	if m == nil {
 		return 0, nil
 	}

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 )
 
 // Root is a project directory. Dir is absolute; Real is Dir with symlinks
@@ -268,10 +268,10 @@ func (r *Root) WriteJSON(rel string, v any) error {
 	return r.w.WriteJSON(abs, v)
 }
 
-var slugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var slugRE = lazyre.New(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // IsSlug reports whether s is a slug: ^[a-z0-9]+(-[a-z0-9]+)*$.
-func IsSlug(s string) bool { return len(s) <= 128 && slugRE.MatchString(s) }
+func IsSlug(s string) bool { return len(s) <= 128 && slugRE().MatchString(s) }
 
 // CheckSlug returns E_SCHEMA when s (named what, read from file) is not
 // a slug.

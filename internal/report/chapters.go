@@ -2,7 +2,6 @@ package report
 
 import (
 	"os"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/novelsuite/novel/internal/eval"
 	"github.com/novelsuite/novel/internal/gate"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/runlog"
@@ -218,7 +218,7 @@ func readIfExists(root *project.Root, rel string) ([]byte, bool, error) {
 	return data, true, nil
 }
 
-var reviewRE = regexp.MustCompile(`^chapter-([0-9]{3,})-logic-review\.json$`)
+var reviewRE = lazyre.New(`^chapter-([0-9]{3,})-logic-review\.json$`)
 
 // collectLogicReviews reads the latest MaxLogicReviews reports of
 // reviews/ (one directory listing; only those few files are parsed).
@@ -229,7 +229,7 @@ func (r *Report) collectLogicReviews(root *project.Root, minScore int) error {
 	}
 	var chs []int
 	for _, e := range entries {
-		m := reviewRE.FindStringSubmatch(e.Name())
+		m := reviewRE().FindStringSubmatch(e.Name())
 		if m == nil || e.IsDir() {
 			continue
 		}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/project"
 )
 
@@ -60,18 +60,18 @@ type Status struct {
 // Both the suite's hyphen form and the seed's underscore form are read;
 // names must be anchored so near-names (.bak, ~) never count.
 var (
-	hyphenRE     = regexp.MustCompile(`^chapter-([0-9]{3,})-revision\.json$`)
-	underscoreRE = regexp.MustCompile(`^chapter_([0-9]{3,})_revision\.json$`)
+	hyphenRE     = lazyre.New(`^chapter-([0-9]{3,})-revision\.json$`)
+	underscoreRE = lazyre.New(`^chapter_([0-9]{3,})_revision\.json$`)
 )
 
 // match returns the chapter of a revision file name and whether it is the
 // hyphen form. Only canonical padding counts (chapter-0003-… is a near-name).
 func match(name string) (int, bool, bool) {
 	hy := true
-	m := hyphenRE.FindStringSubmatch(name)
+	m := hyphenRE().FindStringSubmatch(name)
 	if m == nil {
 		hy = false
-		if m = underscoreRE.FindStringSubmatch(name); m == nil {
+		if m = underscoreRE().FindStringSubmatch(name); m == nil {
 			return 0, false, false
 		}
 	}

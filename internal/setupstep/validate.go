@@ -3,7 +3,6 @@ package setupstep
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -11,12 +10,13 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
-var ruleIDRE = regexp.MustCompile(`^W-[0-9]{3}$`)
+var ruleIDRE = lazyre.New(`^W-[0-9]{3}$`)
 
 // Staged lists the staged outputs of a setup stage as final paths (the
 // staging copy of each is StagedPath(final)), sorted. Only the files the
@@ -249,7 +249,7 @@ func validateRules(root *project.Root) error {
 		at := fmt.Sprintf("rules[%d]", i)
 		id, _ := r["id"].(string)
 		switch {
-		case !ruleIDRE.MatchString(id):
+		case !ruleIDRE().MatchString(id):
 			return schemaErr(f, at+".id", fmt.Sprintf("%s.id %q 不是 W-NNN 形式", at, id), fmt.Sprintf("%s.id %q is not of the form W-NNN", at, id)).With("value", id)
 		case seen[id]:
 			return schemaErr(f, at+".id", "规则 id "+id+" 重复", "the rule id "+id+" appears twice").With("value", id)

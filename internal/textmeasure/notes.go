@@ -1,13 +1,14 @@
 package textmeasure
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/novelsuite/novel/internal/lazyre"
 )
 
-// ChapterHeading finds a chapter heading line, loosely: "# 第4章 标题",
+// ChapterHeading matches a chapter heading line, loosely: "# 第4章 标题",
 // "## 第 四 章" (submatch 1 is the number as written).
-var ChapterHeading = regexp.MustCompile(`(?m)^#{1,3}[ \t]*第[ \t]*([0-9０-９零〇一二两三四五六七八九十百千万]+)[ \t]*章`)
+var ChapterHeading = lazyre.New(`(?m)^#{1,3}[ \t]*第[ \t]*([0-9０-９零〇一二两三四五六七八九十百千万]+)[ \t]*章`)
 
 // NotePrefixes open a block after the chapter that is not story (SPEC §24):
 // a refiner's change note, a preview of the next chapter, an end marker, a
@@ -45,7 +46,7 @@ func TrailingNotes(lines []string) int {
 		if i == 0 || t == "" {
 			continue
 		}
-		if ChapterHeading.MatchString(l) {
+		if ChapterHeading().MatchString(l) {
 			return i
 		}
 		if !story {
@@ -56,7 +57,7 @@ func TrailingNotes(lines []string) int {
 			return i
 		}
 		if isSeparator(t) {
-			if next := nextText(lines[i+1:]); next == "" || isNoteLine(next) || ChapterHeading.MatchString(next) {
+			if next := nextText(lines[i+1:]); next == "" || isNoteLine(next) || ChapterHeading().MatchString(next) {
 				return i
 			}
 		}

@@ -9,7 +9,6 @@ package volumeplan
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/journal"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/manifest"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
@@ -416,7 +416,7 @@ func overlapped(err error, c int) error {
 // chapterish spots a heading meant as a chapter heading that the
 // recogniser does not accept (第8章节, Chapter 8, a wrong level, an
 // indented heading); other headings (acts, notes) are left alone.
-var chapterish = regexp.MustCompile(`(?i)章|^\s*chapter\s*\d`)
+var chapterish = lazyre.New(`(?i)章|^\s*chapter\s*\d`)
 
 // checkHeadings refuses chapter-looking headings that do not parse, so a
 // typo is reported as such rather than as a gap.
@@ -435,7 +435,7 @@ func checkHeadings(text, rel string, start int) error {
 		n := len(trimmed) - len(strings.TrimLeft(trimmed, "#"))
 		rest := trimmed[n:]
 		_, _, asChapter := outline.ParseHeading("###" + rest)
-		if !asChapter && !(n == 3 && chapterish.MatchString(rest)) {
+		if !asChapter && !(n == 3 && chapterish().MatchString(rest)) {
 			continue
 		}
 		why, whyEn := "无法识别", "does not parse"
@@ -478,7 +478,7 @@ func checkEarlierVolumes(root *project.Root, rel string, v, start, end int) erro
 	return nil
 }
 
-var contractName = regexp.MustCompile(`^chapter-(\d+)\.(json|md)$`)
+var contractName = lazyre.New(`^chapter-(\d+)\.(json|md)$`)
 
 // checkContracts validates the plan's contracts and returns the chapters
 // that have one.
@@ -492,7 +492,7 @@ func checkContracts(s source, p *Plan, storylines map[int]string) ([]int, error)
 	names := map[string]bool{}
 	if ents, err := os.ReadDir(abs); err == nil {
 		for _, e := range ents {
-			m := contractName.FindStringSubmatch(e.Name())
+			m := contractName().FindStringSubmatch(e.Name())
 			n, _ := strconv.Atoi(m2(m))
 			if m == nil || e.IsDir() || "chapter-"+layout.Pad(n)+"."+m[2] != e.Name() {
 				p.Warnings = append(p.Warnings, "忽略 "+dirRel+"/"+e.Name()+"（不是 chapter-NNN.json） / ignored "+dirRel+"/"+e.Name()+" (not chapter-NNN.json)")

@@ -5,7 +5,6 @@ package novelstep
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 
 	"github.com/novelsuite/novel/internal/abandon"
 	"github.com/novelsuite/novel/internal/checkpoint"
@@ -13,6 +12,7 @@ import (
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/products"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/report"
@@ -343,11 +343,11 @@ type failCmd struct {
 	Details string `help:"The underlying error's details as a JSON object (e.g. server_message)." placeholder:"JSON"`
 }
 
-var errorCode = regexp.MustCompile(`^E_[A-Z0-9_]+$`)
+var errorCode = lazyre.New(`^E_[A-Z0-9_]+$`)
 
 // cause checks the optional parts of the underlying error before any write.
 func (c failCmd) cause() (json.RawMessage, error) {
-	if c.Code != "" && !errorCode.MatchString(c.Code) {
+	if c.Code != "" && !errorCode().MatchString(c.Code) {
 		return nil, errs.Newf(errs.Usage, "--code %q 不是错误代码（形如 E_AGENT）", "--code %q is not an error code (like E_AGENT)", c.Code).
 			With("code", c.Code).Hint("传入底层错误的 code 字段", "pass the underlying error's code field")
 	}
