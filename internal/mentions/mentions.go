@@ -8,6 +8,7 @@ package mentions
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -339,6 +340,41 @@ func Last(root *project.Root, c int, want map[string][]string) (map[string]map[s
 			}
 		}
 	}
+	return out, nil
+}
+
+// Range is the ledger's lines of chapters from…to, oldest first. The
+// ledger is read from its end and decoded only back to from, so a long
+// book's ledger costs one scan of its last lines; a damaged line is
+// skipped (rebuild reports it), as Last does.
+func Range(root *project.Root, from, to int) ([]Line, error) {
+	if from > to || !root.Exists(layout.Mentions) {
+		return nil, nil
+	}
+	data, err := root.ReadFile(layout.Mentions)
+	if err != nil {
+		return nil, err
+	}
+	var out []Line
+	for end := len(data); end > 0; {
+		start := bytes.LastIndexByte(data[:end], '\n') + 1
+		raw := data[start:end]
+		end = start - 1
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		var l Line
+		if json.Unmarshal(raw, &l) != nil {
+			continue
+		}
+		if l.Chapter < from {
+			break
+		}
+		if l.Chapter <= to {
+			out = append(out, l)
+		}
+	}
+	slices.Reverse(out)
 	return out, nil
 }
 

@@ -2,8 +2,12 @@ package mentions
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/stateops"
 )
 
@@ -142,5 +146,45 @@ func TestStateNamesMatchReplay(t *testing.T) {
 				t.Fatalf("TouchesNames(%s)", r)
 			}
 		}
+	}
+}
+
+func TestRange(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ledger := `{"chapter":1,"characters":{"a":1},"items":{},"locations":{}}
+{"chapter":2,"characters":{"b":2},"items":{},"locations":{}}
+not json
+{"chapter":3,"characters":{},"items":{},"locations":{}}
+{"chapter":4,"characters":{"a":3},"items":{},"locations":{}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "state", "mentions.jsonl"), []byte(ledger), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := project.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		from, to int
+		want     []int
+	}{{2, 3, []int{2, 3}}, {1, 9, []int{1, 2, 3, 4}}, {4, 4, []int{4}}, {5, 9, nil}, {3, 2, nil}} {
+		lines, err := Range(root, tc.from, tc.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, l := range lines {
+			got = append(got, l.Chapter)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Range(%d, %d) = %v, want %v", tc.from, tc.to, got, tc.want)
+		}
+	}
+	lines, _ := Range(root, 2, 2)
+	if lines[0].Characters["b"] != 2 {
+		t.Errorf("line 2 decoded as %+v", lines[0])
 	}
 }
