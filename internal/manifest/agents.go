@@ -205,6 +205,9 @@ func (b *builder) writer() error {
 	if err := b.previousChapter(); err != nil {
 		return err
 	}
+	if err := b.volumeCast(); err != nil {
+		return err
+	}
 	if err := b.stateSlice("", false); err != nil {
 		return err
 	}

@@ -20,6 +20,9 @@ import (
 // Block is one read-only context block of a packet's rendered form.
 type Block struct {
 	Type, Source, Content string
+	// rank orders the block (staticRank by Type, unless the block's key
+	// ranks it apart, as the volume's recurring cast does).
+	rank float64
 }
 
 // Wrap renders the block as a DATA element.
@@ -37,6 +40,7 @@ var blockTypes = map[string]string{
 	"summary":                 "summary",
 	"chapter_draft":           "chapter",
 	"character_contracts":     "character_contract",
+	keyVolumeCastContracts:    "character_contract",
 	"character_profiles":      "character_profile",
 	"world_rules":             "world_rules",
 	"storyline_spec":          "storyline_spec",
@@ -85,6 +89,10 @@ var staticRank = map[string]float64{
 	// every chapter of a volume (SPEC §14): before the first block that
 	// changes per chapter, the cast's contracts.
 	typeEntityMap: 6.1, typeBlacklist: 6.2,
+	// The volume's recurring cast (volumeCast) is the same for every
+	// chapter of the volume: its contracts, profiles and stable texts by
+	// their keys (keyRank), then the chapter's own cast.
+	typeVolumeCast:       6.5,
 	"character_contract": 7, "character_profile": 8, "memory": 9, "state": 10, "summary": 11,
 	"previous_chapter": 12, "contract": 13, "outline": 14, typeUpcoming: 15,
 	// The book plan changes at a volume review at most; canon changes
@@ -95,6 +103,9 @@ var staticRank = map[string]float64{
 	// Per chapter (SPEC §25): after the summaries it reaches back beyond.
 	keyRecall: 11,
 }
+
+// keyRank ranks the blocks of a packet key apart from their DATA type.
+var keyRank = map[string]float64{keyVolumeCastContracts: 6.3, keyVolumeCastProfiles: 6.4}
 
 // ledgerBlocks are the per-chapter ledgers (SPEC §25) that travel inline
 // and, when embedded, as their own DATA blocks after the volume-static
@@ -141,12 +152,40 @@ const OutlineWindow = 5
 // be read as text is measured by its bytes and reported in warns instead
 // of failing; the executor and --embed refuse it.
 func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient bool) (blocks []Block, header *OMap, warns []string, err error) {
-	seen := map[string]bool{}
-	covered := map[string]bool{}
-	add := func(typ, src, content string) {
-		seen[src] = true
-		blocks = append(blocks, Block{Type: typ, Source: src, Content: content})
+	a := &assembly{chapter: chapter, volume: volume, seen: map[string]bool{}, covered: map[string]bool{}}
+	if err := a.files(root, ps, lenient); err != nil {
+		return nil, nil, nil, err
 	}
+	a.inline(in)
+	sort.SliceStable(a.blocks, func(i, j int) bool { return a.blocks[i].rank < a.blocks[j].rank })
+	header = &OMap{}
+	for _, k := range in.Keys() {
+		if !a.covered[k] {
+			v, _ := in.Get(k)
+			header.Set(k, v)
+		}
+	}
+	return a.blocks, header, a.warns, nil
+}
+
+// assembly is Assemble's work in progress: the blocks so far, the sources
+// they came from, and the inline keys a block already carries.
+type assembly struct {
+	chapter, volume int
+	blocks          []Block
+	warns           []string
+	seen, covered   map[string]bool
+}
+
+func (a *assembly) addAt(r float64, typ, src, content string) {
+	a.seen[src] = true
+	a.blocks = append(a.blocks, Block{Type: typ, Source: src, Content: content, rank: r})
+}
+
+func (a *assembly) add(typ, src, content string) { a.addAt(rank(typ), typ, src, content) }
+
+// files adds a block per file the packet's paths name.
+func (a *assembly) files(root *project.Root, ps *OMap, lenient bool) error {
 	for _, key := range ps.Keys() {
 		v, _ := ps.Get(key)
 		rels := pathList(v)
@@ -155,7 +194,7 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 			rels = reversed(rels) // paths list newest first; the model reads in story order
 		}
 		for _, rel := range rels {
-			if rel == "" || seen[rel] {
+			if rel == "" || a.seen[rel] {
 				continue
 			}
 			text, err := root.ReadText(rel)
@@ -165,96 +204,107 @@ func Assemble(root *project.Root, chapter, volume int, in, ps *OMap, lenient boo
 				}
 				raw, rerr := root.ReadFile(rel)
 				if !lenient || rerr != nil {
-					return nil, nil, nil, err
+					return err
 				}
 				e := errs.Coerce(err)
-				warns = append(warns, e.Message("zh")+"（--embed 与 novel-agent 会拒绝它） / "+e.Message("en")+" (--embed and novel-agent refuse it)")
+				a.warns = append(a.warns, e.Message("zh")+"（--embed 与 novel-agent 会拒绝它） / "+e.Message("en")+" (--embed and novel-agent refuse it)")
 				text = string(raw)
 			}
 			text = trimTrailing(text)
 			switch {
-			case key == "volume_outline" && chapter > 0:
-				if ol, perr := outline.Parse([]byte(text), rel, volume); perr == nil {
-					text = ol.Window(chapter-OutlineWindow, chapter+OutlineWindow)
+			case key == "volume_outline" && a.chapter > 0:
+				if ol, perr := outline.Parse([]byte(text), rel, a.volume); perr == nil {
+					text = ol.Window(a.chapter-OutlineWindow, a.chapter+OutlineWindow)
 				}
-				covered[keyOutlineBlock] = true
+				a.covered[keyOutlineBlock] = true
 			case typ == "world_rules":
-				covered["hard_rules_list"] = true
+				a.covered["hard_rules_list"] = true
 			case typ == "contract":
-				covered["storyline_context"] = true
-				covered["transition_hint"] = true
+				a.covered["storyline_context"] = true
+				a.covered["transition_hint"] = true
 			}
-			add(typ, rel, text)
+			if r, ok := keyRank[key]; ok {
+				a.addAt(r, typ, rel, text)
+			} else {
+				a.add(typ, rel, text)
+			}
 		}
 	}
+	return nil
+}
+
+// inline adds a block per inline value that is a document.
+func (a *assembly) inline(in *OMap) {
+	chapter, volume, covered := a.chapter, a.volume, a.covered
 	// Two header values are volume-static documents: blocks of their own,
 	// so that they join the prefix consecutive requests share.
 	if v, ok := in.Get(keyEntityMap); ok {
-		add(typeEntityMap, layout.CharactersActive, indentJSON(v))
+		a.add(typeEntityMap, layout.CharactersActive, indentJSON(v))
 		covered[keyEntityMap] = true
 	}
-	if v, ok := in.Get(keyBlacklistWords); ok && !seen[layout.AIBlacklist] {
-		add(typeBlacklist, layout.AIBlacklist, indentJSON(v))
+	if v, ok := in.Get(keyBlacklistWords); ok && !a.seen[layout.AIBlacklist] {
+		a.add(typeBlacklist, layout.AIBlacklist, indentJSON(v))
 		covered[keyBlacklistWords] = true
 	}
-	if v, ok := in.Get(keyStateSlice); ok && !seen[layout.CurrentState] {
-		add("state", layout.CurrentState, indentJSON(v))
+	if v, ok := in.Get(keyStateSlice); ok && !a.seen[layout.CurrentState] {
+		a.add("state", layout.CurrentState, indentJSON(v))
 	}
 	covered[keyStateSlice] = true
+	if v, ok := in.Get(keyVolumeCastProfiles); ok {
+		for _, p := range profileList(v) {
+			a.addAt(keyRank[keyVolumeCastProfiles], typeProfile, p.Source, p.Text+"\n")
+		}
+		covered[keyVolumeCastProfiles] = true
+	}
+	if v, ok := in.Get(keyVolumeCast); ok {
+		a.add(typeVolumeCast, layout.CurrentState, indentJSON(v))
+		covered[keyVolumeCast] = true
+	}
 	for _, k := range []string{keyTail, keyPrevious} {
 		if v, ok := in.Get(k); ok && chapter > 1 {
-			add("previous_chapter", layout.Chapter(chapter-1), inlineString(v))
+			a.add("previous_chapter", layout.Chapter(chapter-1), inlineString(v))
 			covered[k] = true
 		}
 	}
 	if v, ok := in.Get(typeCanonChanges); ok {
-		add(typeCanonChanges, setupstep.CanonLog, indentJSON(v))
+		a.add(typeCanonChanges, setupstep.CanonLog, indentJSON(v))
 		covered[typeCanonChanges] = true
 	}
 	if v, ok := in.Get(keySamples); ok {
-		add(typeStyleSample, setupstep.StyleSamples, inlineString(v)+"\n")
+		a.add(typeStyleSample, setupstep.StyleSamples, inlineString(v)+"\n")
 		covered[keySamples] = true
 	}
 	if v, ok := in.Get(keyProfiles); ok {
 		for _, p := range profileList(v) {
-			add(typeProfile, p.Source, p.Text+"\n")
+			a.add(typeProfile, p.Source, p.Text+"\n")
 		}
 		covered[keyProfiles] = true
 	}
 	if v, ok := in.Get(keyOutlineWin); ok && !covered[keyOutlineBlock] && volume > 0 {
-		add("outline", layout.Outline(volume), inlineString(v))
+		a.add("outline", layout.Outline(volume), inlineString(v))
 		covered[keyOutlineWin] = true
 		covered[keyOutlineBlock] = true
 	}
 	if v, ok := in.Get(keyUpcoming); ok && volume > 0 {
-		add(typeUpcoming, layout.Outline(volume), inlineString(v))
+		a.add(typeUpcoming, layout.Outline(volume), inlineString(v))
 		covered[keyUpcoming] = true
 	}
 	for _, l := range ledgerBlocks {
 		// An empty ledger stays a one-line header value: a block saying
 		// "[]" would only cost a DATA frame.
 		if v, ok := in.Get(l.key); ok && !emptyJSON(v) {
-			add(l.typ, l.src, indentJSON(v))
+			a.add(l.typ, l.src, indentJSON(v))
 			covered[l.key] = true
 		}
 	}
 	if v, ok := in.Get(keyRecall); ok {
-		add(keyRecall, layout.Mentions, indentJSON(v))
+		a.add(keyRecall, layout.Mentions, indentJSON(v))
 		covered[keyRecall] = true
 	}
 	if v, ok := in.Get(keyOutlineBlock); ok && !covered[keyOutlineBlock] && volume > 0 {
-		add("outline", layout.Outline(volume), inlineString(v)+"\n")
+		a.add("outline", layout.Outline(volume), inlineString(v)+"\n")
 		covered[keyOutlineBlock] = true
 	}
-	sort.SliceStable(blocks, func(i, j int) bool { return rank(blocks[i].Type) < rank(blocks[j].Type) })
-	header = &OMap{}
-	for _, k := range in.Keys() {
-		if !covered[k] {
-			v, _ := in.Get(k)
-			header.Set(k, v)
-		}
-	}
-	return blocks, header, warns, nil
 }
 
 // emptyJSON reports whether an inline value encodes as [], {} or null.

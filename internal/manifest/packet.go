@@ -138,6 +138,9 @@ type builder struct {
 	departedDone bool
 	// stateMembers caches the state's top-level members (stateTop).
 	stateMembers map[string]json.RawMessage
+	// volCast: group → keys of the entities whose stable texts the
+	// writer's volume_cast block carries (volumeCast); nil elsewhere.
+	volCast map[string]map[string]bool
 	// global caches foreshadowing/global.json (globalForeshadowing).
 	global     []foreshadow.Item
 	globalDone bool
@@ -428,6 +431,9 @@ func (b *builder) characterPaths(profiles bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The recurring cast's contracts and profiles come earlier, once
+	// (volumeCast): the chapter's own blocks hold the rest of its cast.
+	slugs = slices.DeleteFunc(slugs, func(s string) bool { return b.volCast["characters"][s] })
 	var contracts, profs []string
 	for _, s := range slugs {
 		contracts = append(contracts, layout.CharacterContract(s))

@@ -101,7 +101,7 @@ func (b *builder) stateSlice(draft string, base bool) error {
 			// Forward references are read from what the slice shows (a
 			// note cut from a long list no longer pulls its item in).
 			v = lists.bound(v)
-			chars.Set(k, shortenTexts(v))
+			chars.Set(k, shortenTexts(b.withoutVolumeCastTexts("characters", k, v)))
 			castJSON.Write(v)
 		}
 	})
@@ -136,7 +136,7 @@ func (b *builder) stateSlice(draft string, base bool) error {
 		sel := &OMap{}
 		for i, c := range cands {
 			if c.group == g && keep[i] {
-				sel.Set(c.k, shortenTexts(lists.bound(c.v)))
+				sel.Set(c.k, shortenTexts(b.withoutVolumeCastTexts(g, c.k, lists.bound(c.v))))
 			}
 		}
 		out.Set(g, sel)

@@ -85,6 +85,15 @@ func (b *builder) styleSamples() error {
 
 // profiles sets the cast's profile excerpts in cast order.
 func (b *builder) profiles(slugs []string) error {
+	out, err := b.profileExcerpts(slugs)
+	if len(out) > 0 {
+		b.in.Set(keyProfiles, out)
+	}
+	return err
+}
+
+// profileExcerpts are the heads of the slugs' profiles, in their order.
+func (b *builder) profileExcerpts(slugs []string) ([]Profile, error) {
 	var out []Profile
 	for _, s := range slugs {
 		rel := layout.CharacterProfile(s)
@@ -93,16 +102,13 @@ func (b *builder) profiles(slugs []string) error {
 		}
 		text, err := b.root.ReadText(rel)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if h := Head(text, MaxProfileChars); h != "" {
 			out = append(out, Profile{Source: rel, Text: h})
 		}
 	}
-	if len(out) > 0 {
-		b.in.Set(keyProfiles, out)
-	}
-	return nil
+	return out, nil
 }
 
 // povSlug is the slug of the outline block's POV character: the character
