@@ -284,7 +284,11 @@ func (g *gen) volumes() error {
 				"transition_hint":   map[string]any{"next_storyline": g.storylineOf(c + 1)}}
 			if c%2 == 0 {
 				states := map[string]any{}
-				for k := 0; k < 12; k++ {
+				party := g.core(c)
+				for _, n := range party {
+					states[n] = map[string]any{"location": "青岚山"}
+				}
+				for k := 0; k < 12-len(party); k++ {
 					states[g.names[(c+k*7)%len(g.names)]] = map[string]any{"location": "青岚山"}
 				}
 				if g.o.recall() && c == RecallPayoff {
@@ -312,10 +316,36 @@ func (g *gen) volumes() error {
 	return nil
 }
 
+// A long novel's chapters share a recurring cast (SPEC §14 asks the
+// prefix of consecutive requests to hold "the volume's recurring cast"):
+// the dense profile gives the book a party of coreCast characters (the
+// first slugs), coreInChapter of whom appear in each chapter, named in
+// its text and, on even chapters, in its contract beside the rotating
+// cast. The standard profile keeps its rotating casts only.
+const (
+	coreCast      = 8
+	coreInChapter = 4
+)
+
+// core is the party members in chapter c (dense profile; none otherwise).
+func (g *gen) core(c int) []string {
+	if !g.o.dense() || len(g.names) < coreCast {
+		return nil
+	}
+	out := make([]string, coreInChapter)
+	for j := range out {
+		out[j] = g.names[(c+j)%coreCast]
+	}
+	return out
+}
+
 func (g *gen) body(c int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# 第%d章 风起第%d回\n\n", c, c)
 	para := fmt.Sprintf("%s站在山门前，望着远处翻涌的云海。「这一局，我们输不起。」%s低声说道，袖中的玉佩微微发烫。", g.names[c%len(g.names)], g.names[(c+1)%len(g.names)])
+	if party := g.core(c); party != nil {
+		para += strings.Join(party, "、") + "守在殿外，谁也没有作声。"
+	}
 	for b.Len() < g.o.ChapterSize*3 {
 		b.WriteString(para)
 		b.WriteString("\n\n")
@@ -660,8 +690,9 @@ func WriteReplay(dir string, o Options) error {
 
 // Version changes whenever the generator's output does, so cached
 // projects from an older generator are not reused. 7: the mentions
-// ledger, and evidence on the inflight delta's foreshadow op.
-const Version = 7
+// ledger, and evidence on the inflight delta's foreshadow op. 8: the
+// dense profile's recurring party (core).
+const Version = 8
 
 // Cached returns a directory holding the project for o (not idle),
 // generating it on first use under the system temp directory and reusing

@@ -2,14 +2,17 @@ package largeproject_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/changelog"
 	"github.com/novelsuite/novel/internal/checkpoint"
 	"github.com/novelsuite/novel/internal/foreshadow"
 	"github.com/novelsuite/novel/internal/layout"
+	"github.com/novelsuite/novel/internal/mentions"
 	"github.com/novelsuite/novel/internal/outline"
 	"github.com/novelsuite/novel/internal/project"
 	"github.com/novelsuite/novel/internal/settings"
@@ -168,4 +171,39 @@ func TestDenseProfile(t *testing.T) {
 	if dormant*3 < len(items)*9/10 {
 		t.Errorf("%d of %d items dormant for > 100 chapters, want about a third", dormant, len(items))
 	}
+	// The recurring party: in the 30 chapters before the second volume
+	// (101), char-001…008 are each counted in 14–16 (four of eight per
+	// chapter, plus the rotating pair) — the recurring cast the writer's
+	// packet carries. char-052 is 张华, whose name is the start of
+	// char-008's 张华月: the ledger counts it inside the longer name.
+	if got := recurring(t, root, 71, 100); !slices.Equal(got, []string{"char-001:14", "char-002:15", "char-003:16", "char-004:16", "char-005:16", "char-006:15", "char-007:14", "char-008:14", "char-052:14"}) {
+		t.Errorf("dense recurring cast = %v", got)
+	}
+	if got := recurring(t, generate(t, small), 21, 25); got != nil {
+		t.Errorf("standard profile has a recurring cast: %v", got)
+	}
+}
+
+// recurring lists the characters the mentions ledger counts in more than
+// two of chapters from…to, as slug:chapters.
+func recurring(t *testing.T, root *project.Root, from, to int) []string {
+	t.Helper()
+	lines, err := mentions.Range(root, from, to)
+	if err != nil || len(lines) != to-from+1 {
+		t.Fatalf("mentions %d–%d: %d lines, %v", from, to, len(lines), err)
+	}
+	n := map[string]int{}
+	for _, l := range lines {
+		for s := range l.Characters {
+			n[s]++
+		}
+	}
+	var out []string
+	for s, k := range n {
+		if k > 2 {
+			out = append(out, fmt.Sprintf("%s:%d", s, k))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
