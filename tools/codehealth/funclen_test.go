@@ -22,6 +22,17 @@ const maxFuncLines = 120
 var skipDirs = map[string]bool{".git": true, "testdata": true, "bin": true, ".bench": true, "demo-out": true, "node_modules": true}
 
 func TestNoLongFunctions(t *testing.T) {
+	eachGoFile(t, func(rel string, fset *token.FileSet, f *ast.File) {
+		for _, long := range longFunctions(fset, f) {
+			t.Errorf("%s: %s — split it into named phases", rel, long)
+		}
+	})
+}
+
+// eachGoFile parses every Go file of the repository (tests included) and
+// hands it to check with its slash-separated path from the root.
+func eachGoFile(t *testing.T, check func(rel string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +58,7 @@ func TestNoLongFunctions(t *testing.T) {
 		}
 		files++
 		rel, _ := filepath.Rel(root, path)
-		for _, long := range longFunctions(fset, f) {
-			t.Errorf("%s: %s — split it into named phases", rel, long)
-		}
+		check(filepath.ToSlash(rel), fset, f)
 		return nil
 	})
 	if err != nil {

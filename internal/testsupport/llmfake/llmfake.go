@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/novelsuite/novel/internal/lazyre"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -162,10 +163,10 @@ type Server struct {
 }
 
 var (
-	stepRE  = regexp.MustCompile(`步骤：(chapter|volume|setup):(\d*)`)
-	agentRE = regexp.MustCompile(`代理：([a-z-]+)`)
-	modeRE  = regexp.MustCompile(`模式：([a-z-]+)`)
-	roundRE = regexp.MustCompile(`修订轮次：(\d+)`)
+	stepRE  = lazyre.New(`步骤：(chapter|volume|setup):(\d*)`)
+	agentRE = lazyre.New(`代理：([a-z-]+)`)
+	modeRE  = lazyre.New(`模式：([a-z-]+)`)
+	roundRE = lazyre.New(`修订轮次：(\d+)`)
 )
 
 type request struct {
@@ -299,9 +300,9 @@ func (s *Server) replayed(w http.ResponseWriter, req *request) (*Response, bool)
 		return nil, false
 	}
 	resp := &Response{Content: content, Reasoning: s.script.Reasoning, CacheHit: s.script.CacheHit}
-	if m := partRE.FindStringSubmatch(lastMessage(req)); m != nil {
+	if m := partRE().FindStringSubmatch(lastMessage(req)); m != nil {
 		resp.Content = part(content, m)
-	} else if a, key := agentRE.FindStringSubmatch(req.Messages[1].Content), s.cutKey(req); a != nil && key != "" {
+	} else if a, key := agentRE().FindStringSubmatch(req.Messages[1].Content), s.cutKey(req); a != nil && key != "" {
 		s.mu.Lock()
 		if !s.cut[key] {
 			if s.cut == nil {
@@ -331,7 +332,7 @@ func (s *Server) replayed(w http.ResponseWriter, req *request) (*Response, bool)
 // else its agent ("" when neither is listed).
 func (s *Server) cutKey(req *request) string {
 	user := req.Messages[1].Content
-	a, m := agentRE.FindStringSubmatch(user), modeRE.FindStringSubmatch(user)
+	a, m := agentRE().FindStringSubmatch(user), modeRE().FindStringSubmatch(user)
 	if a == nil {
 		return ""
 	}
@@ -412,7 +413,7 @@ func (s *Server) refuse(hw http.ResponseWriter, provider string, req *request) b
 
 // partRE reads a split re-ask (internal/agent split.go): the fields one
 // part asks for, and for chapter_contracts the chapter range.
-var partRE = regexp.MustCompile(`【分段输出】.*字段：([a-z_、]+)(?:（第 (\d+)–(\d+) 章）)?`)
+var partRE = lazyre.New(`【分段输出】.*字段：([a-z_、]+)(?:（第 (\d+)–(\d+) 章）)?`)
 
 func lastMessage(req *request) string {
 	if len(req.Messages) == 0 {
@@ -518,7 +519,7 @@ func (s *Server) replay(w http.ResponseWriter, req *request) (string, bool) {
 		return "", false
 	}
 	user := req.Messages[1].Content
-	m1, m2, m3, m4 := stepRE.FindStringSubmatch(user), agentRE.FindStringSubmatch(user), modeRE.FindStringSubmatch(user), roundRE.FindStringSubmatch(user)
+	m1, m2, m3, m4 := stepRE().FindStringSubmatch(user), agentRE().FindStringSubmatch(user), modeRE().FindStringSubmatch(user), roundRE().FindStringSubmatch(user)
 	if m1 == nil || m2 == nil || m3 == nil || m4 == nil {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprint(w, `{"error":{"message":"cannot tell the step from the prompt"}}`)
@@ -550,8 +551,8 @@ func (s *Server) replay(w http.ResponseWriter, req *request) (string, bool) {
 // requestKey names a request's step, mode and round, as its prompt states them.
 func requestKey(user string) string {
 	var parts []string
-	for _, re := range []*regexp.Regexp{stepRE, modeRE, roundRE} {
-		parts = append(parts, re.FindString(user))
+	for _, re := range []func() *regexp.Regexp{stepRE, modeRE, roundRE} {
+		parts = append(parts, re().FindString(user))
 	}
 	return strings.Join(parts, "|")
 }
