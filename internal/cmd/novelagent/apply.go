@@ -11,9 +11,8 @@ import (
 	"github.com/novelsuite/novel/internal/cli"
 	"github.com/novelsuite/novel/internal/errs"
 	"github.com/novelsuite/novel/internal/jsonio"
-	"github.com/novelsuite/novel/internal/lint"
 	"github.com/novelsuite/novel/internal/lock"
-	"github.com/novelsuite/novel/internal/products"
+	"github.com/novelsuite/novel/internal/pipeline"
 	"github.com/novelsuite/novel/internal/stepid"
 )
 
@@ -68,10 +67,8 @@ func (c *applyCmd) Run(ctx *cli.Context) error {
 		// The text passed the error lints; its warnings (the ones shown
 		// after a commit and fed to polish) are the writer's to see now,
 		// while the draft can still change (dogfood).
-		if r, err := products.LintChapterWarnings(root, s, p.Chapter); err == nil {
-			for _, c := range r.Fired(lint.Warning) {
-				res.LintWarnings = append(res.LintWarnings, lintWarning{Check: c.ID, Count: c.Count, Detail: c.Detail})
-			}
+		for _, c := range pipeline.LintWarnings(root, s, p.Chapter) {
+			res.LintWarnings = append(res.LintWarnings, lintWarning{Check: c.ID, Count: c.Count, Detail: c.Detail})
 		}
 	}
 	ctx.Result(res, func() string {
