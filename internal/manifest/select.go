@@ -18,6 +18,28 @@ type SummaryText struct {
 	Text    string
 }
 
+// nameIndex maps each name a contract may use to its character's slug:
+// display names first, the smallest slug winning a shared one (chars are
+// slug-sorted), then aliases where no display name has them. The cast's
+// contracts and the state slice's cast use it alike, so a shared name is
+// the same character in both.
+func nameIndex(chars []Character) map[string]string {
+	idx := map[string]string{}
+	for _, c := range chars {
+		if _, dup := idx[c.DisplayName]; !dup {
+			idx[c.DisplayName] = c.Slug
+		}
+	}
+	for _, c := range chars {
+		for _, a := range c.Aliases {
+			if _, dup := idx[a]; !dup {
+				idx[a] = c.Slug
+			}
+		}
+	}
+	return idx
+}
+
 // SelectCharacters is the L2 pruning of SPEC §6. With names (the
 // contract's character_states keys) it returns exactly those characters,
 // in contract order, warning about names no character file carries.
@@ -27,19 +49,7 @@ type SummaryText struct {
 func SelectCharacters(chars []Character, names []string, summaries []SummaryText) (slugs []string, warnings []string) {
 	slugs = []string{}
 	if len(names) > 0 {
-		bySlug := map[string]string{}
-		for _, c := range chars { // chars are slug-sorted: the smallest slug wins a shared name
-			if _, dup := bySlug[c.DisplayName]; !dup {
-				bySlug[c.DisplayName] = c.Slug
-			}
-		}
-		for _, c := range chars { // then aliases, where no display name has them
-			for _, a := range c.Aliases {
-				if _, dup := bySlug[a]; !dup {
-					bySlug[a] = c.Slug
-				}
-			}
-		}
+		bySlug := nameIndex(chars)
 		seen := map[string]bool{}
 		for _, n := range names {
 			s, ok := bySlug[n]

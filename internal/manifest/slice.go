@@ -30,18 +30,10 @@ func (b *builder) castSlugs(draft string) (map[string]bool, error) {
 		return nil, err
 	}
 	bySlug := map[string]string{}
-	byName := map[string]string{}
 	for _, c := range chars {
 		bySlug[c.Slug] = c.DisplayName
-		byName[c.DisplayName] = c.Slug
 	}
-	for _, c := range chars { // a contract may use an alias; display names win
-		for _, a := range c.Aliases {
-			if _, taken := byName[a]; !taken {
-				byName[a] = c.Slug
-			}
-		}
-	}
+	byName := nameIndex(chars) // a contract may use an alias; display names win
 	cast := map[string]bool{}
 	if b.contract != nil {
 		for _, n := range b.contract.CharacterNames {
