@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/novelsuite/novel/internal/audit"
@@ -82,5 +83,39 @@ func TestChangelogSkipSameWindow(t *testing.T) {
 	os.WriteFile(cl, spaced, 0o644)
 	if full := report(); fast != full {
 		t.Fatalf("windows differ:\n%s\n%s", fast, full)
+	}
+}
+
+// The commit's periodic audit trusts the changelog lines it does not use,
+// as it trusts the state it has just written: every commit checked its own
+// line, and rebuild --check judges the file. A damaged line before the
+// window without a status op stops the standalone audit (it names the
+// line) but not the commit's, which audits its window and says nothing.
+func TestPeriodicTrustsOldChangelogLines(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "p")
+	o := largeproject.Options{Chapters: 40, Volumes: 2, Characters: 20, Foreshadow: 50, StateBytes: 50 << 10}
+	if err := largeproject.Generate(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	cl := filepath.Join(dir, "state", "changelog.jsonl")
+	data, err := os.ReadFile(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if !bytes.HasPrefix(lines[2], []byte(`{"chapter":3,`)) {
+		t.Fatalf("line 3 is %s", lines[2])
+	}
+	lines[2] = append(bytes.TrimSuffix(lines[2], []byte("}\n")), '\n') // one closing brace short
+	if err := os.WriteFile(cl, bytes.Join(lines, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := project.New(dir)
+	if _, err := audit.Continuity(root, 0, audit.DefaultWindow, "2026-01-01T00:00:00Z"); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Fatalf("standalone audit: %v, want line 3 named", err)
+	}
+	briefs, warnings := audit.Periodic(root, 40, 2, false, "2026-01-01T00:00:00Z", nil)
+	if len(warnings) > 0 || briefs.Continuity == nil || briefs.Inventories == nil {
+		t.Fatalf("periodic audit: warnings %v, continuity %v, inventories %v", warnings, briefs.Continuity, briefs.Inventories)
 	}
 }

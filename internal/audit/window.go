@@ -88,9 +88,13 @@ func loadLight(root *project.Root, from, to int) (*Window, error) {
 	return load(root, from, to, false, nil, true)
 }
 
-// load reads the window; trusted skips the syntax check of the state file,
-// for the commit's maintenance step, which has just checked and written it
-// (and passes the foreshadowing items when it has parsed them).
+// load reads the window; trusted skips the syntax check of the state file
+// and of the changelog lines the window does not use, for the commit's
+// maintenance step: it has just checked and written the state, each
+// commit checked its own line, and rebuild --check judges the file (a
+// damaged old line stopped the periodic audit and inventories, and their
+// check was a third of a dense 10th-chapter commit's audit). The step
+// also passes the foreshadowing items when it has parsed them.
 func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Item, light bool) (*Window, error) {
 	w := &Window{From: from, To: to, Sentences: map[int][]string{}, Storyline: map[int]string{},
 		StatusOps: map[string][]statusOp{}, BaselineDead: map[string]bool{}, Touched: map[int][]string{}}
@@ -116,7 +120,7 @@ func load(root *project.Root, from, to int, trusted bool, items []foreshadow.Ite
 		}
 		w.Sentences[c] = Sentences(string(jsonio.StripBOM(data)))
 	}
-	if err := w.readChangelog(root); err != nil {
+	if err := w.readChangelog(root, trusted); err != nil {
 		return nil, err
 	}
 	if err := w.readState(root, trusted); err != nil {
@@ -146,7 +150,7 @@ type changelogOp struct {
 // mostly lines the audit can skip).
 var relevantPaths = [][]byte{[]byte(`.status"`), []byte(`.location"`), []byte(`.inventory"`), []byte(`.owner"`), []byte(`.holder"`), []byte(`"` + stateops.StoryTimePath + `"`)}
 
-func (w *Window) readChangelog(root *project.Root) error {
+func (w *Window) readChangelog(root *project.Root, trusted bool) error {
 	abs, err := root.Abs(layout.Changelog)
 	if err != nil {
 		return err
@@ -162,7 +166,7 @@ func (w *Window) readChangelog(root *project.Root) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 32<<20)
 	for n := 1; sc.Scan(); n++ {
-		if err := w.changelogLine(sc.Bytes(), n); err != nil {
+		if err := w.changelogLine(sc.Bytes(), n, trusted); err != nil {
 			return err
 		}
 	}
@@ -172,21 +176,30 @@ func (w *Window) readChangelog(root *project.Root) error {
 	return nil
 }
 
-func (w *Window) changelogLine(line []byte, n int) error {
+func (w *Window) changelogLine(line []byte, n int, trusted bool) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
-	}
-	bad := errs.Newf(errs.InvalidJSON, "%s 第 %d 行不是有效的 JSON 对象", "%s line %d is not a valid JSON object", layout.Changelog, n).
-		With("file", layout.Changelog).With("line", n).Hint("运行 novel-commit rebuild --check 检查", "run novel-commit rebuild --check")
-	if _, err := jsonio.Validate(line, layout.Changelog); err != nil {
-		return bad
 	}
 	// A suite line before the window without a status op gives nothing
 	// (its storyline and location/owner ops matter only around the
 	// window): its chapter, first in the line as novel-commit writes it,
 	// is enough to skip it without splitting the line (a dense project's
 	// changelog is MBs, mostly such lines).
-	if c, ok := leadingChapter(line); ok && c < w.From-1 && !bytes.Contains(line, relevantPaths[0]) {
+	unused := func() bool {
+		c, ok := leadingChapter(line)
+		return ok && c < w.From-1 && !bytes.Contains(line, relevantPaths[0])
+	}
+	if trusted && unused() {
+		return nil
+	}
+	bad := func() error {
+		return errs.Newf(errs.InvalidJSON, "%s 第 %d 行不是有效的 JSON 对象", "%s line %d is not a valid JSON object", layout.Changelog, n).
+			With("file", layout.Changelog).With("line", n).Hint("运行 novel-commit rebuild --check 检查", "run novel-commit rebuild --check")
+	}
+	if _, err := jsonio.Validate(line, layout.Changelog); err != nil {
+		return bad()
+	}
+	if unused() {
 		return nil
 	}
 	var chapter int
@@ -202,7 +215,7 @@ func (w *Window) changelogLine(line []byte, n int) error {
 			ops = val
 		}
 	}) {
-		return bad
+		return bad()
 	}
 	if chapter > w.To || chapter < 1 {
 		return nil
