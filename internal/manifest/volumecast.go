@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 
 	"github.com/novelsuite/novel/internal/jsonio"
@@ -126,26 +127,18 @@ func (b *builder) volumeCast() error {
 			members[k] = v
 		}
 	})
+	all, err := b.characters() // loaded by volumeCastSlugs
+	if err != nil {
+		return err
+	}
 	names := map[string]string{}
-	if all, err := b.characters(); err == nil {
-		for _, c := range all {
-			names[c.Slug] = c.DisplayName
-		}
+	for _, c := range all {
+		names[c.Slug] = c.DisplayName
 	}
 	for _, s := range slugs { // in the cast's order
-		t := stableTexts(members[s], "characters")
-		if _, ok := t.Get("display_name"); !ok && t.Len() > 0 && names[s] != "" {
-			// The state may leave the name to the contract: the block
-			// still says whose background it is.
-			named := &OMap{}
-			named.Set("display_name", names[s])
-			for _, k := range t.Keys() {
-				v, _ := t.Get(k)
-				named.Set(k, v)
-			}
-			t = named
-		}
-		if t.Len() > 0 {
+		// The state may leave the name to the contract: the block still
+		// says whose background it is.
+		if t := stableTexts(members[s], "characters", names[s]); t != nil {
 			chars.Set(s, t)
 		}
 	}
@@ -154,7 +147,7 @@ func (b *builder) volumeCast() error {
 		quoted := []byte(`"` + k + `"`)
 		for _, s := range slugs {
 			if bytes.Contains(members[s], quoted) {
-				if t := stableTexts(v, "factions"); t.Len() > 0 {
+				if t := stableTexts(v, "factions", ""); t != nil {
 					factions.Set(k, t)
 					b.volCast["factions"][k] = true
 				}
@@ -176,14 +169,24 @@ func (b *builder) volumeCast() error {
 }
 
 // stableTexts is an entity's volumeCastFields, long texts shortened as in
-// the slice.
-func stableTexts(v json.RawMessage, group string) *OMap {
+// the slice, the name first (name stands in for a missing one); nil when
+// the entity has none of the fields.
+func stableTexts(v json.RawMessage, group, name string) *OMap {
+	fields := volumeCastFields[group]
 	found := map[string]json.RawMessage{}
 	jsonio.SplitObjectBytes(v, func(key []byte, val json.RawMessage) {
-		found[string(key)] = val
+		if slices.Contains(fields, string(key)) {
+			found[string(key)] = val
+		}
 	})
+	if len(found) == 0 {
+		return nil
+	}
 	out := &OMap{}
-	for _, f := range volumeCastFields[group] { // the name first
+	if _, ok := found[fields[0]]; !ok && name != "" {
+		out.Set(fields[0], name)
+	}
+	for _, f := range fields {
 		if val, ok := found[f]; ok {
 			out.Set(f, shortenTexts(val))
 		}
