@@ -49,18 +49,8 @@ func TestContinuityLightItemsSameReport(t *testing.T) {
 // hold no status op; the window is the one the full split gives (the same
 // changelog with a space before each line takes the full path).
 func TestChangelogSkipSameWindow(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "p")
-	o := largeproject.Options{Chapters: 240, Volumes: 2, Characters: 60, Foreshadow: 300, StateBytes: 200 << 10, Profile: largeproject.Dense}
-	if err := largeproject.Generate(dir, o); err != nil {
-		t.Fatal(err)
-	}
+	dir, cl, lines := generatedChangelog(t, largeproject.Options{Chapters: 240, Volumes: 2, Characters: 60, Foreshadow: 300, StateBytes: 200 << 10, Profile: largeproject.Dense})
 	// A status op long before the window: a character dies at chapter 3.
-	cl := filepath.Join(dir, "state", "changelog.jsonl")
-	data, err := os.ReadFile(cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.SplitAfter(data, []byte("\n"))
 	lines[2] = bytes.Replace(lines[2], []byte(`"ops":[`), []byte(`"ops":[{"op":"set","path":"characters.char-001.status","value":"dead"},`), 1)
 	report := func() string {
 		root, _ := project.New(dir)
@@ -92,17 +82,7 @@ func TestChangelogSkipSameWindow(t *testing.T) {
 // window without a status op stops the standalone audit (it names the
 // line) but not the commit's, which audits its window and says nothing.
 func TestPeriodicTrustsOldChangelogLines(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "p")
-	o := largeproject.Options{Chapters: 40, Volumes: 2, Characters: 20, Foreshadow: 50, StateBytes: 50 << 10}
-	if err := largeproject.Generate(dir, o); err != nil {
-		t.Fatal(err)
-	}
-	cl := filepath.Join(dir, "state", "changelog.jsonl")
-	data, err := os.ReadFile(cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.SplitAfter(data, []byte("\n"))
+	dir, cl, lines := generatedChangelog(t, largeproject.Options{Chapters: 40, Volumes: 2, Characters: 20, Foreshadow: 50, StateBytes: 50 << 10})
 	if !bytes.HasPrefix(lines[2], []byte(`{"chapter":3,`)) {
 		t.Fatalf("line 3 is %s", lines[2])
 	}
@@ -118,4 +98,20 @@ func TestPeriodicTrustsOldChangelogLines(t *testing.T) {
 	if len(warnings) > 0 || briefs.Continuity == nil || briefs.Inventories == nil {
 		t.Fatalf("periodic audit: warnings %v, continuity %v, inventories %v", warnings, briefs.Continuity, briefs.Inventories)
 	}
+}
+
+// generatedChangelog generates o and returns the project, its changelog's
+// path and the changelog's lines, each with its newline.
+func generatedChangelog(t *testing.T, o largeproject.Options) (dir, cl string, lines [][]byte) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "p")
+	if err := largeproject.Generate(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	cl = filepath.Join(dir, "state", "changelog.jsonl")
+	data, err := os.ReadFile(cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, cl, bytes.SplitAfter(data, []byte("\n"))
 }

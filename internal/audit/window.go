@@ -185,11 +185,9 @@ func (w *Window) changelogLine(line []byte, n int, trusted bool) error {
 	// window): its chapter, first in the line as novel-commit writes it,
 	// is enough to skip it without splitting the line (a dense project's
 	// changelog is MBs, mostly such lines).
-	unused := func() bool {
-		c, ok := leadingChapter(line)
-		return ok && c < w.From-1 && !bytes.Contains(line, relevantPaths[0])
-	}
-	if trusted && unused() {
+	c, ok := leadingChapter(line)
+	unused := ok && c < w.From-1 && !bytes.Contains(line, relevantPaths[0])
+	if trusted && unused {
 		return nil
 	}
 	bad := func() error {
@@ -199,7 +197,7 @@ func (w *Window) changelogLine(line []byte, n int, trusted bool) error {
 	if _, err := jsonio.Validate(line, layout.Changelog); err != nil {
 		return bad()
 	}
-	if unused() {
+	if unused {
 		return nil
 	}
 	var chapter int
