@@ -313,9 +313,7 @@ func Last(root *project.Root, c int, want map[string][]string) (map[string]map[s
 	if err != nil {
 		return nil, err
 	}
-	lines := bytes.Split(data, []byte{'\n'})
-	for i := len(lines) - 1; i >= 0 && left > 0; i-- {
-		raw := lines[i]
+	backward(data, func(raw []byte) bool {
 		hit := false
 		for _, g := range Groups {
 			for _, s := range want[g] {
@@ -325,11 +323,11 @@ func Last(root *project.Root, c int, want map[string][]string) (map[string]map[s
 			}
 		}
 		if !hit {
-			continue
+			return true
 		}
 		var l Line
 		if json.Unmarshal(raw, &l) != nil || l.Chapter >= c {
-			continue // a damaged line is rebuild's to report; recall skips it
+			return true // a damaged line is rebuild's to report; recall skips it
 		}
 		for _, g := range Groups {
 			for _, s := range want[g] {
@@ -339,7 +337,8 @@ func Last(root *project.Root, c int, want map[string][]string) (map[string]map[s
 				}
 			}
 		}
-	}
+		return left > 0
+	})
 	return out, nil
 }
 
@@ -356,26 +355,31 @@ func Range(root *project.Root, from, to int) ([]Line, error) {
 		return nil, err
 	}
 	var out []Line
-	for end := len(data); end > 0; {
-		start := bytes.LastIndexByte(data[:end], '\n') + 1
-		raw := data[start:end]
-		end = start - 1
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
+	backward(data, func(raw []byte) bool {
 		var l Line
-		if json.Unmarshal(raw, &l) != nil {
-			continue
+		if len(bytes.TrimSpace(raw)) == 0 || json.Unmarshal(raw, &l) != nil {
+			return true
 		}
-		if l.Chapter < from {
-			break
-		}
-		if l.Chapter <= to {
+		if l.Chapter >= from && l.Chapter <= to {
 			out = append(out, l)
 		}
-	}
+		return l.Chapter >= from
+	})
 	slices.Reverse(out)
 	return out, nil
+}
+
+// backward calls fn with each line of data, the last first, until fn
+// returns false: Last and Range want the ledger's newest chapters, at its
+// end, and neither splits the whole file.
+func backward(data []byte, fn func(raw []byte) bool) {
+	for end := len(data); end >= 0; {
+		start := bytes.LastIndexByte(data[:end], '\n') + 1
+		if !fn(data[start:end]) {
+			return
+		}
+		end = start - 1
+	}
 }
 
 // TouchesNames reports whether a state op can change an item's or a
